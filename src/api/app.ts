@@ -1,0 +1,117 @@
+import cors from 'cors';
+import express, { type Express, type RequestHandler } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Config } from '../config';
+import { AppError } from '../core/errors';
+import type { Logger } from '../logs/logger';
+import { redactQueryString } from '../logs/redact';
+import type { Lifecycle } from '../server/lifecycle';
+import type { ReadinessCheck } from '../server/readiness';
+import { ApiRouter, type AccessGuard, type ApiRouterOptions } from './endpoint';
+import { errorHandler, notFound } from './middleware/error-handler';
+import { requestId } from './middleware/request-id';
+import { allowedOrigins } from './origins';
+import { buildOpenApiDocument, docsRouter } from './routes/docs';
+import { NOT_READY_RETRY_AFTER_S, registerHealthRoutes } from './routes/health';
+
+export const API_PREFIX = '/api/v1';
+
+/**
+ * Largest JSON body accepted. A `user_message` may hold 65,536 characters; JSON-escaped worst case
+ * (`\uXXXX`, 6 bytes per character) that is ~384 KiB, plus metadata. 1 MiB also matches the
+ * WebSocket frame limit, so both channels accept the same messages.
+ */
+export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** A resource module: adds its endpoints to the API router. */
+export type ApiModule = (api: ApiRouter) => void;
+
+export interface AppOptions {
+  config: Readonly<Config>;
+  logger: Logger;
+  lifecycle: Lifecycle;
+  readiness: readonly ReadinessCheck[];
+  modules?: readonly ApiModule[];
+  guard?: AccessGuard;
+  /** Per-endpoint middleware (rate limiting); see ApiRouterOptions.before. */
+  before?: ApiRouterOptions['before'];
+  /** Routes mounted before the JSON parser, for endpoints that read their own body (webhooks). */
+  rawRoutes?: readonly { path: string; handler: RequestHandler }[];
+}
+
+export interface App {
+  express: Express;
+  openapi: ReturnType<typeof buildOpenApiDocument>;
+}
+
+export function createApp(options: AppOptions): App {
+  const { config, logger, lifecycle } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false); // client IPs come from the rate limiter's own XFF walk, never express's
+
+  app.use(requestId());
+  app.use(accessLog(logger));
+  app.use(refuseWhileDraining(lifecycle));
+  app.use(corsForAllowedOrigins(config));
+  for (const route of options.rawRoutes ?? []) app.use(route.path, route.handler);
+  app.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
+
+  const api = new ApiRouter({ guard: options.guard, before: options.before });
+  registerHealthRoutes(api, options);
+  for (const register of options.modules ?? []) register(api);
+  const openapi = buildOpenApiDocument(api.registry);
+
+  app.use(API_PREFIX, docsRouter(openapi));
+  app.use(API_PREFIX, api.finish());
+  app.use(notFound());
+  app.use(errorHandler(logger));
+  return { express: app, openapi };
+}
+
+function accessLog(logger: Logger): RequestHandler {
+  return pinoHttp({
+    logger,
+    genReqId: (_req, res) => res.locals.requestId as string,
+    // Query strings can carry tokens (the log stream's `?token=`): names kept, values hidden.
+    serializers: {
+      req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: redactQueryString(req.url),
+        remote_address: req.remoteAddress,
+      }),
+      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+    },
+    customLogLevel: (req, res, error) => {
+      if (error || res.statusCode >= 500) return 'error';
+      return req.url?.startsWith(`${API_PREFIX}/health`) ? 'debug' : 'info';
+    },
+  });
+}
+
+function refuseWhileDraining(lifecycle: Lifecycle): RequestHandler {
+  return (_req, res, next) => {
+    if (!lifecycle.draining) return next();
+    res.setHeader('Connection', 'close');
+    throw new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down.', {
+      headers: { 'Retry-After': String(NOT_READY_RETRY_AFTER_S) },
+    });
+  };
+}
+
+function corsForAllowedOrigins(config: Readonly<Config>): RequestHandler {
+  const origins = allowedOrigins(config);
+  const handler = cors({
+    origin: (origin, callback) => callback(null, origin === undefined || origins.has(origin)),
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-API-Key', 'X-Request-ID'],
+    exposedHeaders: ['X-Request-ID', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    maxAge: 600,
+  });
+  // Only a real preflight is CORS's to answer; a plain OPTIONS reaches the router (204 + Allow).
+  return (req, res, next) => {
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] === undefined) return next();
+    return handler(req, res, next);
+  };
+}

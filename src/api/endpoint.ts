@@ -1,0 +1,211 @@
+import './schemas/openapi-zod';
+import { OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { z, type ZodType } from 'zod';
+import { AppError, ERROR_STATUS, type ErrorCode, type FieldIssues } from '../core/errors';
+import { sendData } from './envelope';
+import { errorEnvelopeSchema, successEnvelope } from './schemas/envelope';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Who may call an endpoint. Anything but `public` needs an authenticator (see ApiRouterOptions). */
+export type Access = 'public' | 'user' | 'admin';
+
+export interface HandlerInput<TBody, TQuery, TParams> {
+  body: TBody;
+  query: TQuery;
+  params: TParams;
+  req: Request;
+  res: Response;
+}
+
+/**
+ * One REST endpoint: its validation, its OpenAPI description and its handler, declared together so
+ * the three cannot drift apart. The handler returns `data`; the router wraps it in the envelope.
+ */
+export interface Endpoint<TBody = unknown, TQuery = unknown, TParams = unknown, TResult = unknown> {
+  method: HttpMethod;
+  /** OpenAPI-style path below /api/v1, e.g. `/sessions/{id}`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  access: Access;
+  body?: ZodType<TBody>;
+  query?: ZodType<TQuery>;
+  params?: ZodType<TParams>;
+  /** The success status and the schema of `data`. */
+  response: { status: number; description: string; data?: ZodType<TResult> };
+  /** Error codes this endpoint can answer with, for the OpenAPI document (422, 500 etc. are implied). */
+  errors?: ErrorCode[];
+  /**
+   * The handler writes the response itself (redirects, XML, streaming) instead of returning `data`.
+   * Only the OpenAPI description then comes from `response`.
+   */
+  raw?: boolean;
+  handler: (input: HandlerInput<TBody, TQuery, TParams>) => Promise<TResult> | TResult;
+}
+
+/** Turns an authenticated request into a pass or an AppError (401/403); supplied by the auth module. */
+export type AccessGuard = (req: Request, access: Exclude<Access, 'public'>) => Promise<void>;
+
+export interface ApiRouterOptions {
+  /** Checks `user` / `admin` endpoints. Registering such an endpoint without a guard is refused. */
+  guard?: AccessGuard;
+  /** Extra per-request middleware run before validation (e.g. rate limiting), given the endpoint. */
+  before?: (endpoint: Endpoint) => RequestHandler[];
+}
+
+const METHODS_WITH_BODY = new Set<HttpMethod>(['post', 'put', 'patch']);
+const IMPLIED_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'];
+
+/**
+ * Collects endpoints into an express router and an OpenAPI registry. Paths that exist answer other
+ * methods with 405 and an `Allow` header; OPTIONS answers 204 with `Allow`.
+ */
+export class ApiRouter {
+  readonly router = Router();
+  readonly registry = new OpenAPIRegistry();
+  private readonly methodsByPath = new Map<string, Set<string>>();
+
+  constructor(private readonly options: ApiRouterOptions = {}) {
+    this.registry.register('ErrorEnvelope', errorEnvelopeSchema);
+    this.registry.registerComponent('securitySchemes', 'bearer', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An access JWT from POST /auth/login, or an API key `svc_live_…`.',
+    });
+    this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
+  }
+
+  add<TBody, TQuery, TParams, TResult>(endpoint: Endpoint<TBody, TQuery, TParams, TResult>): this {
+    if (endpoint.access !== 'public' && !this.options.guard) {
+      throw new Error(`${endpoint.method.toUpperCase()} ${endpoint.path} needs an access guard, and none is configured`);
+    }
+    const expressPath = endpoint.path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+    const handlers: RequestHandler[] = [...(this.options.before?.(endpoint as Endpoint) ?? [])];
+    if (endpoint.access !== 'public') {
+      const guard = this.options.guard!;
+      const access = endpoint.access;
+      handlers.push(async (req, _res, next) => {
+        await guard(req, access);
+        next();
+      });
+    }
+    handlers.push(async (req, res) => {
+      const input = parseInput(endpoint, req, res);
+      const result = await endpoint.handler(input);
+      if (!endpoint.raw) sendData(res, endpoint.response.status, result ?? null);
+    });
+    this.router[endpoint.method](expressPath, ...handlers);
+    this.trackMethod(expressPath, endpoint.method);
+    this.registry.registerPath(describe(endpoint));
+    return this;
+  }
+
+  /**
+   * Call once after every `add`: installs the 405/OPTIONS answers. Express runs handlers in order,
+   * so these only see requests whose path matched but whose method did not.
+   */
+  finish(): Router {
+    for (const [expressPath, methods] of this.methodsByPath) {
+      const allow = [...methods].map((m) => m.toUpperCase());
+      if (allow.includes('GET')) allow.push('HEAD');
+      allow.push('OPTIONS');
+      const allowHeader = allow.join(', ');
+      this.router.all(expressPath, (req, res) => {
+        res.setHeader('Allow', allowHeader);
+        if (req.method === 'OPTIONS') {
+          res.status(204).end();
+          return;
+        }
+        throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use ${allowHeader}.`, {
+          headers: { Allow: allowHeader },
+          details: { allowed: allow },
+        });
+      });
+    }
+    return this.router;
+  }
+
+  private trackMethod(expressPath: string, method: HttpMethod): void {
+    const known = this.methodsByPath.get(expressPath) ?? new Set<string>();
+    known.add(method);
+    this.methodsByPath.set(expressPath, known);
+  }
+}
+
+function parseInput<TBody, TQuery, TParams>(
+  endpoint: Endpoint<TBody, TQuery, TParams, unknown>,
+  req: Request,
+  res: Response,
+): HandlerInput<TBody, TQuery, TParams> {
+  const fields: FieldIssues = {};
+  const params = validate(endpoint.params, req.params, 'path.', fields);
+  const query = validate(endpoint.query, req.query, 'query.', fields);
+  let body: unknown = undefined;
+  if (endpoint.body && METHODS_WITH_BODY.has(endpoint.method)) {
+    requireJson(req);
+    body = validate(endpoint.body, req.body, '', fields);
+  }
+  if (Object.keys(fields).length > 0) throw AppError.validation(fields);
+  return { body: body as TBody, query: query as TQuery, params: params as TParams, req, res };
+}
+
+/** A body that is present must be JSON; an absent one is validated as `undefined` (→ 422 if required). */
+function requireJson(req: Request): void {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.', {
+      details: { expected: 'application/json', received: req.get('content-type') ?? null },
+    });
+  }
+}
+
+function validate(schema: ZodType | undefined, value: unknown, prefix: string, fields: FieldIssues): unknown {
+  if (!schema) return value;
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) {
+    // Body fields are named as sent (`username`); path and query ones get a prefix (`query.limit`).
+    const name = issue.path.length > 0 ? prefix + issue.path.map(String).join('.') : prefix.slice(0, -1) || 'body';
+    (fields[name] ??= []).push({ code: issue.code, message: issue.message });
+  }
+  return undefined;
+}
+
+function describe(endpoint: Endpoint<any, any, any, any>): RouteConfig {
+  const responses: RouteConfig['responses'] = {
+    [endpoint.response.status]: endpoint.response.data
+      ? {
+          description: endpoint.response.description,
+          content: { 'application/json': { schema: successEnvelope(endpoint.response.data) } },
+        }
+      : { description: endpoint.response.description },
+  };
+  const errorCodes = new Set<ErrorCode>([...(endpoint.errors ?? []), ...IMPLIED_ERRORS]);
+  if (endpoint.access !== 'public') errorCodes.add('UNAUTHORIZED');
+  if (endpoint.access === 'admin') errorCodes.add('FORBIDDEN');
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  for (const [status, codes] of byStatus) {
+    responses[status] = {
+      description: `Error: ${codes.join(', ')}`,
+      content: { 'application/json': { schema: errorEnvelopeSchema } },
+    };
+  }
+  const request: RouteConfig['request'] = {};
+  if (endpoint.params) request.params = endpoint.params as unknown as z.ZodObject;
+  if (endpoint.query) request.query = endpoint.query as unknown as z.ZodObject;
+  if (endpoint.body) request.body = { required: true, content: { 'application/json': { schema: endpoint.body } } };
+  return {
+    method: endpoint.method,
+    path: `/api/v1${endpoint.path}`,
+    summary: endpoint.summary,
+    description: endpoint.description,
+    tags: endpoint.tags,
+    security: endpoint.access === 'public' ? [] : [{ bearer: [] }, { apiKey: [] }],
+    request,
+    responses,
+  };
+}

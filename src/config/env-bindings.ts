@@ -1,0 +1,63 @@
+/**
+ * Which `SERVICE_*` environment variable sets which config key.
+ *
+ * Secrets are bound here with `secret: true`: they may only come from the environment (config.yaml
+ * refuses them) and their values never appear in messages or logs.
+ */
+export type EnvKind = 'string' | 'int' | 'bool' | 'list' | 'nullable-string';
+
+export interface EnvBinding {
+  env: string;
+  path: readonly string[];
+  kind: EnvKind;
+  secret?: boolean;
+}
+
+export const ENV_BINDINGS: readonly EnvBinding[] = [
+  { env: 'SERVICE_HOST', path: ['server', 'host'], kind: 'string' },
+  { env: 'SERVICE_PORT', path: ['server', 'port'], kind: 'int' },
+  { env: 'SERVICE_PUBLIC_URL', path: ['server', 'public_url'], kind: 'nullable-string' },
+  { env: 'SERVICE_DATA_DIR', path: ['data_dir'], kind: 'string' },
+  { env: 'SERVICE_DATABASE_URL', path: ['database', 'url'], kind: 'nullable-string', secret: true },
+  { env: 'SERVICE_REDIS_URL', path: ['redis', 'url'], kind: 'nullable-string', secret: true },
+  { env: 'SERVICE_REDIS_PREFIX', path: ['redis', 'prefix'], kind: 'string' },
+  { env: 'SERVICE_LOG_LEVEL', path: ['log', 'level'], kind: 'string' },
+  { env: 'SERVICE_LOG_FORMAT', path: ['log', 'format'], kind: 'string' },
+  { env: 'SERVICE_JWT_SECRET', path: ['auth', 'jwt_secret'], kind: 'string', secret: true },
+  { env: 'SERVICE_ALLOWED_ORIGINS', path: ['api', 'allowed_origins'], kind: 'list' },
+  { env: 'SERVICE_TRUSTED_PROXY_CIDRS', path: ['api', 'trusted_proxy_cidrs'], kind: 'list' },
+  // Not a secret by the spec (it may be set in YAML), but a URL may carry a password: never echoed.
+  { env: 'SERVICE_SHARED_STORE_URL', path: ['api', 'shared_store_url'], kind: 'nullable-string', secret: true },
+  { env: 'SERVICE_LLM_PROVIDER', path: ['llm', 'provider'], kind: 'string' },
+  { env: 'SERVICE_LLM_BASE_URL', path: ['llm', 'base_url'], kind: 'nullable-string' },
+  { env: 'SERVICE_LLM_API_KEY', path: ['llm', 'api_key'], kind: 'nullable-string', secret: true },
+  { env: 'SERVICE_LLM_MODEL', path: ['llm', 'model'], kind: 'string' },
+  { env: 'SERVICE_LLM_CONTEXT_WINDOW', path: ['llm', 'context_window'], kind: 'int' },
+  { env: 'SERVICE_EMBEDDED_WORKER', path: ['worker', 'embedded'], kind: 'bool' },
+  { env: 'SERVICE_SLACK_BOT_TOKEN', path: ['channels', 'slack', 'bot_token'], kind: 'nullable-string', secret: true },
+  { env: 'SERVICE_SLACK_SIGNING_SECRET', path: ['channels', 'slack', 'signing_secret'], kind: 'nullable-string', secret: true },
+  { env: 'SERVICE_SLACK_APP_TOKEN', path: ['channels', 'slack', 'app_token'], kind: 'nullable-string', secret: true },
+  { env: 'SERVICE_SLACK_API_URL', path: ['channels', 'slack', 'api_url'], kind: 'string' },
+  { env: 'SERVICE_TELEGRAM_BOT_TOKEN', path: ['channels', 'telegram', 'bot_token'], kind: 'nullable-string', secret: true },
+  { env: 'SERVICE_TELEGRAM_WEBHOOK_SECRET', path: ['channels', 'telegram', 'webhook_secret'], kind: 'nullable-string', secret: true },
+  { env: 'SERVICE_TELEGRAM_API_ROOT', path: ['channels', 'telegram', 'api_root'], kind: 'string' },
+];
+
+/** `SERVICE_RATE_LIMIT_<ROUTE_KEY>` sets `api.rate_limits.<route_key>` (spec, Limits rule 3). */
+export const RATE_LIMIT_ENV_PREFIX = 'SERVICE_RATE_LIMIT_';
+
+/**
+ * Variables read outside the config object: the config file's own path, and the test suite's
+ * PostgreSQL URL. Listed so they are not reported as unknown.
+ */
+export const OTHER_KNOWN_ENV = new Set(['SERVICE_CONFIG_FILE', 'SERVICE_TEST_DATABASE_URL']);
+
+const SECRET_PATHS = new Set(ENV_BINDINGS.filter((b) => b.secret).map((b) => b.path.join('.')));
+
+/** Config keys whose values are secrets: refused in YAML (except the shared store URL) and never echoed. */
+export function isSecretPath(path: string): boolean {
+  return SECRET_PATHS.has(path);
+}
+
+/** Secret keys that config.yaml may still set, because the spec says so. */
+export const YAML_ALLOWED_SECRET_PATHS = new Set(['api.shared_store_url']);

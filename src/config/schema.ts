@@ -1,0 +1,147 @@
+import { z } from 'zod';
+
+/**
+ * The whole configuration, as validated once at startup.
+ *
+ * Keys mirror config.yaml (snake_case). Every key has a built-in default here; config.yaml documents
+ * them and environment variables (see env-bindings.ts) override both. Secrets have no default and are
+ * read only from the environment.
+ *
+ * Objects are strict: an unknown key in config.yaml is refused, so a typo cannot silently fall back
+ * to a default.
+ */
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+const port = z.number().int().min(0).max(65535);
+const positiveInt = z.number().int().positive();
+const optionalUrl = z.url().nullable();
+
+export const JWT_SECRET_MIN_HEX = 32;
+
+const serverSchema = z.strictObject({
+  host: z.string().min(1).default('0.0.0.0'),
+  port: port.default(8000),
+  /** The URL clients use to reach this hub (links, SAML, Slack/Telegram webhooks). */
+  public_url: optionalUrl.default(null),
+  /** How long a graceful shutdown waits for running requests and turns before forcing. */
+  shutdown_timeout_s: positiveInt.default(15),
+});
+
+const databaseSchema = z.strictObject({
+  /** Secret (may hold a password): SERVICE_DATABASE_URL only. Null: SQLite file in data_dir. */
+  url: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .nullable()
+    .default(null),
+  pool_max: positiveInt.default(10),
+});
+
+const redisSchema = z.strictObject({
+  /** Secret (may hold a password): SERVICE_REDIS_URL only. Null: in-process queue and event bus. */
+  url: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .nullable()
+    .default(null),
+  prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits, "_", ".", ":" or "-", at most 64')
+    .default('switchboard'),
+});
+
+const logSchema = z.strictObject({
+  level: z.enum(LOG_LEVELS).default('info'),
+  /** auto: pretty when stdout is a terminal, JSON otherwise. */
+  format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+});
+
+const authSchema = z.strictObject({
+  /** Secret: SERVICE_JWT_SECRET only. Required: a random hex string of at least 32 characters. */
+  jwt_secret: z
+    .string({ error: 'is required: set it to a random hex string, e.g. `openssl rand -hex 32`' })
+    .regex(
+      new RegExp(`^[0-9a-fA-F]{${JWT_SECRET_MIN_HEX},}$`),
+      `must be a hex string of at least ${JWT_SECRET_MIN_HEX} characters (e.g. \`openssl rand -hex 32\`)`,
+    ),
+  access_token_ttl_s: positiveInt.default(15 * 60),
+  refresh_token_ttl_days: positiveInt.default(30),
+  issuer: z.string().min(1).default('switchboard'),
+  audience: z.string().min(1).default('switchboard-api'),
+});
+
+const rateLimitsSchema = z.strictObject({
+  auth_register: z.string().default('3/hour'),
+  auth_login: z.string().default('5/minute'),
+  auth_refresh: z.string().default('5/minute'),
+  saml_acs: z.string().default('5/minute'),
+  default: z.string().default('120/minute'),
+});
+
+const apiSchema = z.strictObject({
+  /** Browser origins allowed for CORS and WebSocket; the hub's own origin and the web UI dev server are always added. */
+  allowed_origins: z.array(z.string().min(1)).default([]),
+  trusted_proxy_cidrs: z.array(z.string().min(1)).default([]),
+  /** Shared rate-limit store (Redis URL); SERVICE_SHARED_STORE_URL wins. Null: in-process memory. */
+  shared_store_url: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .nullable()
+    .default(null),
+  rate_limits: rateLimitsSchema.prefault({}),
+});
+
+const llmSchema = z.strictObject({
+  provider: z.enum(['builtin', 'openai', 'anthropic']).default('builtin'),
+  base_url: optionalUrl.default(null),
+  /** Secret: SERVICE_LLM_API_KEY only. */
+  api_key: z.string().min(1).nullable().default(null),
+  model: z.string().min(1).default('builtin'),
+  context_window: positiveInt.default(8192),
+});
+
+const workerSchema = z.strictObject({
+  /** Run turns inside the API process (`npm start`). false: serve only; turns need `npm run worker`. */
+  embedded: z.boolean().default(true),
+});
+
+const slackSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  /** Secrets: SERVICE_SLACK_BOT_TOKEN, SERVICE_SLACK_SIGNING_SECRET, SERVICE_SLACK_APP_TOKEN. */
+  bot_token: z.string().min(1).nullable().default(null),
+  signing_secret: z.string().min(1).nullable().default(null),
+  app_token: z.string().min(1).nullable().default(null),
+  api_url: z.url().default('https://slack.com/api/'),
+});
+
+const telegramSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  /** Secrets: SERVICE_TELEGRAM_BOT_TOKEN, SERVICE_TELEGRAM_WEBHOOK_SECRET. */
+  bot_token: z.string().min(1).nullable().default(null),
+  webhook_secret: z.string().min(1).nullable().default(null),
+  api_root: z.url().default('https://api.telegram.org'),
+});
+
+const channelsSchema = z.strictObject({
+  slack: slackSchema.prefault({}),
+  telegram: telegramSchema.prefault({}),
+});
+
+export const configSchema = z.strictObject({
+  server: serverSchema.prefault({}),
+  /** SQLite file, uploads and the tools' workspace live here. */
+  data_dir: z.string().min(1).default('./data'),
+  database: databaseSchema.prefault({}),
+  redis: redisSchema.prefault({}),
+  log: logSchema.prefault({}),
+  // A missing section still validates, so a missing secret is reported by its own key.
+  auth: z.preprocess((section) => section ?? {}, authSchema),
+  api: apiSchema.prefault({}),
+  llm: llmSchema.prefault({}),
+  worker: workerSchema.prefault({}),
+  channels: channelsSchema.prefault({}),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type LogLevel = (typeof LOG_LEVELS)[number];

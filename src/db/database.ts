@@ -1,0 +1,71 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Sequelize } from 'sequelize';
+import type { Config } from '../config';
+import { redactUrlCredentials } from '../logs/redact';
+import type { Logger } from '../logs/logger';
+
+export const SQLITE_FILE_NAME = 'switchboard.sqlite';
+/** How long an SQLite writer waits for a lock held by another connection before failing. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+export interface Database {
+  sequelize: Sequelize;
+  dialect: 'sqlite' | 'postgres';
+  /** Where the data lives, safe to print (password redacted). */
+  description: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database: PostgreSQL when `database.url` is set, else an SQLite file in the data dir.
+ * SQLite is for one process (the embedded default); scale-out needs PostgreSQL.
+ */
+export async function openDatabase(config: Pick<Config, 'database' | 'data_dir'>, logger: Logger): Promise<Database> {
+  const logging = logger.isLevelEnabled('trace') ? (sql: string) => logger.trace({ sql }, 'sql') : false;
+  if (config.database.url) {
+    const sequelize = new Sequelize(config.database.url, {
+      dialect: 'postgres',
+      logging,
+      pool: { max: config.database.pool_max, min: 0, idle: 10_000 },
+    });
+    await sequelize.authenticate();
+    return wrap(sequelize, 'postgres', `PostgreSQL ${redactUrlCredentials(config.database.url)}`);
+  }
+  const dataDir = path.resolve(config.data_dir);
+  mkdirSync(dataDir, { recursive: true });
+  const storage = path.join(dataDir, SQLITE_FILE_NAME);
+  const sequelize = new Sequelize({ dialect: 'sqlite', storage, logging });
+  waitWhenBusy(sequelize);
+  // WAL (a property of the file) lets readers run beside the writer. Sequelize itself turns
+  // foreign keys on for every connection it opens.
+  await sequelize.query('PRAGMA journal_mode = WAL;');
+  return wrap(sequelize, 'sqlite', `SQLite ${storage}`);
+}
+
+interface SqliteConnection {
+  configure(option: 'busyTimeout', milliseconds: number): void;
+}
+
+/**
+ * Sequelize opens one SQLite connection per transaction, and SQLite fails a second writer at once
+ * (SQLITE_BUSY) unless the connection has a busy timeout. Sequelize has no option for it, so every
+ * connection it hands out gets one here.
+ */
+function waitWhenBusy(sequelize: Sequelize): void {
+  const manager = sequelize.connectionManager as unknown as { getConnection(options?: unknown): Promise<SqliteConnection> };
+  const getConnection = manager.getConnection.bind(manager);
+  const configured = new WeakSet<SqliteConnection>();
+  manager.getConnection = async (options) => {
+    const connection = await getConnection(options);
+    if (!configured.has(connection)) {
+      connection.configure('busyTimeout', SQLITE_BUSY_TIMEOUT_MS);
+      configured.add(connection);
+    }
+    return connection;
+  };
+}
+
+function wrap(sequelize: Sequelize, dialect: Database['dialect'], description: string): Database {
+  return { sequelize, dialect, description, close: () => sequelize.close() };
+}

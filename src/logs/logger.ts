@@ -1,0 +1,36 @@
+import pino, { type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
+import type { LogLevel } from '../config';
+import { REDACTED, REDACTED_LOG_PATHS } from './redact';
+
+export type { Logger } from 'pino';
+
+export interface LoggerOptions {
+  level: LogLevel;
+  format: 'auto' | 'json' | 'pretty';
+  /** Names the process in every line (`api`, `worker`); the admin log stream shows it as `logger`. */
+  name: string;
+  /** Where lines go; default stdout. Tests pass a capture stream. */
+  destination?: DestinationStream;
+  /** Further destinations that receive every line (e.g. the admin log stream's tap). */
+  extraStreams?: DestinationStream[];
+}
+
+/** Structured logger: pretty in a terminal, JSON otherwise; secrets redacted by path. */
+export function createLogger(options: LoggerOptions): Logger {
+  const usePretty = options.format === 'pretty' || (options.format === 'auto' && process.stdout.isTTY === true);
+  const primary: DestinationStream =
+    options.destination ??
+    (usePretty ? pretty({ colorize: true, sync: true, ignore: 'pid,hostname' }) : pino.destination({ sync: false }));
+  const streams = [primary, ...(options.extraStreams ?? [])];
+  return pino(
+    {
+      name: options.name,
+      level: options.level,
+      redact: { paths: REDACTED_LOG_PATHS, censor: REDACTED },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    streams.length === 1 ? primary : pino.multistream(streams.map((stream) => ({ stream, level: 'trace' as const }))),
+  );
+}

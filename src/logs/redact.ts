@@ -1,0 +1,44 @@
+/**
+ * Redaction helpers: secrets never reach a log line or an error message.
+ */
+
+/** Paths pino replaces with "[redacted]" wherever they appear in a log object. */
+export const REDACTED_LOG_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'req.headers["sec-websocket-protocol"]',
+  'req.headers["x-telegram-bot-api-secret-token"]',
+  'req.headers["x-slack-signature"]',
+  'res.headers["set-cookie"]',
+  ...['password', 'current_password', 'new_password', 'token', 'access_token', 'refresh_token', 'api_key', 'key', 'secret', 'jwt_secret', 'signing_secret', 'bot_token', 'app_token', 'webhook_secret', 'authorization', 'SAMLResponse'].flatMap(
+    (name) => [name, `*.${name}`],
+  ),
+];
+
+export const REDACTED = '[redacted]';
+
+/** `redis://user:pa55@host:6379/0` → `redis://user:***@host:6379/0`; non-URLs are returned unchanged. */
+export function redactUrlCredentials(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password === '' && url.username === '') return value;
+    if (url.password !== '') url.password = '***';
+    else url.username = '***';
+    return url.toString();
+  } catch {
+    return value.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}
+
+/** Keeps query parameter names but hides their values: `/ws/v1/logs?token=x` → `/ws/v1/logs?token=[redacted]`. */
+export function redactQueryString(url: string): string {
+  const mark = url.indexOf('?');
+  if (mark < 0) return url;
+  const names = url
+    .slice(mark + 1)
+    .split('&')
+    .filter((part) => part !== '')
+    .map((part) => `${part.split('=')[0]}=${REDACTED}`);
+  return `${url.slice(0, mark)}?${names.join('&')}`;
+}

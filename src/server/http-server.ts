@@ -1,0 +1,44 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
+
+/** Node's default (5 s) is shorter than common load-balancer idle timeouts; keep connections a bit longer. */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** While closing, how often connections that finished their last response are closed. */
+export const IDLE_SWEEP_INTERVAL_MS = 50;
+
+export interface HttpServer {
+  server: Server;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish for up to `timeoutMs`, then cuts what is left. */
+  close(timeoutMs: number): Promise<void>;
+}
+
+export async function listen(handler: RequestListener, host: string, port: number): Promise<HttpServer> {
+  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: (timeoutMs) =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
+        // A keep-alive connection becomes idle once its in-flight response is sent; close it then,
+        // rather than waiting for the keep-alive timeout.
+        const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_INTERVAL_MS);
+        server.close(() => {
+          clearTimeout(force);
+          clearInterval(sweep);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,4 @@
+import packageJson from '../package.json';
+
+/** The running release, from package.json. */
+export const VERSION: string = packageJson.version;

@@ -1,0 +1,60 @@
+import { createLogger } from '../../src/logs/logger';
+import { redactQueryString, redactUrlCredentials } from '../../src/logs/redact';
+import { startTestApp } from '../helpers/http';
+import { LogCapture } from '../helpers/log-capture';
+import { removeTempDirs } from '../helpers/temp-dir';
+
+afterAll(removeTempDirs);
+
+describe('redaction helpers', () => {
+  it('hides the password of a connection URL and keeps the rest', () => {
+    expect(redactUrlCredentials('redis://:s3cret@cache:6379/0')).toBe('redis://:***@cache:6379/0');
+    expect(redactUrlCredentials('postgres://app:s3cret@db:5432/hub')).toBe('postgres://app:***@db:5432/hub');
+    expect(redactUrlCredentials('redis://cache:6379')).toBe('redis://cache:6379');
+  });
+
+  it('keeps query parameter names and hides their values', () => {
+    expect(redactQueryString('/ws/v1/logs?token=eyJhbGciOi&level=DEBUG')).toBe('/ws/v1/logs?token=[redacted]&level=[redacted]');
+    expect(redactQueryString('/api/v1/health')).toBe('/api/v1/health');
+  });
+});
+
+describe('the logger', () => {
+  it('redacts secrets by field name, at the top level and one level down', () => {
+    const capture = new LogCapture();
+    const logger = createLogger({ level: 'info', format: 'json', name: 'test', destination: capture });
+    logger.info({ password: 'canary-pw', user: { password: 'canary-nested', name: 'ann' }, api_key: 'svc_live_canary' }, 'hello');
+    expect(capture.text).not.toMatch(/canary/);
+    expect(capture.entries()[0]).toMatchObject({ password: '[redacted]', user: { password: '[redacted]', name: 'ann' }, name: 'test' });
+  });
+
+  it('filters by level', () => {
+    const capture = new LogCapture();
+    const logger = createLogger({ level: 'warn', format: 'json', name: 'test', destination: capture });
+    logger.info('quiet');
+    logger.warn('loud');
+    expect(capture.entries().map((entry) => entry.msg)).toEqual(['loud']);
+  });
+});
+
+describe('access log lines', () => {
+  it('never carry Authorization, cookies, API keys, WebSocket tokens or query values', async () => {
+    const app = await startTestApp();
+    try {
+      await fetch(`${app.url}/ws/v1/logs?token=canary-query-token&level=INFO`, {
+        headers: {
+          authorization: 'Bearer canary-bearer',
+          cookie: 'session=canary-cookie',
+          'x-api-key': 'svc_live_canary-key',
+          'sec-websocket-protocol': 'bearer, canary-protocol',
+        },
+      });
+      await fetch(`${app.url}/api/v1/health`);
+    } finally {
+      await app.close();
+    }
+    expect(app.logs.text).not.toMatch(/canary/);
+    const line = app.logs.entries().find((entry) => entry.msg === 'request completed' && String((entry.req as any).url).startsWith('/ws'));
+    expect(line).toMatchObject({ req: { url: '/ws/v1/logs?token=[redacted]&level=[redacted]', method: 'GET' }, res: { status: 404 } });
+  });
+});
