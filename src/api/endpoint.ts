@@ -3,6 +3,7 @@ import { OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openap
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z, type ZodType } from 'zod';
 import { AppError, ERROR_STATUS, type ErrorCode, type FieldIssues } from '../core/errors';
+import type { Principal, RateLimitKey } from '../core/principal';
 import { sendData } from './envelope';
 import { errorEnvelopeSchema, successEnvelope } from './schemas/envelope';
 
@@ -11,10 +12,12 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** Who may call an endpoint. Anything but `public` needs an authenticator (see ApiRouterOptions). */
 export type Access = 'public' | 'user' | 'admin';
 
-export interface HandlerInput<TBody, TQuery, TParams> {
+export interface HandlerInput<TBody, TQuery, TParams, TAccess extends Access = Access> {
   body: TBody;
   query: TQuery;
   params: TParams;
+  /** The authenticated caller; `null` only on public endpoints. */
+  principal: TAccess extends 'public' ? null : Principal;
   req: Request;
   res: Response;
 }
@@ -23,14 +26,22 @@ export interface HandlerInput<TBody, TQuery, TParams> {
  * One REST endpoint: its validation, its OpenAPI description and its handler, declared together so
  * the three cannot drift apart. The handler returns `data`; the router wraps it in the envelope.
  */
-export interface Endpoint<TBody = unknown, TQuery = unknown, TParams = unknown, TResult = unknown> {
+export interface Endpoint<
+  TBody = unknown,
+  TQuery = unknown,
+  TParams = unknown,
+  TResult = unknown,
+  TAccess extends Access = Access,
+> {
   method: HttpMethod;
   /** OpenAPI-style path below /api/v1, e.g. `/sessions/{id}`. */
   path: string;
   summary: string;
   description?: string;
   tags: string[];
-  access: Access;
+  access: TAccess;
+  /** The rate-limit bucket (spec, Limits); default `default`. */
+  rateLimit?: RateLimitKey;
   body?: ZodType<TBody>;
   query?: ZodType<TQuery>;
   params?: ZodType<TParams>;
@@ -43,11 +54,14 @@ export interface Endpoint<TBody = unknown, TQuery = unknown, TParams = unknown, 
    * Only the OpenAPI description then comes from `response`.
    */
   raw?: boolean;
-  handler: (input: HandlerInput<TBody, TQuery, TParams>) => Promise<TResult> | TResult;
+  handler: (input: HandlerInput<TBody, TQuery, TParams, TAccess>) => Promise<TResult> | TResult;
 }
 
-/** Turns an authenticated request into a pass or an AppError (401/403); supplied by the auth module. */
-export type AccessGuard = (req: Request, access: Exclude<Access, 'public'>) => Promise<void>;
+/**
+ * Authenticates a request for a `user` or `admin` endpoint: returns the caller, or throws AppError
+ * (401 UNAUTHORIZED / TOKEN_EXPIRED, 403 FORBIDDEN). Supplied by the auth module.
+ */
+export type AccessGuard = (req: Request, access: Exclude<Access, 'public'>) => Promise<Principal>;
 
 export interface ApiRouterOptions {
   /** Checks `user` / `admin` endpoints. Registering such an endpoint without a guard is refused. */
@@ -78,22 +92,17 @@ export class ApiRouter {
     this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
   }
 
-  add<TBody, TQuery, TParams, TResult>(endpoint: Endpoint<TBody, TQuery, TParams, TResult>): this {
+  add<TBody, TQuery, TParams, TResult, TAccess extends Access>(endpoint: Endpoint<TBody, TQuery, TParams, TResult, TAccess>): this {
     if (endpoint.access !== 'public' && !this.options.guard) {
       throw new Error(`${endpoint.method.toUpperCase()} ${endpoint.path} needs an access guard, and none is configured`);
     }
     const expressPath = endpoint.path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
     const handlers: RequestHandler[] = [...(this.options.before?.(endpoint as Endpoint) ?? [])];
-    if (endpoint.access !== 'public') {
-      const guard = this.options.guard!;
-      const access = endpoint.access;
-      handlers.push(async (req, _res, next) => {
-        await guard(req, access);
-        next();
-      });
-    }
+    const guard = this.options.guard;
+    const access = endpoint.access;
     handlers.push(async (req, res) => {
-      const input = parseInput(endpoint, req, res);
+      const principal = access === 'public' ? null : await guard!(req, access as Exclude<Access, 'public'>);
+      const input = { ...parseInput(endpoint, req, res), principal } as HandlerInput<TBody, TQuery, TParams, TAccess>;
       const result = await endpoint.handler(input);
       if (!endpoint.raw) sendData(res, endpoint.response.status, result ?? null);
     });
@@ -136,10 +145,10 @@ export class ApiRouter {
 }
 
 function parseInput<TBody, TQuery, TParams>(
-  endpoint: Endpoint<TBody, TQuery, TParams, unknown>,
+  endpoint: Endpoint<TBody, TQuery, TParams, unknown, any>,
   req: Request,
   res: Response,
-): HandlerInput<TBody, TQuery, TParams> {
+): Omit<HandlerInput<TBody, TQuery, TParams>, 'principal'> {
   const fields: FieldIssues = {};
   const params = validate(endpoint.params, req.params, 'path.', fields);
   const query = validate(endpoint.query, req.query, 'query.', fields);
@@ -174,7 +183,7 @@ function validate(schema: ZodType | undefined, value: unknown, prefix: string, f
   return undefined;
 }
 
-function describe(endpoint: Endpoint<any, any, any, any>): RouteConfig {
+function describe(endpoint: Endpoint<any, any, any, any, any>): RouteConfig {
   const responses: RouteConfig['responses'] = {
     [endpoint.response.status]: endpoint.response.data
       ? {

@@ -1,0 +1,21 @@
+/** Roles of the service (decisions.md §2). The first registered user is `admin`. */
+export const ROLES = ['admin', 'user'] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * Who is calling, once a credential (access JWT or API key) has been validated. The same shape on
+ * REST, WebSocket and in the worker; it never carries the credential itself.
+ */
+export interface Principal {
+  userId: string;
+  username: string;
+  role: Role;
+  /** How the caller proved who they are. */
+  via: 'jwt' | 'api_key';
+  /** The API key's id when `via` is `api_key`. */
+  apiKeyId?: string;
+}
+
+/** Rate-limit buckets of the spec's Limits section; every endpoint without its own uses `default`. */
+export const RATE_LIMIT_KEYS = ['auth_register', 'auth_login', 'auth_refresh', 'saml_acs', 'default'] as const;
+export type RateLimitKey = (typeof RATE_LIMIT_KEYS)[number];
