@@ -1,0 +1,63 @@
+import type { ErrorCode } from './errors';
+
+/** Agent states of the spec (States and transitions). */
+export const AGENT_STATES = [
+  'idle',
+  'thinking',
+  'analyzing',
+  'researching',
+  'deep_thinking',
+  'writing',
+  'delegating',
+  'done',
+  'error',
+] as const;
+export type AgentState = (typeof AGENT_STATES)[number];
+
+export const TURN_MODES = ['normal', 'think', 'delegate'] as const;
+export type TurnMode = (typeof TURN_MODES)[number];
+
+export interface DonePayload {
+  /** UUID of the stored AI message. */
+  message_id: string;
+  total_tokens: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** Wall clock of the turn. */
+  duration_ms: number;
+  tool_calls: number;
+  /** The full assembled response. */
+  text: string;
+}
+
+/**
+ * The ONE vocabulary from the worker to every channel: exactly the spec's server→client message
+ * types of a turn. The worker emits these; the event log numbers them; the WebSocket sends them as
+ * they are; Slack and Telegram render them. No channel invents a second vocabulary.
+ */
+export type AgentEvent =
+  | { type: 'token'; payload: { text: string; final: boolean } }
+  | { type: 'tool_start'; payload: { tool_name: string; tool_call_id: string; input: Record<string, unknown> } }
+  | { type: 'tool_end'; payload: { tool_name: string; tool_call_id: string; duration_ms: number; error: string | null } }
+  | {
+      type: 'tool_confirm_request';
+      payload: { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string };
+    }
+  | { type: 'agent_state'; payload: { state: AgentState } }
+  | { type: 'memory_update'; payload: { mode: string; tokens_used: number; summarized: boolean } }
+  | { type: 'error'; payload: { code: ErrorCode; message: string } }
+  | { type: 'done'; payload: DonePayload };
+
+export type AgentEventType = AgentEvent['type'];
+
+/** The answer to a client `ping`: not part of a turn, but numbered like every session frame. */
+export interface PongEvent {
+  type: 'pong';
+  payload: Record<string, never>;
+}
+
+/** What the event log stores for a session: turn events and pongs. */
+export type SessionFrameBody = AgentEvent | PongEvent;
+
+/** The server→client envelope on the session WebSocket (spec, Events). `seq` is per session. */
+export type SessionFrame = SessionFrameBody & { session_id: string; seq: number; ts: string };

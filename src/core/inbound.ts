@@ -1,0 +1,31 @@
+import type { TurnMode } from './events';
+
+/** The channels a message can come from; `<channel>::<conversation>` addresses belong to their adapter. */
+export type ChannelName = 'web' | 'slack' | 'telegram';
+
+/**
+ * One inbound user message, normalised by its channel adapter. Adapters only translate platform
+ * events into this shape; storing, routing and running the turn happen behind `Hub.ingest`.
+ */
+export interface InboundMessage {
+  channel: ChannelName;
+  /** The session, when the channel addresses one directly (the web channel). */
+  sessionId?: string;
+  /** `<channel>::<conversation>` for chat channels (decisions.md §3); finds or creates the session. */
+  sessionKey?: string;
+  sender: {
+    /** The user account the message acts for (web: the authenticated caller). */
+    userId: string;
+    /** The platform's id of the person (Slack user id, Telegram user id), when not a web user. */
+    contactId?: string;
+    displayName?: string;
+    tags?: string[];
+  };
+  text: string;
+  mode: TurnMode;
+  metadata: Record<string, unknown>;
+  /** The platform's id of this message/update, to recognise platform retries. */
+  externalId?: string;
+  /** The original platform payload, kept for debugging only. */
+  raw?: unknown;
+}

@@ -1,0 +1,82 @@
+import type { SessionFrame, SessionFrameBody } from '../core/events';
+import type { EventLog, Replay, Unsubscribe } from '../core/turns';
+import { EVENT_LOG_DEFAULTS } from './retention';
+
+interface SessionBuffer {
+  seq: number;
+  frames: SessionFrame[];
+  expiresAt: number;
+  listeners: Set<(frame: SessionFrame) => void>;
+}
+
+/** The embedded event log: one process, memory only. */
+export class InProcessEventLog implements EventLog {
+  readonly name = 'in-process' as const;
+  private readonly sessions = new Map<string, SessionBuffer>();
+  private readonly sweep: NodeJS.Timeout;
+
+  constructor(private readonly limits = EVENT_LOG_DEFAULTS) {
+    this.sweep = setInterval(() => this.dropExpired(), 5_000);
+    this.sweep.unref();
+  }
+
+  async append(sessionId: string, body: SessionFrameBody): Promise<SessionFrame> {
+    const buffer = this.buffer(sessionId);
+    this.expireIfDue(buffer);
+    buffer.seq += 1;
+    // Key order is the spec's envelope order: type, session_id, payload, seq, ts.
+    const frame = { type: body.type, session_id: sessionId, payload: body.payload, seq: buffer.seq, ts: new Date().toISOString() } as SessionFrame;
+    buffer.frames.push(frame);
+    if (buffer.frames.length > this.limits.maxFramesPerSession) buffer.frames.shift();
+    buffer.expiresAt = Math.max(buffer.expiresAt, Date.now() + this.limits.retentionAfterAppendMs);
+    for (const listener of buffer.listeners) listener(frame);
+    return frame;
+  }
+
+  async replay(sessionId: string, afterSeq: number): Promise<Replay> {
+    const buffer = this.buffer(sessionId);
+    this.expireIfDue(buffer);
+    if (afterSeq > buffer.seq) {
+      buffer.seq = afterSeq; // the client is ahead: this log restarted; keep its numbers increasing
+      return { frames: [], complete: false };
+    }
+    if (afterSeq === buffer.seq) return { frames: [], complete: true };
+    const first = buffer.frames[0];
+    if (!first || first.seq > afterSeq + 1) return { frames: [], complete: false };
+    return { frames: buffer.frames.filter((frame) => frame.seq > afterSeq), complete: true };
+  }
+
+  async subscribe(sessionId: string, listener: (frame: SessionFrame) => void): Promise<Unsubscribe> {
+    const buffer = this.buffer(sessionId);
+    buffer.listeners.add(listener);
+    return () => {
+      buffer.listeners.delete(listener);
+      if (buffer.listeners.size === 0) {
+        // The 30-second replay window starts when the last socket goes.
+        buffer.expiresAt = Date.now() + this.limits.retentionAfterDisconnectMs;
+      }
+    };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweep);
+  }
+
+  private buffer(sessionId: string): SessionBuffer {
+    let buffer = this.sessions.get(sessionId);
+    if (!buffer) {
+      buffer = { seq: 0, frames: [], expiresAt: Number.POSITIVE_INFINITY, listeners: new Set() };
+      this.sessions.set(sessionId, buffer);
+    }
+    return buffer;
+  }
+
+  private expireIfDue(buffer: SessionBuffer): void {
+    if (buffer.listeners.size === 0 && buffer.expiresAt <= Date.now()) buffer.frames = [];
+  }
+
+  /** Frees the frames of sessions nobody watches; the counter stays so seq keeps increasing. */
+  private dropExpired(): void {
+    for (const buffer of this.sessions.values()) this.expireIfDue(buffer);
+  }
+}

@@ -1,0 +1,126 @@
+import type { Redis } from 'ioredis';
+import type { SessionFrame, SessionFrameBody } from '../core/events';
+import type { EventLog, Replay, Unsubscribe } from '../core/turns';
+import { redisKey } from '../redis/connection';
+import { EVENT_LOG_DEFAULTS } from './retention';
+
+/**
+ * One script per append, so numbering, storing and publishing happen in one step and every process
+ * sees a session's frames in seq order. The frame's JSON is assembled around the new seq in Lua.
+ * The stream entry id is `<seq>-0`, so "frames after seq N" is XRANGE from `N+1`.
+ */
+const APPEND_SCRIPT = `
+local seq = redis.call('INCR', KEYS[1])
+local frame = ARGV[1] .. seq .. ARGV[2]
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], seq .. '-0', 'f', frame)
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('PUBLISH', KEYS[3], frame)
+return frame
+`;
+
+/** Raises the counter to ARGV[1] when the client is ahead (the counter was lost), returns the counter. */
+const RAISE_SCRIPT = `
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+local wanted = tonumber(ARGV[1])
+if wanted > current then
+  redis.call('SET', KEYS[1], wanted)
+end
+return current
+`;
+
+type RedisWithScripts = Redis & {
+  eventLogAppend(seqKey: string, streamKey: string, channel: string, head: string, tail: string, maxLen: number, ttlMs: number): Promise<string>;
+  eventLogRaise(seqKey: string, afterSeq: number): Promise<number>;
+};
+
+/** The scaled-out event log: Redis Streams for replay, pub/sub for the live tail. */
+export class RedisEventLog implements EventLog {
+  readonly name = 'redis' as const;
+  private readonly redis: RedisWithScripts;
+  private readonly listeners = new Map<string, Set<(frame: SessionFrame) => void>>();
+
+  /** `redis` runs commands; `subscriber` is a dedicated connection in subscriber mode. */
+  constructor(
+    redis: Redis,
+    private readonly subscriber: Redis,
+    private readonly prefix: string,
+    private readonly limits = EVENT_LOG_DEFAULTS,
+  ) {
+    redis.defineCommand('eventLogAppend', {
+      numberOfKeys: 3,
+      lua: APPEND_SCRIPT,
+    });
+    redis.defineCommand('eventLogRaise', { numberOfKeys: 1, lua: RAISE_SCRIPT });
+    this.redis = redis as RedisWithScripts;
+    this.subscriber.on('message', (channel: string, message: string) => {
+      const listeners = this.listeners.get(channel);
+      if (!listeners) return;
+      const frame = JSON.parse(message) as SessionFrame;
+      for (const listener of listeners) listener(frame);
+    });
+  }
+
+  async append(sessionId: string, body: SessionFrameBody): Promise<SessionFrame> {
+    const ts = new Date().toISOString();
+    // Key order is the spec's envelope order: type, session_id, payload, seq, ts.
+    const head = JSON.stringify({ type: body.type, session_id: sessionId, payload: body.payload }).slice(0, -1) + ',"seq":';
+    const tail = `,"ts":${JSON.stringify(ts)}}`;
+    const frame = await (this.redis as RedisWithScripts).eventLogAppend(
+      this.seqKey(sessionId),
+      this.streamKey(sessionId),
+      this.channel(sessionId),
+      head,
+      tail,
+      this.limits.maxFramesPerSession,
+      this.limits.retentionAfterAppendMs,
+    );
+    return JSON.parse(frame) as SessionFrame;
+  }
+
+  async replay(sessionId: string, afterSeq: number): Promise<Replay> {
+    const current = await this.redis.eventLogRaise(this.seqKey(sessionId), afterSeq);
+    if (afterSeq > current) return { frames: [], complete: false };
+    if (afterSeq === current) return { frames: [], complete: true };
+    const entries = await this.redis.xrange(this.streamKey(sessionId), `${afterSeq + 1}-0`, '+');
+    const frames = entries.map(([, fields]) => JSON.parse(fields[1]!) as SessionFrame);
+    if (frames.length === 0 || frames[0]!.seq !== afterSeq + 1) return { frames: [], complete: false };
+    return { frames, complete: true };
+  }
+
+  async subscribe(sessionId: string, listener: (frame: SessionFrame) => void): Promise<Unsubscribe> {
+    const channel = this.channel(sessionId);
+    let set = this.listeners.get(channel);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(channel, set);
+      await this.subscriber.subscribe(channel);
+    }
+    set.add(listener);
+    return () => {
+      const current = this.listeners.get(channel);
+      if (!current) return;
+      current.delete(listener);
+      if (current.size > 0) return;
+      this.listeners.delete(channel);
+      void this.subscriber.unsubscribe(channel).catch(() => undefined);
+      // The 30-second replay window starts when the last socket goes.
+      void this.redis.pexpire(this.streamKey(sessionId), this.limits.retentionAfterDisconnectMs).catch(() => undefined);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
+
+  private seqKey(sessionId: string): string {
+    return redisKey(this.prefix, 'events', sessionId, 'seq');
+  }
+
+  private streamKey(sessionId: string): string {
+    return redisKey(this.prefix, 'events', sessionId, 'frames');
+  }
+
+  private channel(sessionId: string): string {
+    return redisKey(this.prefix, 'events', sessionId, 'live');
+  }
+}

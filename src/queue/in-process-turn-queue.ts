@@ -1,0 +1,97 @@
+import type { Logger } from '../logs/logger';
+import type { TurnHandler, TurnJob, TurnQueue } from '../core/turns';
+
+/** Named limits of the embedded queue. */
+export const IN_PROCESS_QUEUE_DEFAULTS = {
+  /** A handler that throws (e.g. the database is briefly unavailable) is retried this many times. */
+  attempts: 3,
+  retryDelayMs: 1_000,
+  /** Ids of finished jobs remembered, so enqueueing the same message again is a no-op (as in BullMQ). */
+  rememberFinished: 10_000,
+} as const;
+
+interface Entry {
+  job: TurnJob;
+  attempt: number;
+}
+
+/**
+ * The embedded turn queue: FIFO in memory, at most one entry per job id. Nothing survives a crash
+ * here; the worker re-enqueues turns the database still marks as running when it starts.
+ */
+export class InProcessTurnQueue implements TurnQueue {
+  readonly name = 'in-process' as const;
+  private readonly waiting: Entry[] = [];
+  private readonly known = new Set<string>();
+  private readonly finished: string[] = [];
+  private readonly running = new Map<string, Promise<void>>();
+  private handler: TurnHandler | null = null;
+  private concurrency = 1;
+  private readonly abort = new AbortController();
+  private stopped = false;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly limits = IN_PROCESS_QUEUE_DEFAULTS,
+  ) {}
+
+  async enqueue(job: TurnJob): Promise<void> {
+    if (this.stopped) throw new Error('the turn queue is stopped');
+    if (this.known.has(job.userMessageId)) return;
+    this.known.add(job.userMessageId);
+    this.waiting.push({ job, attempt: 1 });
+    this.pump();
+  }
+
+  consume(handler: TurnHandler, options: { concurrency: number }): void {
+    this.handler = handler;
+    this.concurrency = options.concurrency;
+    this.pump();
+  }
+
+  async stopConsuming(): Promise<void> {
+    this.stopped = true;
+    this.abort.abort();
+    await Promise.allSettled(this.running.values());
+  }
+
+  async close(): Promise<void> {
+    await this.stopConsuming();
+  }
+
+  private pump(): void {
+    while (this.handler && !this.stopped && this.running.size < this.concurrency && this.waiting.length > 0) {
+      const entry = this.waiting.shift()!;
+      const id = entry.job.userMessageId;
+      const run = this.handler(entry.job, { signal: this.abort.signal })
+        .then(() => this.remember(id))
+        .catch((error: unknown) => this.retry(entry, error))
+        .finally(() => {
+          this.running.delete(id);
+          this.pump();
+        });
+      this.running.set(id, run);
+    }
+  }
+
+  /** Keeps the id in `known` for a while after it finished; the oldest ones are forgotten first. */
+  private remember(id: string): void {
+    this.finished.push(id);
+    if (this.finished.length > this.limits.rememberFinished) this.known.delete(this.finished.shift()!);
+  }
+
+  private retry(entry: Entry, error: unknown): void {
+    const id = entry.job.userMessageId;
+    if (this.stopped) return;
+    if (entry.attempt >= this.limits.attempts) {
+      this.remember(id);
+      this.logger.error({ err: error, job: entry.job }, 'turn failed after every attempt');
+      return;
+    }
+    this.logger.warn({ err: error, job: entry.job, attempt: entry.attempt }, 'turn failed; retrying');
+    setTimeout(() => {
+      this.waiting.push({ job: entry.job, attempt: entry.attempt + 1 });
+      this.pump();
+    }, this.limits.retryDelayMs).unref();
+  }
+}

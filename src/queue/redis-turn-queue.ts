@@ -1,0 +1,83 @@
+import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import type { TurnHandler, TurnJob, TurnQueue } from '../core/turns';
+import type { Logger } from '../logs/logger';
+
+export const TURN_QUEUE_NAME = 'turns';
+
+export interface RedisTurnQueueOptions {
+  /** ioredis options or URL pieces for BullMQ's own connections. */
+  connection: ConnectionOptions;
+  prefix: string;
+  /** How long a worker holds a turn's lock between renewals; a dead worker's turn is redelivered after it. */
+  lockDurationMs: number;
+  /** How often workers look for turns whose worker died. */
+  stalledIntervalMs: number;
+  /** How long a graceful stop waits for running turns before handing them back. */
+  stopTimeoutMs: number;
+}
+
+/** The scaled-out turn queue: BullMQ, job id = the stored user message's id. */
+export class RedisTurnQueue implements TurnQueue {
+  readonly name = 'redis' as const;
+  private readonly queue: Queue;
+  private worker: Worker | null = null;
+  private readonly abort = new AbortController();
+
+  constructor(
+    private readonly options: RedisTurnQueueOptions,
+    private readonly logger: Logger,
+  ) {
+    this.queue = new Queue(TURN_QUEUE_NAME, { connection: options.connection, prefix: options.prefix });
+    this.queue.on('error', (error) => logger.warn({ err: error.message }, 'turn queue error'));
+  }
+
+  async enqueue(job: TurnJob): Promise<void> {
+    await this.queue.add('turn', job, {
+      jobId: job.userMessageId,
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 1_000 },
+      removeOnComplete: { count: 1_000 },
+      removeOnFail: { count: 1_000 },
+    });
+  }
+
+  consume(handler: TurnHandler, options: { concurrency: number }): void {
+    this.worker = new Worker<TurnJob>(
+      TURN_QUEUE_NAME,
+      async (job) => handler(job.data, { signal: this.abort.signal }),
+      {
+        connection: this.options.connection,
+        prefix: this.options.prefix,
+        concurrency: options.concurrency,
+        lockDuration: this.options.lockDurationMs,
+        stalledInterval: this.options.stalledIntervalMs,
+        maxStalledCount: 2,
+      },
+    );
+    this.worker.on('error', (error) => this.logger.warn({ err: error.message }, 'turn worker error'));
+    this.worker.on('failed', (job, error) => this.logger.error({ job: job?.data, err: error.message }, 'turn job failed'));
+  }
+
+  async stopConsuming(): Promise<void> {
+    if (!this.worker) return;
+    const worker = this.worker;
+    this.worker = null;
+    // Let running turns finish; past the timeout, abort them and hand their jobs back (they are
+    // redelivered to another worker once their lock expires).
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.options.stopTimeoutMs);
+    });
+    const outcome = await Promise.race([worker.close().then(() => 'closed' as const), timedOut]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') {
+      this.abort.abort();
+      await worker.close(true);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.stopConsuming();
+    await this.queue.close();
+  }
+}
