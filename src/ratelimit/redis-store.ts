@@ -14,6 +14,11 @@ export const REDIS_STORE_DEFAULTS = {
   connectTimeoutMs: 2_000,
   /** Longest pause between reconnection attempts while Redis is down. */
   maxReconnectDelayMs: 2_000,
+  /**
+   * On close, how long a connection may take to shut down before it is destroyed. ioredis arms this
+   * timer even when Redis is already gone (its default, 2 s, would hold shutdown up for nothing).
+   */
+  disconnectTimeoutMs: 200,
 };
 
 /**
@@ -85,6 +90,7 @@ export class RedisStore implements RateLimitStore {
       maxRetriesPerRequest: 0,
       commandTimeout: options.commandTimeoutMs ?? REDIS_STORE_DEFAULTS.commandTimeoutMs,
       connectTimeout: options.connectTimeoutMs ?? REDIS_STORE_DEFAULTS.connectTimeoutMs,
+      disconnectTimeout: REDIS_STORE_DEFAULTS.disconnectTimeoutMs,
       retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_STORE_DEFAULTS.maxReconnectDelayMs),
     }) as RedisWithHit;
     this.redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
