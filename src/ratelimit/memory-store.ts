@@ -70,7 +70,9 @@ export class MemoryStore implements RateLimitStore {
       allowed,
       limit,
       remaining: Math.max(0, limit - counted - (allowed ? 1 : 0)),
-      nextFreeMs: oldest === undefined ? 0 : oldest + windowMs - now,
+      // Not `oldest + windowMs - now`: with fractional clock values that can exceed the window by a
+      // rounding error, and a header rounded up from 60000.000001 ms would say 61 s.
+      nextFreeMs: oldest === undefined ? 0 : windowMs - (now - oldest),
     };
   }
 

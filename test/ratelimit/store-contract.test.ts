@@ -99,6 +99,16 @@ describe('memory store', () => {
     await store.close();
   });
 
+  it('never reports more than the window to wait, whatever fractions the clock has', async () => {
+    let now = 0;
+    const store = new MemoryStore({ now: () => now });
+    for (let step = 0; step < 1_000; step += 1) {
+      now = 1_000 + step * 977.123456789; // performance.now() values are fractional
+      expect(store.hitNow(`bucket-${step}`, 5, 60_000).nextFreeMs).toBe(60_000);
+    }
+    await store.close();
+  });
+
   it('holds memory only for requests inside the window and clients still active', async () => {
     let now = 0;
     const store = new MemoryStore({ now: () => now, sweepIntervalMs: 60_000 });
