@@ -133,7 +133,7 @@ export const benchmark: Benchmark = {
           route: LIMITER_BENCH.route,
           limit: LIMITER_BENCH.limit,
           connections: LIMITER_BENCH.connections,
-          pipelining: HTTP_LOAD_DEFAULTS.pipelining,
+          pipelining: 1,
           redis: redactUrlCredentials(redisUrl),
           load_generator: 'autocannon in the same process as the servers (loopback)',
         },
