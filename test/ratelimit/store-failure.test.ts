@@ -48,6 +48,34 @@ describe('the Redis store stops mid-test (own redis-server, killed)', () => {
   });
 });
 
+describe('the Redis store hangs (own redis-server, paused with SIGSTOP)', () => {
+  let redis: OwnRedis;
+  let app: RateLimitedApp;
+
+  beforeAll(async () => {
+    redis = await startOwnRedis();
+    app = await startRateLimitedApp(
+      { SERVICE_SHARED_STORE_URL: redis.url, SERVICE_REDIS_PREFIX: uniqueRedisPrefix('hang'), SERVICE_RATE_LIMIT_AUTH_LOGIN: '2/minute' },
+      { modules: [testRoutes] },
+    );
+  });
+  afterAll(async () => {
+    redis.child.kill('SIGCONT');
+    await app.close();
+    await redis.kill();
+  });
+
+  it('times commands out and lets requests pass instead of waiting for Redis', async () => {
+    const login = () => fetch(`${app.url}/api/v1/test/auth_login`, jsonBody({}));
+    expect(countOf(await burst(4, login), 200)).toBe(2); // the bucket is full
+    redis.child.kill('SIGSTOP'); // the connection stays open, nothing answers
+    // Without a command timeout these would wait for Redis and then be refused (429).
+    const during = await burst(10, login);
+    expect(countOf(during, 200)).toBe(10);
+    expect(app.logs.entries().filter((entry) => entry.msg === STORE_WARNING)).toHaveLength(1);
+  });
+});
+
 describe('StoreFailureLog: at most one warning per interval', () => {
   it('warns at the first failure, suppresses the rest of the interval, then warns with the count', () => {
     const lines: Record<string, unknown>[] = [];
