@@ -13,6 +13,7 @@ import { createLogger, type Logger } from './logs/logger';
 import { redactUrlCredentials } from './logs/redact';
 import { renderBanner, type BannerFacts } from './server/banner';
 import { listen } from './server/http-server';
+import { createRateLimiter } from './ratelimit';
 import { Lifecycle } from './server/lifecycle';
 import type { ReadinessCheck } from './server/readiness';
 import { VERSION } from './version';
@@ -62,7 +63,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       queueDescription = `BullMQ on Redis ${redactUrlCredentials(config.redis.url)} (prefix "${config.redis.prefix}")`;
     }
 
-    const app = createApp({ config, logger, lifecycle, readiness });
+    const rateLimiter = await createRateLimiter({ config, logger });
+    lifecycle.onStop({ name: 'rate limiter', stop: () => rateLimiter.close() });
+
+    const app = createApp({
+      config,
+      logger,
+      lifecycle,
+      readiness,
+      before: rateLimiter.registerEndpoint,
+      rateLimit: rateLimiter.middleware,
+    });
     const http = await listen(app.express, config.server.host, config.server.port);
     // Registered last, so it stops first: no new requests while the rest shuts down.
     lifecycle.onStop({ name: 'http', stop: () => http.close(config.server.shutdown_timeout_s * 1000) });
