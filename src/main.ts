@@ -5,6 +5,10 @@
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { createApp } from './api/app';
+import { apiKeyRoutes } from './api/routes/api-keys';
+import { authRoutes } from './api/routes/auth';
+import { userRoutes } from './api/routes/users';
+import { createAuth } from './auth';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DOTENV_FILE, environmentWithDotEnv } from './config/dotenv';
 import { openDatabase } from './db/database';
@@ -62,7 +66,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       queueDescription = `BullMQ on Redis ${redactUrlCredentials(config.redis.url)} (prefix "${config.redis.prefix}")`;
     }
 
-    const app = createApp({ config, logger, lifecycle, readiness });
+    // Auth: one authenticator for REST (the guard) and WebSocket upgrades (src/auth/websocket.ts).
+    const auth = createAuth(config.auth, database);
+    const modules = [authRoutes(auth), apiKeyRoutes(auth.apiKeys), userRoutes(auth.users)];
+    const app = createApp({ config, logger, lifecycle, readiness, guard: auth.guard, modules });
     const http = await listen(app.express, config.server.host, config.server.port);
     // Registered last, so it stops first: no new requests while the rest shuts down.
     lifecycle.onStop({ name: 'http', stop: () => http.close(config.server.shutdown_timeout_s * 1000) });

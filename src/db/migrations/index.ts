@@ -1,4 +1,5 @@
 import type { Migration } from '../migrator';
+import { authMigration } from './0001-auth';
 
 /** Every migration, in order. Append only; a released migration is never edited. */
-export const MIGRATIONS: readonly Migration[] = [];
+export const MIGRATIONS: readonly Migration[] = [authMigration];
