@@ -49,11 +49,17 @@ export class Users {
           },
           { transaction },
         );
-        const claimed = await this.sequelize.query<{ user_id: string }>(
-          'INSERT INTO auth_first_admin (id, user_id, created_at) VALUES (1, :id, :now) ON CONFLICT (id) DO NOTHING RETURNING user_id',
-          { replacements: { id, now: new Date() }, type: QueryTypes.SELECT, transaction },
-        );
-        if (claimed.length === 1 && user.role !== 'admin') {
+        // The claim row is read back rather than RETURNING-ed: sequelize's SQLite driver drops the
+        // rows of an INSERT. A concurrent claimer on PostgreSQL waits for ours to commit, then reads it.
+        await this.sequelize.query('INSERT INTO auth_first_admin (id, user_id, created_at) VALUES (1, :id, :now) ON CONFLICT (id) DO NOTHING', {
+          replacements: { id, now: new Date() },
+          transaction,
+        });
+        const [claim] = await this.sequelize.query<{ user_id: string }>('SELECT user_id FROM auth_first_admin WHERE id = 1', {
+          type: QueryTypes.SELECT,
+          transaction,
+        });
+        if (claim?.user_id === id && user.role !== 'admin') {
           user.role = 'admin';
           await user.save({ transaction });
         }
