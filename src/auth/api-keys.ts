@@ -31,8 +31,9 @@ export const apiKeyViewSchema = z
   .meta({ id: 'ApiKey' });
 export type ApiKeyView = z.infer<typeof apiKeyViewSchema>;
 
-function iso(value: Date | null): string | null {
-  return value === null ? null : new Date(value).toISOString();
+/** Columns not set at creation are `undefined` on a fresh record, `null` once read back. */
+function iso(value: Date | null | undefined): string | null {
+  return value === null || value === undefined ? null : new Date(value).toISOString();
 }
 
 export function toApiKeyView(key: ApiKeyRecord): ApiKeyView {
@@ -86,7 +87,7 @@ export class ApiKeys {
     if (!key || (key.user_id !== principal.userId && principal.role !== 'admin')) {
       throw new AppError('NOT_FOUND', 'No such API key.');
     }
-    if (key.revoked_at === null) {
+    if (key.revoked_at == null) {
       key.revoked_at = new Date();
       await key.save();
     }
@@ -96,9 +97,9 @@ export class ApiKeys {
   async verify(key: string): Promise<ApiKeyRecord | null> {
     if (!API_KEY_PATTERN.test(key)) return null;
     const record = await this.models.ApiKey.findOne({ where: { key_hash: sha256(key) } });
-    if (!record || record.revoked_at !== null) return null;
-    if (record.expires_at !== null && new Date(record.expires_at).getTime() <= Date.now()) return null;
-    const lastUsed = record.last_used_at === null ? 0 : new Date(record.last_used_at).getTime();
+    if (!record || record.revoked_at != null) return null;
+    if (record.expires_at != null && new Date(record.expires_at).getTime() <= Date.now()) return null;
+    const lastUsed = record.last_used_at == null ? 0 : new Date(record.last_used_at).getTime();
     if (Date.now() - lastUsed >= LAST_USED_RESOLUTION_MS) {
       await this.models.ApiKey.update({ last_used_at: new Date() }, { where: { id: record.id } });
     }

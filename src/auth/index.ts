@@ -27,7 +27,7 @@ export function createAuth(config: Config['auth'], database: Pick<Database, 'seq
   const models = defineAuthModels(database.sequelize);
   const users = new Users(database.sequelize, models);
   const apiKeys = new ApiKeys(models);
-  const refreshTokens = new RefreshTokens(database.sequelize, models, config.refresh_token_ttl_days);
+  const refreshTokens = new RefreshTokens(models, config.refresh_token_ttl_days);
   const sessions = new Sessions(config, users, refreshTokens);
   const authenticator = createAuthenticator(config, users, apiKeys);
   return { models, users, apiKeys, refreshTokens, sessions, authenticator, guard: createAccessGuard(authenticator) };

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Op, type Sequelize, type Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import { AppError } from '../core/errors';
 import type { AuthModels } from '../db/models/auth';
 import { randomSecret, sha256 } from './secrets';
-import { WRITE_TRANSACTION } from './transactions';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -18,7 +17,6 @@ export function invalidRefreshToken(): AppError {
  */
 export class RefreshTokens {
   constructor(
-    private readonly sequelize: Sequelize,
     private readonly models: AuthModels,
     private readonly ttlDays: number,
   ) {}
@@ -52,15 +50,13 @@ export class RefreshTokens {
       throw invalidRefreshToken();
     }
     if (new Date(row.expires_at).getTime() <= Date.now()) throw invalidRefreshToken();
-    const next = await this.sequelize.transaction(WRITE_TRANSACTION, async (transaction) => {
-      const [changed] = await this.models.RefreshToken.update(
-        { rotated_at: new Date() },
-        { where: { id: row.id, rotated_at: null, revoked_at: null }, transaction },
-      );
-      if (changed !== 1) return null;
-      return this.issue(row.user_id, row.family_id, transaction);
-    });
-    if (next === null) throw invalidRefreshToken();
+    // The conditional UPDATE alone decides the winner: it is one atomic statement on both databases.
+    const [changed] = await this.models.RefreshToken.update(
+      { rotated_at: new Date() },
+      { where: { id: row.id, rotated_at: null, revoked_at: null } },
+    );
+    if (changed !== 1) throw invalidRefreshToken();
+    const next = await this.issue(row.user_id, row.family_id);
     return { userId: row.user_id, token: next };
   }
 

@@ -5,7 +5,7 @@ import type { Role } from '../core/principal';
 import type { AuthModels } from '../db/models/auth';
 import type { UserRecord } from '../db/models/user';
 import { hashPassword } from './passwords';
-import { WRITE_TRANSACTION } from './transactions';
+import { writeAtomically } from './transactions';
 
 export interface NewUser {
   username: string;
@@ -29,15 +29,16 @@ export class Users {
 
   /**
    * Creates a user. The first user ever created becomes `admin`: a one-row table is claimed with
-   * `INSERT … ON CONFLICT DO NOTHING` inside the same transaction as the user, so of any number of
-   * concurrent first registrations exactly one wins, on SQLite and PostgreSQL alike.
+   * `INSERT … ON CONFLICT DO NOTHING` after the user is inserted (in one transaction on PostgreSQL),
+   * so of any number of concurrent first registrations exactly one wins, on SQLite and PostgreSQL.
+   * The user row comes first: a failed insert (duplicate name) never consumes the claim.
    */
   async create(input: NewUser): Promise<UserRecord> {
     // Hashing is slow (argon2id): do it before taking any lock.
     const passwordHash = input.password === null ? null : await hashPassword(input.password);
     const id = randomUUID();
     try {
-      return await this.sequelize.transaction(WRITE_TRANSACTION, async (transaction) => {
+      return await writeAtomically(this.sequelize, async (transaction) => {
         const user = await this.models.User.create(
           {
             id,
