@@ -6,6 +6,13 @@ import { randomSecret, sha256 } from './secrets';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * A rotated token presented again within this long counts as the losing half of a concurrent double
+ * refresh (two tabs, a retried request): refused, but the family is kept, so the winner's new token
+ * goes on working. Later it counts as reuse and revokes the family.
+ */
+export const REFRESH_RACE_GRACE_MS = 1_000;
+
 /** Every refusal looks the same: unknown, expired, rotated and revoked are not told apart. */
 export function invalidRefreshToken(): AppError {
   return new AppError('UNAUTHORIZED', 'The refresh token is not valid.');
@@ -40,13 +47,13 @@ export class RefreshTokens {
   /**
    * Exchanges a token for its successor. The swap is one conditional UPDATE (`rotated_at IS NULL`),
    * so of two concurrent refreshes with the same token exactly one wins; the loser is refused
-   * without revoking the family (the winner is the same client, not a thief).
+   * without revoking the family (see REFRESH_RACE_GRACE_MS).
    */
   async rotate(token: string): Promise<{ userId: string; token: string }> {
     const row = await this.models.RefreshToken.findOne({ where: { token_hash: sha256(token) } });
     if (!row || row.revoked_at !== null) throw invalidRefreshToken();
     if (row.rotated_at !== null) {
-      await this.revokeFamily(row.family_id);
+      if (Date.now() - new Date(row.rotated_at).getTime() >= REFRESH_RACE_GRACE_MS) await this.revokeFamily(row.family_id);
       throw invalidRefreshToken();
     }
     if (new Date(row.expires_at).getTime() <= Date.now()) throw invalidRefreshToken();

@@ -1,4 +1,5 @@
 import { QueryTypes } from 'sequelize';
+import { REFRESH_RACE_GRACE_MS } from '../../src/auth/refresh-tokens';
 import { bearer, newUser, register, startAuthService, type AuthService } from '../helpers/auth-service';
 import { jsonBody, request } from '../helpers/http';
 import { removeTempDirs } from '../helpers/temp-dir';
@@ -13,6 +14,9 @@ afterAll(async () => {
   await hub.close();
   removeTempDirs();
 });
+
+/** A rotated token reused within REFRESH_RACE_GRACE_MS counts as a lost race, not as theft. */
+const pastRaceGrace = () => new Promise((resolve) => setTimeout(resolve, REFRESH_RACE_GRACE_MS + 50));
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -156,6 +160,7 @@ describe('refresh', () => {
     const original = registered.body.data.refresh_token as string;
     const rotated = await request(`${hub.api}/auth/refresh`, jsonBody({ refresh_token: original }));
     expect(rotated.status).toBe(200);
+    await pastRaceGrace();
     const reuse = await request(`${hub.api}/auth/refresh`, jsonBody({ refresh_token: original }));
     expect(reuse.status).toBe(401);
     expect(reuse.body.error.code).toBe('UNAUTHORIZED');
@@ -170,6 +175,7 @@ describe('refresh', () => {
     const otherLogin = await request(`${hub.api}/auth/login`, jsonBody({ username: body.username, password: body.password }));
     const original = registered.body.data.refresh_token as string;
     await request(`${hub.api}/auth/refresh`, jsonBody({ refresh_token: original }));
+    await pastRaceGrace();
     expect((await request(`${hub.api}/auth/refresh`, jsonBody({ refresh_token: original }))).status).toBe(401);
     expect((await request(`${hub.api}/auth/refresh`, jsonBody({ refresh_token: otherLogin.body.data.refresh_token }))).status).toBe(200);
   });
@@ -183,6 +189,14 @@ describe('refresh', () => {
     expect(results.filter((r) => r.status === 401)).toHaveLength(2);
     const next = await request(`${hub.api}/auth/refresh`, jsonBody({ refresh_token: winners[0]!.body.data.refresh_token }));
     expect(next.status).toBe(200);
+  });
+
+  it('a rotated token presented again within the race grace is refused without revoking the family', async () => {
+    const registered = await register(hub.api);
+    const original = registered.body.data.refresh_token as string;
+    const rotated = await request(`${hub.api}/auth/refresh`, jsonBody({ refresh_token: original }));
+    expect((await request(`${hub.api}/auth/refresh`, jsonBody({ refresh_token: original }))).status).toBe(401);
+    expect((await request(`${hub.api}/auth/refresh`, jsonBody({ refresh_token: rotated.body.data.refresh_token }))).status).toBe(200);
   });
 
   it('refuses unknown and expired tokens alike, and stores only hashes', async () => {
