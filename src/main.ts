@@ -7,8 +7,11 @@ import { Redis } from 'ioredis';
 import { createApp } from './api/app';
 import { apiKeyRoutes } from './api/routes/api-keys';
 import { authRoutes } from './api/routes/auth';
+import { SAML_PATH, samlPreamble, samlRoutes } from './api/routes/saml';
 import { userRoutes } from './api/routes/users';
 import { createAuth } from './auth';
+import { SamlService } from './auth/saml/service';
+import { resolveSamlSettings } from './auth/saml/settings';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DOTENV_FILE, environmentWithDotEnv } from './config/dotenv';
 import { openDatabase } from './db/database';
@@ -68,8 +71,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
     // Auth: one authenticator for REST (the guard) and WebSocket upgrades (src/auth/websocket.ts).
     const auth = createAuth(config.auth, database);
-    const modules = [authRoutes(auth), apiKeyRoutes(auth.apiKeys), userRoutes(auth.users)];
-    const app = createApp({ config, logger, lifecycle, readiness, guard: auth.guard, modules });
+    const samlSettings = resolveSamlSettings(config.auth.saml, config.server.public_url ?? `http://localhost:${config.server.port}`, options.cwd);
+    const saml = samlSettings && new SamlService(samlSettings, auth.models, auth.users, auth.sessions, logger);
+    const modules = [authRoutes(auth), apiKeyRoutes(auth.apiKeys), userRoutes(auth.users), samlRoutes(saml)];
+    const rawRoutes = [{ path: SAML_PATH, handler: samlPreamble(saml) }];
+    const app = createApp({ config, logger, lifecycle, readiness, guard: auth.guard, modules, rawRoutes });
     const http = await listen(app.express, config.server.host, config.server.port);
     // Registered last, so it stops first: no new requests while the rest shuts down.
     lifecycle.onStop({ name: 'http', stop: () => http.close(config.server.shutdown_timeout_s * 1000) });
