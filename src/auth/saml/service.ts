@@ -104,6 +104,8 @@ export class SamlService {
     if (!profile) throw new Error('no profile (logout responses are not accepted here)');
     const facts = assertionFacts(profile, DEFAULT_ASSERTION_LIFETIME_MS);
     if (!facts) throw new Error('assertion without an ID');
+    // node-saml compares idpIssuer with the Response's Issuer only; the signed assertion's must match too.
+    if (this.settings.idpIssuer !== null && profile.issuer !== this.settings.idpIssuer) throw new Error('assertion Issuer is not the IdP');
     if (facts.recipients.length === 0 || facts.recipients.some((recipient) => recipient !== this.settings.callbackUrl)) {
       throw new Error('assertion Recipient is not our assertion consumer URL');
     }

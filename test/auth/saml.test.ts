@@ -1,0 +1,246 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { bearer, register, startAuthService, type AuthService } from '../helpers/auth-service';
+import { jsonBody, request } from '../helpers/http';
+import { assertionXml, authnRequestId, createTestIdp, responseBase64, signAssertion, type AssertionOptions } from '../helpers/saml-idp';
+import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
+
+const PUBLIC_URL = 'https://hub.example.test';
+const ACS_URL = `${PUBLIC_URL}/api/v1/auth/saml/acs`;
+const ENTRY_POINT = 'https://idp.example.test/sso';
+const SP_ENTITY_ID = 'switchboard';
+
+const idp = createTestIdp();
+const attacker = createTestIdp('https://idp.example.test');
+let hub: AuthService;
+let plain: AuthService;
+/** Accepts IdP-initiated logins (no InResponseTo): only the replay cache stops a replay there. */
+let idpInitiated: AuthService;
+
+beforeAll(async () => {
+  const configDir = makeTempDir();
+  const configFile = path.join(configDir, 'config.yaml');
+  writeFileSync(configFile, 'auth:\n  saml:\n    role_attribute: role\n    idp_issuer: https://idp.example.test\n');
+  hub = await startAuthService({
+    env: {
+      SERVICE_CONFIG_FILE: configFile,
+      SERVICE_PUBLIC_URL: PUBLIC_URL,
+      SERVICE_SAML_ENABLED: 'true',
+      SERVICE_SAML_ENTRY_POINT: ENTRY_POINT,
+      SERVICE_SAML_IDP_CERT_FILE: idp.certFile,
+    },
+  });
+  plain = await startAuthService();
+  const idpInitiatedConfig = path.join(configDir, 'idp-initiated.yaml');
+  writeFileSync(idpInitiatedConfig, 'auth:\n  saml:\n    validate_in_response_to: ifPresent\n');
+  idpInitiated = await startAuthService({
+    env: {
+      SERVICE_CONFIG_FILE: idpInitiatedConfig,
+      SERVICE_PUBLIC_URL: PUBLIC_URL,
+      SERVICE_SAML_ENABLED: 'true',
+      SERVICE_SAML_ENTRY_POINT: ENTRY_POINT,
+      SERVICE_SAML_IDP_CERT: idp.certPem,
+    },
+  });
+  // The first user is admin by registration; SAML users come after.
+  expect((await register(hub.api)).body.data.user.role).toBe('admin');
+});
+
+afterAll(async () => {
+  await hub.close();
+  await plain.close();
+  await idpInitiated.close();
+  removeTempDirs();
+});
+
+let counter = 0;
+function email(): string {
+  counter += 1;
+  return `sso${counter}_${process.pid}@corp.example.test`;
+}
+
+/** Starts a login at the hub (as a browser would) and returns the AuthnRequest ID to answer. */
+async function startLogin(): Promise<string> {
+  const response = await fetch(`${hub.api}/auth/saml/login`, { redirect: 'manual' });
+  expect(response.status).toBe(302);
+  const location = response.headers.get('location')!;
+  expect(location.startsWith(`${ENTRY_POINT}?`)).toBe(true);
+  return authnRequestId(location);
+}
+
+async function goodOptions(overrides: Partial<AssertionOptions> = {}): Promise<AssertionOptions> {
+  return { email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo: await startLogin(), ...overrides };
+}
+
+function signedResponse(options: AssertionOptions, signer = idp): string {
+  const signed = signAssertion(assertionXml(idp, options), signer.keyPem, signer.certPem);
+  return responseBase64(idp, signed, { destination: ACS_URL, inResponseTo: options.inResponseTo });
+}
+
+function postAcs(samlResponse: string, accept = 'application/json') {
+  return request(`${hub.api}/auth/saml/acs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept },
+    body: new URLSearchParams({ SAMLResponse: samlResponse, RelayState: 'r' }).toString(),
+  });
+}
+
+async function expectRefused(samlResponse: string): Promise<void> {
+  const response = await postAcs(samlResponse);
+  expect({ status: response.status, code: response.body.error?.code }).toEqual({ status: 401, code: 'UNAUTHORIZED' });
+  expect(response.body.error.message).toBe('The SAML response is not valid.');
+}
+
+async function userExists(address: string): Promise<boolean> {
+  const [rows] = await hub.database.sequelize.query('SELECT id FROM users WHERE email = :address', { replacements: { address } });
+  return rows.length > 0;
+}
+
+describe('SAML not configured', () => {
+  it('answers 503 SAML_NOT_CONFIGURED on every SAML endpoint', async () => {
+    for (const response of [
+      await request(`${plain.api}/auth/saml/metadata`),
+      await request(`${plain.api}/auth/saml/login`, { redirect: 'manual' }),
+      await request(`${plain.api}/auth/saml/acs`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'SAMLResponse=x' }),
+    ]) {
+      expect({ status: response.status, code: response.body.error.code }).toEqual({ status: 503, code: 'SAML_NOT_CONFIGURED' });
+    }
+  });
+});
+
+describe('SAML service provider', () => {
+  it('publishes SP metadata with our entity ID and assertion consumer URL', async () => {
+    const response = await fetch(`${hub.api}/auth/saml/metadata`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/samlmetadata\+xml/);
+    const xml = await response.text();
+    expect(xml).toContain(`entityID="${SP_ENTITY_ID}"`);
+    expect(xml).toContain(`Location="${ACS_URL}"`);
+  });
+
+  it('accepts a valid signed assertion once, provisions the user, and refuses the replay', async () => {
+    const options = await goodOptions();
+    const samlResponse = signedResponse(options);
+    const accepted = await postAcs(samlResponse);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.data).toMatchObject({ token_type: 'bearer', user: { email: options.email, role: 'user', is_active: true } });
+    const me = await request(`${hub.api}/auth/me`, bearer(accepted.body.data.access_token));
+    expect(me.body.data.email).toBe(options.email);
+    await expectRefused(samlResponse);
+  });
+
+  it('remembers assertion IDs: an IdP-initiated assertion (no InResponseTo) is accepted once', async () => {
+    const samlResponse = signedResponse({ email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL });
+    const post = () =>
+      request(`${idpInitiated.api}/auth/saml/acs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: new URLSearchParams({ SAMLResponse: samlResponse }).toString(),
+      });
+    expect((await post()).status).toBe(200);
+    const replay = await post();
+    expect({ status: replay.status, code: replay.body.error?.code }).toEqual({ status: 401, code: 'UNAUTHORIZED' });
+    const replays = idpInitiated.logs.entries().filter((entry) => entry.msg === 'SAML response refused');
+    expect(replays.map((entry) => entry.reason)).toEqual(['assertion ID already used (replay)']);
+  });
+
+  it('finds the same user on the next login and maps the role attribute', async () => {
+    const address = email();
+    const first = await postAcs(signedResponse(await goodOptions({ email: address })));
+    const second = await postAcs(signedResponse(await goodOptions({ email: address, role: 'admin' })));
+    expect(second.body.data.user.id).toBe(first.body.data.user.id);
+    expect(second.body.data.user.role).toBe('admin');
+    const third = await postAcs(signedResponse(await goodOptions({ email: address, role: 'user' })));
+    expect(third.body.data.user.role).toBe('user');
+  });
+
+  it('redirects a browser to the web UI with the tokens in the fragment', async () => {
+    const response = await fetch(`${hub.api}/auth/saml/acs`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+      body: new URLSearchParams({ SAMLResponse: signedResponse(await goodOptions()) }).toString(),
+    });
+    expect(response.status).toBe(302);
+    const location = new URL(response.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe(`${PUBLIC_URL}/`);
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    expect(fragment.get('token_type')).toBe('bearer');
+    expect((await request(`${hub.api}/auth/me`, bearer(fragment.get('access_token')!))).status).toBe(200);
+  });
+
+  it('refuses an unsigned assertion', async () => {
+    const options = await goodOptions();
+    await expectRefused(responseBase64(idp, assertionXml(idp, options), { destination: ACS_URL, inResponseTo: options.inResponseTo }));
+    expect(await userExists(options.email)).toBe(false);
+  });
+
+  it('refuses an assertion signed by another key', async () => {
+    const options = await goodOptions();
+    await expectRefused(signedResponse(options, attacker));
+    expect(await userExists(options.email)).toBe(false);
+  });
+
+  it('refuses a wrapped (XSW) response: a forged assertion beside or around the signed one', async () => {
+    const inResponseTo = await startLogin();
+    const genuine = signAssertion(assertionXml(idp, { email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo }), idp.keyPem, idp.certPem);
+    const evilEmail = email();
+    const evil = assertionXml(idp, { email: evilEmail, audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo });
+    // XSW1-style: forged assertion first, the signed one after it.
+    await expectRefused(responseBase64(idp, evil + genuine, { destination: ACS_URL, inResponseTo }));
+    // XSW2-style: the signed assertion hidden inside the forged one's Subject extension point.
+    const nested = evil.replace('</saml:Subject>', `</saml:Subject><saml:Advice>${genuine}</saml:Advice>`);
+    await expectRefused(responseBase64(idp, nested, { destination: ACS_URL, inResponseTo }));
+    // Same ID as the signed one, different content: the signature no longer matches.
+    const sameId = /ID="([^"]+)"/.exec(genuine)![1]!;
+    const forgedSameId = signAssertion(assertionXml(idp, { email: evilEmail, audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo, assertionId: sameId }), idp.keyPem, idp.certPem)
+      .replace(evilEmail, email());
+    await expectRefused(responseBase64(idp, forgedSameId, { destination: ACS_URL, inResponseTo }));
+    expect(await userExists(evilEmail)).toBe(false);
+  });
+
+  it('refuses a wrong audience', async () => {
+    await expectRefused(signedResponse(await goodOptions({ audience: 'some-other-sp' })));
+  });
+
+  it('refuses a wrong recipient', async () => {
+    await expectRefused(signedResponse(await goodOptions({ recipient: 'https://evil.example.test/acs' })));
+  });
+
+  it('refuses an expired assertion', async () => {
+    await expectRefused(signedResponse(await goodOptions({ validForS: -120 })));
+  });
+
+  it('refuses another issuer', async () => {
+    await expectRefused(signedResponse(await goodOptions({ issuer: 'https://other-idp.example.test' })));
+  });
+
+  it('refuses an InResponseTo we never sent, a missing one, and a request answered twice', async () => {
+    await expectRefused(signedResponse(await goodOptions({ inResponseTo: '_never-sent' })));
+    await expectRefused(signedResponse(await goodOptions({ inResponseTo: undefined })));
+    const requestId = await startLogin();
+    expect((await postAcs(signedResponse({ email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo: requestId }))).status).toBe(200);
+    await expectRefused(signedResponse({ email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo: requestId }));
+  });
+
+  it('refuses an inactive user', async () => {
+    const address = email();
+    const first = await postAcs(signedResponse(await goodOptions({ email: address })));
+    await hub.database.sequelize.query('UPDATE users SET is_active = :off WHERE id = :id', { replacements: { off: false, id: first.body.data.user.id } });
+    await expectRefused(signedResponse(await goodOptions({ email: address })));
+  });
+
+  it('answers bad input with the envelope: 401 for garbage, 422 without SAMLResponse, 415 for JSON', async () => {
+    await expectRefused(Buffer.from('<not-saml/>').toString('base64'));
+    await expectRefused('%%% not base64 %%%');
+    const missing = await request(`${hub.api}/auth/saml/acs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'RelayState=x',
+    });
+    expect(missing.status).toBe(422);
+    expect(Object.keys(missing.body.error.details.fields)).toEqual(['SAMLResponse']);
+    const json = await request(`${hub.api}/auth/saml/acs`, jsonBody({ SAMLResponse: 'x' }));
+    expect(json.status).toBe(415);
+  });
+});
