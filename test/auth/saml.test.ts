@@ -182,21 +182,33 @@ describe('SAML service provider', () => {
   });
 
   it('refuses a wrapped (XSW) response: a forged assertion beside or around the signed one', async () => {
-    const inResponseTo = await startLogin();
-    const genuine = signAssertion(assertionXml(idp, { email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo }), idp.keyPem, idp.certPem);
     const evilEmail = email();
-    const evil = assertionXml(idp, { email: evilEmail, audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo });
+    /** A genuine signed assertion and a forged one, both answering a fresh request of ours. */
+    const pair = async () => {
+      const inResponseTo = await startLogin();
+      const genuine = signAssertion(assertionXml(idp, { email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo }), idp.keyPem, idp.certPem);
+      const evil = assertionXml(idp, { email: evilEmail, audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo });
+      return { inResponseTo, genuine, evil };
+    };
     // XSW1-style: forged assertion first, the signed one after it.
-    await expectRefused(responseBase64(idp, evil + genuine, { destination: ACS_URL, inResponseTo }));
-    // XSW2-style: the signed assertion hidden inside the forged one's Subject extension point.
-    const nested = evil.replace('</saml:Subject>', `</saml:Subject><saml:Advice>${genuine}</saml:Advice>`);
-    await expectRefused(responseBase64(idp, nested, { destination: ACS_URL, inResponseTo }));
-    // Same ID as the signed one, different content: the signature no longer matches.
-    const sameId = /ID="([^"]+)"/.exec(genuine)![1]!;
-    const forgedSameId = signAssertion(assertionXml(idp, { email: evilEmail, audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo, assertionId: sameId }), idp.keyPem, idp.certPem)
-      .replace(evilEmail, email());
-    await expectRefused(responseBase64(idp, forgedSameId, { destination: ACS_URL, inResponseTo }));
+    const beside = await pair();
+    await expectRefused(responseBase64(idp, beside.evil + beside.genuine, { destination: ACS_URL, inResponseTo: beside.inResponseTo }));
+    // XSW2-style: the signed assertion hidden inside the forged one (an Advice element).
+    const inside = await pair();
+    const nested = inside.evil.replace('</saml:Subject>', `</saml:Subject><saml:Advice>${inside.genuine}</saml:Advice>`);
+    await expectRefused(responseBase64(idp, nested, { destination: ACS_URL, inResponseTo: inside.inResponseTo }));
+    // The forged assertion takes the signed one's ID and steals its Signature element.
+    const stolen = await pair();
+    const id = /ID="([^"]+)"/.exec(stolen.genuine)![1]!;
+    const signatureElement = /<ds:Signature[\s\S]*<\/ds:Signature>|<Signature[\s\S]*<\/Signature>/.exec(stolen.genuine)![0];
+    const forged = stolen.evil
+      .replace(/ID="[^"]+"/, `ID="${id}"`)
+      .replace(/(<saml:Issuer>[^<]*<\/saml:Issuer>)/, `$1${signatureElement}`);
+    await expectRefused(responseBase64(idp, forged, { destination: ACS_URL, inResponseTo: stolen.inResponseTo }));
     expect(await userExists(evilEmail)).toBe(false);
+    // Control: a genuine assertion made the same way, sent alone, is accepted.
+    const control = await pair();
+    expect((await postAcs(responseBase64(idp, control.genuine, { destination: ACS_URL, inResponseTo: control.inResponseTo }))).status).toBe(200);
   });
 
   it('refuses a wrong audience', async () => {
