@@ -77,12 +77,18 @@ function signedResponse(options: AssertionOptions, signer = idp): string {
   return responseBase64(idp, signed, { destination: ACS_URL, inResponseTo: options.inResponseTo });
 }
 
-function postAcs(samlResponse: string, accept = 'application/json') {
-  return request(`${hub.api}/auth/saml/acs`, {
+/** Every token the hub handed out and every SAMLResponse posted: none may reach a log line. */
+const secrets: string[] = [];
+
+async function postAcs(samlResponse: string, accept = 'application/json') {
+  secrets.push(samlResponse);
+  const response = await request(`${hub.api}/auth/saml/acs`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept },
     body: new URLSearchParams({ SAMLResponse: samlResponse, RelayState: 'r' }).toString(),
   });
+  if (response.status === 200) secrets.push(response.body.data.access_token, response.body.data.refresh_token);
+  return response;
 }
 
 async function expectRefused(samlResponse: string): Promise<void> {
@@ -254,5 +260,12 @@ describe('SAML service provider', () => {
     expect(Object.keys(missing.body.error.details.fields)).toEqual(['SAMLResponse']);
     const json = await request(`${hub.api}/auth/saml/acs`, jsonBody({ SAMLResponse: 'x' }));
     expect(json.status).toBe(415);
+  });
+
+  it('logs no SAMLResponse and no token it issued (run last)', () => {
+    expect(secrets.length).toBeGreaterThan(20);
+    const leaked = secrets.filter((secret) => hub.logs.text.includes(secret) || hub.logs.text.includes(encodeURIComponent(secret)));
+    expect(leaked).toEqual([]);
+    expect(hub.logs.text).not.toContain('PHNhbWxwOlJlc3BvbnNl'); // base64 of "<samlp:Response"
   });
 });
