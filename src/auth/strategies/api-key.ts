@@ -6,12 +6,14 @@ import type { Users } from '../users';
 
 export const API_KEY_STRATEGY = 'api-key';
 
-/** The credential of `Authorization: Bearer svc_live_…` (scheme in any case) or `X-API-Key`. */
+/** The credential of `Authorization: Bearer svc_live_…` (scheme in any case; wins) or `X-API-Key`. */
 export function apiKeyFromRequest(req: IncomingMessage): string | null {
+  if (req.headers.authorization !== undefined) {
+    const match = /^bearer +(\S+) *$/i.exec(req.headers.authorization);
+    return match ? match[1]! : null;
+  }
   const header = req.headers['x-api-key'];
-  if (typeof header === 'string' && header !== '') return header.trim();
-  const match = /^bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  return match ? match[1]! : null;
+  return typeof header === 'string' && header.trim() !== '' ? header.trim() : null;
 }
 
 /** API keys `svc_live_…`: known, not revoked, not expired, and the owner active. */
