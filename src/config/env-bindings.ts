@@ -28,6 +28,10 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'SERVICE_SAML_ENTRY_POINT', path: ['auth', 'saml', 'entry_point'], kind: 'nullable-string' },
   { env: 'SERVICE_SAML_IDP_CERT', path: ['auth', 'saml', 'idp_cert'], kind: 'nullable-string' },
   { env: 'SERVICE_SAML_IDP_CERT_FILE', path: ['auth', 'saml', 'idp_cert_file'], kind: 'nullable-string' },
+  { env: 'SERVICE_SAML_PRIVATE_KEY', path: ['auth', 'saml', 'private_key'], kind: 'nullable-string', secret: true },
+  { env: 'SERVICE_SAML_PRIVATE_KEY_FILE', path: ['auth', 'saml', 'private_key_file'], kind: 'nullable-string' },
+  { env: 'SERVICE_SAML_SP_CERT', path: ['auth', 'saml', 'sp_cert'], kind: 'nullable-string' },
+  { env: 'SERVICE_SAML_SP_CERT_FILE', path: ['auth', 'saml', 'sp_cert_file'], kind: 'nullable-string' },
   { env: 'SERVICE_ALLOWED_ORIGINS', path: ['api', 'allowed_origins'], kind: 'list' },
   { env: 'SERVICE_TRUSTED_PROXY_CIDRS', path: ['api', 'trusted_proxy_cidrs'], kind: 'list' },
   // Not a secret by the spec (it may be set in YAML), but a URL may carry a password: never echoed.

@@ -69,6 +69,12 @@ const samlSchema = z.strictObject({
   /** The IdP's signing certificate (PEM), inline (SERVICE_SAML_IDP_CERT) or by file. */
   idp_cert: z.string().min(1).nullable().default(null),
   idp_cert_file: z.string().min(1).nullable().default(null),
+  /** Our key for signing AuthnRequests (PEM). Secret: SERVICE_SAML_PRIVATE_KEY only, or a file. Null: unsigned requests. */
+  private_key: z.string().min(1).nullable().default(null),
+  private_key_file: z.string().min(1).nullable().default(null),
+  /** Our certificate for that key (PEM), published in the SP metadata; inline (SERVICE_SAML_SP_CERT) or by file. */
+  sp_cert: z.string().min(1).nullable().default(null),
+  sp_cert_file: z.string().min(1).nullable().default(null),
   /** Where the IdP posts responses; null: <public_url>/api/v1/auth/saml/acs. Also the expected Recipient. */
   callback_url: optionalUrl.default(null),
   /** Where the browser lands after a login, with the tokens in the URL fragment; null: <public_url>/. */

@@ -1,4 +1,8 @@
+import { createVerify } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { resolveSamlSettings } from '../../src/auth/saml/settings';
+import { ConfigError, loadConfig } from '../../src/config';
+import { TEST_JWT_SECRET } from '../helpers/env';
 import path from 'node:path';
 import { bearer, register, startAuthService, type AuthService } from '../helpers/auth-service';
 import { jsonBody, request } from '../helpers/http';
@@ -16,6 +20,9 @@ let hub: AuthService;
 let plain: AuthService;
 /** Accepts IdP-initiated logins (no InResponseTo): only the replay cache stops a replay there. */
 let idpInitiated: AuthService;
+/** Signs its AuthnRequests with its own key. */
+let signing: AuthService;
+const sp = createTestIdp('switchboard');
 
 beforeAll(async () => {
   const configDir = makeTempDir();
@@ -42,6 +49,16 @@ beforeAll(async () => {
       SERVICE_SAML_IDP_CERT: idp.certPem,
     },
   });
+  signing = await startAuthService({
+    env: {
+      SERVICE_PUBLIC_URL: PUBLIC_URL,
+      SERVICE_SAML_ENABLED: 'true',
+      SERVICE_SAML_ENTRY_POINT: ENTRY_POINT,
+      SERVICE_SAML_IDP_CERT: idp.certPem,
+      SERVICE_SAML_PRIVATE_KEY: sp.keyPem,
+      SERVICE_SAML_SP_CERT_FILE: sp.certFile,
+    },
+  });
   // The first user is admin by registration; SAML users come after.
   expect((await register(hub.api)).body.data.user.role).toBe('admin');
 });
@@ -50,6 +67,7 @@ afterAll(async () => {
   await hub.close();
   await plain.close();
   await idpInitiated.close();
+  await signing.close();
   removeTempDirs();
 });
 
@@ -102,6 +120,43 @@ async function userExists(address: string): Promise<boolean> {
   return rows.length > 0;
 }
 
+describe('SAML configuration', () => {
+  const load = (yamlText: string, env: Record<string, string> = {}) => {
+    const dir = makeTempDir();
+    writeFileSync(path.join(dir, 'config.yaml'), yamlText);
+    return loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET, ...env }, cwd: dir }).config;
+  };
+  const refusal = (run: () => unknown): string => {
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error('expected a configuration error');
+  };
+
+  it('is off by default, and refuses an enabled one without entry point or IdP certificate', () => {
+    expect(resolveSamlSettings(load('').auth.saml, PUBLIC_URL)).toBeNull();
+    expect(refusal(() => resolveSamlSettings(load('auth:\n  saml:\n    enabled: true\n').auth.saml, PUBLIC_URL))).toMatch(/^auth\.saml\.entry_point: is required/);
+    const noCert = load(`auth:\n  saml:\n    enabled: true\n    entry_point: ${ENTRY_POINT}\n`).auth.saml;
+    expect(refusal(() => resolveSamlSettings(noCert, PUBLIC_URL))).toMatch(/^auth\.saml\.idp_cert: /);
+    const missingFile = load(`auth:\n  saml:\n    enabled: true\n    entry_point: ${ENTRY_POINT}\n    idp_cert_file: /nonexistent.pem\n`).auth.saml;
+    expect(refusal(() => resolveSamlSettings(missingFile, PUBLIC_URL))).toMatch(/^auth\.saml\.idp_cert_file: cannot read/);
+  });
+
+  it('takes the private key from the environment only, and never echoes it', () => {
+    expect(refusal(() => load('auth:\n  saml:\n    private_key: "-----BEGIN PRIVATE KEY-----"\n'))).toMatch(/set SERVICE_SAML_PRIVATE_KEY instead/);
+    const config = load(`auth:\n  saml:\n    enabled: true\n    entry_point: ${ENTRY_POINT}\n`, {
+      SERVICE_SAML_IDP_CERT: idp.certPem,
+      SERVICE_SAML_PRIVATE_KEY: 'not-a-key-CANARY-91c3',
+    });
+    const message = refusal(() => resolveSamlSettings(config.auth.saml, PUBLIC_URL));
+    expect(message).toMatch(/^SERVICE_SAML_PRIVATE_KEY: not a PEM private key/);
+    expect(message).not.toContain('CANARY');
+  });
+});
+
 describe('SAML not configured', () => {
   it('answers 503 SAML_NOT_CONFIGURED on every SAML endpoint', async () => {
     for (const response of [
@@ -122,6 +177,25 @@ describe('SAML service provider', () => {
     const xml = await response.text();
     expect(xml).toContain(`entityID="${SP_ENTITY_ID}"`);
     expect(xml).toContain(`Location="${ACS_URL}"`);
+  });
+
+  it('signs login requests when it has a key, and publishes its certificate', async () => {
+    const response = await fetch(`${signing.api}/auth/saml/login?relay_state=back`, { redirect: 'manual' });
+    const location = response.headers.get('location')!;
+    const query = location.slice(location.indexOf('?') + 1);
+    const parts = query.split('&');
+    const signature = parts.find((part) => part.startsWith('Signature='));
+    expect(signature).toBeDefined();
+    // HTTP-Redirect binding: the signature covers SAMLRequest, RelayState and SigAlg as sent.
+    const signed = parts.filter((part) => !part.startsWith('Signature=')).join('&');
+    const verifier = createVerify('RSA-SHA256').update(signed);
+    expect(verifier.verify(sp.certPem, decodeURIComponent(signature!.slice('Signature='.length)), 'base64')).toBe(true);
+    const unsigned = await fetch(`${hub.api}/auth/saml/login`, { redirect: 'manual' });
+    expect(unsigned.headers.get('location')).not.toContain('Signature=');
+    const metadata = await (await fetch(`${signing.api}/auth/saml/metadata`)).text();
+    const certBody = sp.certPem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
+    expect(metadata.replace(/\s+/g, '')).toContain(certBody);
+    expect(signing.logs.text).not.toContain(sp.keyPem.split('\n')[1]);
   });
 
   it('accepts a valid signed assertion once, provisions the user, and refuses the replay', async () => {

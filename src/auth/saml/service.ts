@@ -53,6 +53,7 @@ export class SamlService {
       requestIdExpirationPeriodMs: SAML_REQUEST_TTL_MS,
       cacheProvider: new DatabaseRequestCache(models.SamlRequest),
       disableRequestedAuthnContext: true,
+      ...(settings.privateKey ? { privateKey: settings.privateKey, signatureAlgorithm: 'sha256' as const } : {}),
     };
     this.saml = new SAML(options);
     const strategy = new SamlStrategy(
@@ -75,7 +76,7 @@ export class SamlService {
   }
 
   metadata(): string {
-    return this.saml.generateServiceProviderMetadata(null, null);
+    return this.saml.generateServiceProviderMetadata(null, this.settings.spCert);
   }
 
   loginUrl(relayState: string): Promise<string> {

@@ -8,6 +8,9 @@ export interface SamlSettings {
   issuer: string;
   idpIssuer: string | null;
   idpCert: string;
+  /** Signs AuthnRequests when set; `spCert` is then published in the metadata. */
+  privateKey: string | null;
+  spCert: string | null;
   callbackUrl: string;
   webUiUrl: string;
   roleAttribute: string | null;
@@ -22,17 +25,18 @@ export interface SamlSettings {
 export function resolveSamlSettings(config: Config['auth']['saml'], publicUrl: string, cwd: string = process.cwd()): SamlSettings | null {
   if (!config.enabled) return null;
   if (!config.entry_point) throw new ConfigError('auth.saml.entry_point: is required when auth.saml.enabled is true');
-  let idpCert = config.idp_cert;
-  if (!idpCert && config.idp_cert_file) {
-    const file = path.resolve(cwd, config.idp_cert_file);
-    try {
-      idpCert = readFileSync(file, 'utf8');
-    } catch {
-      throw new ConfigError(`auth.saml.idp_cert_file: cannot read ${file}`);
-    }
-  }
+  const idpCert = pemFrom('idp_cert', config.idp_cert, config.idp_cert_file, cwd);
   if (!idpCert || !idpCert.includes('BEGIN CERTIFICATE')) {
     throw new ConfigError('auth.saml.idp_cert: a PEM certificate (or auth.saml.idp_cert_file) is required when SAML is enabled');
+  }
+  const privateKey = pemFrom('private_key', config.private_key, config.private_key_file, cwd);
+  if (privateKey !== null && !privateKey.includes('PRIVATE KEY')) {
+    // Named by its variable, never echoed: it is a secret.
+    throw new ConfigError('SERVICE_SAML_PRIVATE_KEY: not a PEM private key');
+  }
+  const spCert = pemFrom('sp_cert', config.sp_cert, config.sp_cert_file, cwd);
+  if (privateKey !== null && (spCert === null || !spCert.includes('BEGIN CERTIFICATE'))) {
+    throw new ConfigError('auth.saml.sp_cert: a PEM certificate for the signing key is required when a private key is set');
   }
   const base = publicUrl.replace(/\/+$/, '');
   return {
@@ -40,10 +44,24 @@ export function resolveSamlSettings(config: Config['auth']['saml'], publicUrl: s
     issuer: config.issuer,
     idpIssuer: config.idp_issuer,
     idpCert,
+    privateKey,
+    spCert,
     callbackUrl: config.callback_url ?? `${base}/api/v1/auth/saml/acs`,
     webUiUrl: config.web_ui_url ?? `${base}/`,
     roleAttribute: config.role_attribute,
     clockSkewMs: config.clock_skew_s * 1000,
     validateInResponseTo: config.validate_in_response_to,
   };
+}
+
+/** Inline PEM text wins over a file; null when neither is set. */
+function pemFrom(key: string, inline: string | null, file: string | null, cwd: string): string | null {
+  if (inline) return inline;
+  if (!file) return null;
+  const resolved = path.resolve(cwd, file);
+  try {
+    return readFileSync(resolved, 'utf8');
+  } catch {
+    throw new ConfigError(`auth.saml.${key}_file: cannot read ${resolved}`);
+  }
 }
