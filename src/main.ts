@@ -5,6 +5,13 @@
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { createApp } from './api/app';
+import { apiKeyRoutes } from './api/routes/api-keys';
+import { authRoutes } from './api/routes/auth';
+import { SAML_PATH, samlPreamble, samlRoutes } from './api/routes/saml';
+import { userRoutes } from './api/routes/users';
+import { createAuth } from './auth';
+import { SamlService } from './auth/saml/service';
+import { resolveSamlSettings } from './auth/saml/settings';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DOTENV_FILE, environmentWithDotEnv } from './config/dotenv';
 import { openDatabase } from './db/database';
@@ -63,6 +70,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       queueDescription = `BullMQ on Redis ${redactUrlCredentials(config.redis.url)} (prefix "${config.redis.prefix}")`;
     }
 
+    // Auth: one authenticator for REST (the guard) and WebSocket upgrades (src/auth/websocket.ts).
+    const auth = createAuth(config.auth, database);
+    const samlSettings = resolveSamlSettings(config.auth.saml, config.server.public_url ?? `http://localhost:${config.server.port}`, options.cwd);
+    const saml = samlSettings && new SamlService(samlSettings, auth.models, auth.users, auth.sessions, logger);
+    const modules = [authRoutes(auth), apiKeyRoutes(auth.apiKeys), userRoutes(auth.users), samlRoutes(saml)];
+    const rawRoutes = [{ path: SAML_PATH, handler: samlPreamble(saml) }];
     const rateLimiter = await createRateLimiter({ config, logger });
     lifecycle.onStop({ name: 'rate limiter', stop: () => rateLimiter.close() });
 
@@ -71,6 +84,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       logger,
       lifecycle,
       readiness,
+      guard: auth.guard,
+      modules,
+      rawRoutes,
       before: rateLimiter.registerEndpoint,
       rateLimit: rateLimiter.middleware,
     });
