@@ -44,8 +44,9 @@ export interface EventLog {
   readonly name: 'in-process' | 'redis';
   append(sessionId: string, body: SessionFrameBody): Promise<SessionFrame>;
   /**
-   * Frames with seq > afterSeq. When the client is ahead of the log (the log restarted and lost its
-   * counter), the counter is raised to `afterSeq` so that what follows stays increasing for it.
+   * Frames with seq > afterSeq. `afterSeq < 0` (a fresh page) means every frame still kept. When the
+   * client is ahead of the log (the log restarted and lost its counter), the counter is raised to
+   * `afterSeq` so that what follows stays increasing for it.
    */
   replay(sessionId: string, afterSeq: number): Promise<Replay>;
   /** Calls `listener` for every frame appended from now on, from any process. */

@@ -1,6 +1,6 @@
 import type { SessionFrame, SessionFrameBody } from '../core/events';
 import type { EventLog, Replay, Unsubscribe } from '../core/turns';
-import { EVENT_LOG_DEFAULTS } from './retention';
+import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 
 interface SessionBuffer {
   seq: number;
@@ -15,7 +15,7 @@ export class InProcessEventLog implements EventLog {
   private readonly sessions = new Map<string, SessionBuffer>();
   private readonly sweep: NodeJS.Timeout;
 
-  constructor(private readonly limits = EVENT_LOG_DEFAULTS) {
+  constructor(private readonly limits: Readonly<EventLogLimits> = EVENT_LOG_DEFAULTS) {
     this.sweep = setInterval(() => this.dropExpired(), 5_000);
     this.sweep.unref();
   }
@@ -41,6 +41,7 @@ export class InProcessEventLog implements EventLog {
       return { frames: [], complete: false };
     }
     if (afterSeq === buffer.seq) return { frames: [], complete: true };
+    if (afterSeq < 0) return { frames: [...buffer.frames], complete: true };
     const first = buffer.frames[0];
     if (!first || first.seq > afterSeq + 1) return { frames: [], complete: false };
     return { frames: buffer.frames.filter((frame) => frame.seq > afterSeq), complete: true };

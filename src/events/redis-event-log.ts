@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { SessionFrame, SessionFrameBody } from '../core/events';
 import type { EventLog, Replay, Unsubscribe } from '../core/turns';
 import { redisKey } from '../redis/connection';
-import { EVENT_LOG_DEFAULTS } from './retention';
+import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 
 /**
  * One script per append, so numbering, storing and publishing happen in one step and every process
@@ -44,7 +44,7 @@ export class RedisEventLog implements EventLog {
     redis: Redis,
     private readonly subscriber: Redis,
     private readonly prefix: string,
-    private readonly limits = EVENT_LOG_DEFAULTS,
+    private readonly limits: Readonly<EventLogLimits> = EVENT_LOG_DEFAULTS,
   ) {
     redis.defineCommand('eventLogAppend', {
       numberOfKeys: 3,
@@ -81,8 +81,9 @@ export class RedisEventLog implements EventLog {
     const current = await this.redis.eventLogRaise(this.seqKey(sessionId), afterSeq);
     if (afterSeq > current) return { frames: [], complete: false };
     if (afterSeq === current) return { frames: [], complete: true };
-    const entries = await this.redis.xrange(this.streamKey(sessionId), `${afterSeq + 1}-0`, '+');
+    const entries = await this.redis.xrange(this.streamKey(sessionId), afterSeq < 0 ? '-' : `${afterSeq + 1}-0`, '+');
     const frames = entries.map(([, fields]) => JSON.parse(fields[1]!) as SessionFrame);
+    if (afterSeq < 0) return { frames, complete: true };
     if (frames.length === 0 || frames[0]!.seq !== afterSeq + 1) return { frames: [], complete: false };
     return { frames, complete: true };
   }

@@ -1,14 +1,20 @@
 import type { Logger } from '../logs/logger';
 import type { TurnHandler, TurnJob, TurnQueue } from '../core/turns';
 
+export interface InProcessQueueLimits {
+  attempts: number;
+  retryDelayMs: number;
+  rememberFinished: number;
+}
+
 /** Named limits of the embedded queue. */
-export const IN_PROCESS_QUEUE_DEFAULTS = {
+export const IN_PROCESS_QUEUE_DEFAULTS: Readonly<InProcessQueueLimits> = {
   /** A handler that throws (e.g. the database is briefly unavailable) is retried this many times. */
   attempts: 3,
   retryDelayMs: 1_000,
   /** Ids of finished jobs remembered, so enqueueing the same message again is a no-op (as in BullMQ). */
   rememberFinished: 10_000,
-} as const;
+};
 
 interface Entry {
   job: TurnJob;
@@ -32,7 +38,7 @@ export class InProcessTurnQueue implements TurnQueue {
 
   constructor(
     private readonly logger: Logger,
-    private readonly limits = IN_PROCESS_QUEUE_DEFAULTS,
+    private readonly limits: Readonly<InProcessQueueLimits> = IN_PROCESS_QUEUE_DEFAULTS,
   ) {}
 
   async enqueue(job: TurnJob): Promise<void> {

@@ -124,8 +124,8 @@ describe.each([
       expect(replay.frames.map((frame) => frame.seq)).toEqual([2, 3, 4]);
       expect((await drivers.events.replay(id, 4)).frames).toEqual([]);
       expect((await drivers.events.replay(id, 4)).complete).toBe(true);
-      // From the start (a fresh page: last_seq = -1) while everything is still kept.
-      expect((await drivers.events.replay(id, -1)).frames.map((frame) => frame.seq)).toEqual([]);
+      // A fresh page (last_seq = -1) gets everything still kept.
+      expect((await drivers.events.replay(id, -1)).frames.map((frame) => frame.seq)).toEqual([1, 2, 3, 4]);
       expect((await drivers.events.replay(id, 0)).frames.map((frame) => frame.seq)).toEqual([1, 2, 3, 4]);
     });
 
