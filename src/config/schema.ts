@@ -90,6 +90,8 @@ const apiSchema = z.strictObject({
     .nullable()
     .default(null),
   rate_limits: rateLimitsSchema.prefault({}),
+  /** How long `POST /sessions/{id}/messages?sync=true` waits for the turn to end. */
+  sync_timeout_s: positiveInt.default(300),
 });
 
 const llmSchema = z.strictObject({
@@ -104,6 +106,17 @@ const llmSchema = z.strictObject({
 const workerSchema = z.strictObject({
   /** Run turns inside the API process (`npm start`). false: serve only; turns need `npm run worker`. */
   embedded: z.boolean().default(true),
+  /** Turns one worker process runs at once (different sessions; one session never runs two). */
+  concurrency: positiveInt.default(8),
+  /** Redis: how long a worker's hold on a turn lasts between renewals; a dead worker's turn is redelivered after it. */
+  turn_lock_s: positiveInt.default(30),
+  /** Redis: how often workers look for turns whose worker died. */
+  stalled_check_s: positiveInt.default(15),
+});
+
+const websocketSchema = z.strictObject({
+  /** Client silence after which a socket is closed, except while a turn runs (spec: 90 s). */
+  idle_timeout_s: positiveInt.default(90),
 });
 
 const slackSchema = z.strictObject({
@@ -140,6 +153,7 @@ export const configSchema = z.strictObject({
   api: apiSchema.prefault({}),
   llm: llmSchema.prefault({}),
   worker: workerSchema.prefault({}),
+  websocket: websocketSchema.prefault({}),
   channels: channelsSchema.prefault({}),
 });
 
