@@ -25,6 +25,8 @@ import { InProcessControlBus } from './events/in-process-control-bus';
 import { InProcessEventLog } from './events/in-process-event-log';
 import { RedisControlBus } from './events/redis-control-bus';
 import { RedisEventLog } from './events/redis-event-log';
+import { LogHub } from './logs/log-hub';
+import { LOG_STREAM_DEFAULTS, LogStreamSocket } from './logs/log-stream-socket';
 import { createLogger, type Logger } from './logs/logger';
 import { redactUrlCredentials } from './logs/redact';
 import { InProcessTurnQueue } from './queue/in-process-turn-queue';
@@ -78,7 +80,7 @@ interface Drivers {
 }
 
 /** In-process drivers without Redis (`npm start` needs nothing else); BullMQ + Streams + pub/sub with it. */
-async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle: Lifecycle, readiness: ReadinessCheck[]): Promise<Drivers> {
+async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle: Lifecycle, readiness: ReadinessCheck[], logHub: LogHub): Promise<Drivers> {
   const stopTimeoutMs = config.server.shutdown_timeout_s * 1000;
   if (!config.redis.url) {
     const drivers = { queue: new InProcessTurnQueue(logger), events: new InProcessEventLog(), control: new InProcessControlBus() };
@@ -92,6 +94,7 @@ async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle
   const subscriber = createRedis(url, logger, 'subscriber', { blocking: true });
   await Promise.all([commands.ping(), subscriber.ping()]);
   const events = new RedisEventLog(commands, subscriber, prefix);
+  logHub.useRedis(commands, subscriber, prefix);
   const control = new RedisControlBus(commands, subscriber, prefix);
   const queue = new RedisTurnQueue(
     {
@@ -117,6 +120,7 @@ async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle
 }
 
 interface Core {
+  logHub: LogHub;
   config: Readonly<Config>;
   configFile: string | null;
   logger: Logger;
@@ -131,9 +135,11 @@ interface Core {
 /** What every process needs: config, logs, database (migrated), models and the turn drivers. */
 async function startCore(options: ServiceOptions, processName: 'api' | 'worker'): Promise<Core> {
   const { config, configFile, warnings } = loadConfig({ env: options.env, cwd: options.cwd });
-  const logger = createLogger({ ...config.log, name: processName, destination: options.logDestination });
+  const logHub = new LogHub(processName);
+  const logger = createLogger({ ...config.log, name: processName, destination: options.logDestination, extraStreams: [logHub] });
   for (const warning of warnings) logger.warn(warning);
   const lifecycle = new Lifecycle();
+  lifecycle.onStop({ name: 'log hub', stop: async () => logHub.close() });
   const readiness: ReadinessCheck[] = [];
   try {
     const database = await openDatabase(config, logger);
@@ -142,9 +148,9 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const applied = await migrateToLatest(database, logger);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
     const models = initModels(database.sequelize);
-    const drivers = await createDrivers(config, logger, lifecycle, readiness);
+    const drivers = await createDrivers(config, logger, lifecycle, readiness, logHub);
     const turns = new TurnService({ models, queue: drivers.queue, events: drivers.events, control: drivers.control, logger });
-    return { config, configFile, logger, lifecycle, readiness, database, models, drivers, turns };
+    return { logHub, config, configFile, logger, lifecycle, readiness, database, models, drivers, turns };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
@@ -196,15 +202,28 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       modules: [(api) => registerSessionRoutes(api, { sessions, turns, syncTimeoutMs: config.api.sync_timeout_s * 1000 })],
     });
     const http = await listen(app.express, config.server.host, config.server.port);
+    const origins = allowedOrigins(config, http.port);
     const web = createWebAdapter({
       logger,
-      allowedOrigins: allowedOrigins(config, http.port),
+      allowedOrigins: origins,
       idleTimeoutMs: config.websocket.idle_timeout_s * 1000,
       maxPayloadBytes: WEB_ADAPTER_DEFAULTS.maxPayloadBytes,
       maxBufferedBytes: WEB_ADAPTER_DEFAULTS.maxBufferedBytes,
     });
     await web.start(hub);
-    attachUpgradeRouter(http.server, [{ matches: (p) => web.matches(p), handle: (r, s, h) => web.handleUpgrade(r, s, h) }]);
+    const logStream = new LogStreamSocket({
+      hub: core.logHub,
+      authenticate: auth.authenticateSocket,
+      selectProtocol: auth.selectProtocol,
+      allowedOrigins: origins,
+      idleTimeoutMs: config.websocket.idle_timeout_s * 1000,
+      maxBufferedBytes: LOG_STREAM_DEFAULTS.maxBufferedBytes,
+    });
+    attachUpgradeRouter(http.server, [
+      { matches: (p) => web.matches(p), handle: (r, s, h) => web.handleUpgrade(r, s, h) },
+      { matches: (p) => logStream.matches(p), handle: (r, s, h) => logStream.handleUpgrade(r, s, h) },
+    ]);
+    lifecycle.onStop({ name: 'log stream', stop: () => logStream.stop() });
     // Stopped in reverse: sockets closed with 1001 and no new upgrades, no new requests, then the
     // worker finishes or hands back its turns, then drivers and the database close.
     lifecycle.onStop({ name: 'http', stop: () => http.close(config.server.shutdown_timeout_s * 1000) });

@@ -31,9 +31,12 @@ export function testAuthWiring(): AuthWiring {
       if (access === 'admin' && principal.role !== 'admin') throw new AppError('FORBIDDEN', 'Admins only.');
       return principal;
     },
-    authenticateSocket: async (request) => {
-      const principal = principalOf(bearer(request));
-      return principal ? { ok: true, principal } : { ok: false, closeCode: 4001, reason: 'unauthorized' };
+    authenticateSocket: async (request, options) => {
+      const query = options.queryToken ? new URL(request.url ?? '/', 'http://x').searchParams.get('token') ?? undefined : undefined;
+      const principal = principalOf(bearer(request) ?? query);
+      if (!principal) return { ok: false, closeCode: 4001, reason: 'unauthorized' };
+      if (options.role === 'admin' && principal.role !== 'admin') return { ok: false, closeCode: 4003, reason: 'admins only' };
+      return { ok: true, principal };
     },
     selectProtocol: (protocols, request) => {
       const first = [...protocols][0];
