@@ -34,6 +34,7 @@ import { RedisTurnQueue } from './queue/redis-turn-queue';
 import { createRedis } from './redis/connection';
 import { renderBanner, type BannerFacts } from './server/banner';
 import { listen } from './server/http-server';
+import { createRateLimiter, writeUpgradeRefusal } from './ratelimit';
 import { Lifecycle } from './server/lifecycle';
 import type { ReadinessCheck } from './server/readiness';
 import { attachUpgradeRouter } from './server/upgrade-router';
@@ -192,6 +193,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       isDraining: () => lifecycle.draining,
     });
     if (config.worker.embedded) await startWorker(core, options.provider);
+    const rateLimiter = await createRateLimiter({ config, logger });
+    lifecycle.onStop({ name: 'rate limiter', stop: () => rateLimiter.close() });
 
     const app = createApp({
       config,
@@ -199,6 +202,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       lifecycle,
       readiness: core.readiness,
       guard: auth.guard,
+      before: rateLimiter.registerEndpoint,
+      rateLimit: rateLimiter.middleware,
       modules: [(api) => registerSessionRoutes(api, { sessions, turns, syncTimeoutMs: config.api.sync_timeout_s * 1000 })],
     });
     const http = await listen(app.express, config.server.host, config.server.port);
@@ -219,10 +224,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       idleTimeoutMs: config.websocket.idle_timeout_s * 1000,
       maxBufferedBytes: LOG_STREAM_DEFAULTS.maxBufferedBytes,
     });
-    attachUpgradeRouter(http.server, [
-      { matches: (p) => web.matches(p), handle: (r, s, h) => web.handleUpgrade(r, s, h) },
-      { matches: (p) => logStream.matches(p), handle: (r, s, h) => logStream.handleUpgrade(r, s, h) },
-    ]);
+    attachUpgradeRouter(
+      http.server,
+      [
+        { matches: (p) => web.matches(p), handle: (r, s, h) => web.handleUpgrade(r, s, h) },
+        { matches: (p) => logStream.matches(p), handle: (r, s, h) => logStream.handleUpgrade(r, s, h) },
+      ],
+      // Upgrades count under the `default` limit like every other route (spec, Limits).
+      async (request, socket) => {
+        const decision = await rateLimiter.checkUpgrade(request);
+        if (!decision.allowed) writeUpgradeRefusal(socket, decision.retryAfterS);
+        return decision.allowed;
+      },
+    );
     lifecycle.onStop({ name: 'log stream', stop: () => logStream.stop() });
     // Stopped in reverse: sockets closed with 1001 and no new upgrades, no new requests, then the
     // worker finishes or hands back its turns, then drivers and the database close.

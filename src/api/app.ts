@@ -35,6 +35,11 @@ export interface AppOptions {
   guard?: AccessGuard;
   /** Per-endpoint middleware (rate limiting); see ApiRouterOptions.before. */
   before?: ApiRouterOptions['before'];
+  /**
+   * Runs once for every request, before raw routes, body parsing and routing: the rate limiter
+   * (src/ratelimit), so a refused request costs no body parsing and every route is counted.
+   */
+  rateLimit?: RequestHandler;
   /** Routes mounted before the JSON parser, for endpoints that read their own body (webhooks). */
   rawRoutes?: readonly { path: string; handler: RequestHandler }[];
 }
@@ -54,6 +59,7 @@ export function createApp(options: AppOptions): App {
   app.use(accessLog(logger));
   app.use(refuseWhileDraining(lifecycle));
   app.use(corsForAllowedOrigins(config));
+  if (options.rateLimit) app.use(options.rateLimit);
   for (const route of options.rawRoutes ?? []) app.use(route.path, route.handler);
   app.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
 

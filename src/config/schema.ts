@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { invalidCidrReason } from '../ratelimit/client-ip';
+import { parseRateLimitSpec } from '../ratelimit/spec';
 
 /**
  * The whole configuration, as validated once at startup.
@@ -71,18 +73,43 @@ const authSchema = z.strictObject({
   audience: z.string().min(1).default('switchboard-api'),
 });
 
+/**
+ * A `<N>/<window>` rate-limit spec (spec, Limits rule 1), stored trimmed. `prefault` runs the
+ * built-in default through the same check, so a malformed default fails startup like any value.
+ */
+export function rateLimitSpec(defaultSpec: string) {
+  return z
+    .string({ error: 'expected a string "<N>/<second|minute|hour|day>", e.g. "5/minute"' })
+    .superRefine((value, context) => {
+      const parsed = parseRateLimitSpec(value);
+      if (!parsed.ok) context.addIssue({ code: 'custom', message: parsed.reason });
+    })
+    .transform((value) => value.trim())
+    .prefault(defaultSpec);
+}
+
 const rateLimitsSchema = z.strictObject({
-  auth_register: z.string().default('3/hour'),
-  auth_login: z.string().default('5/minute'),
-  auth_refresh: z.string().default('5/minute'),
-  saml_acs: z.string().default('5/minute'),
-  default: z.string().default('120/minute'),
+  auth_register: rateLimitSpec('3/hour'),
+  auth_login: rateLimitSpec('5/minute'),
+  auth_refresh: rateLimitSpec('5/minute'),
+  saml_acs: rateLimitSpec('5/minute'),
+  default: rateLimitSpec('120/minute'),
 });
+
+/** Checked as a whole, so the message names `api.trusted_proxy_cidrs` and where it came from. */
+const trustedProxyCidrs = z
+  .array(z.string().min(1))
+  .superRefine((entries, context) => {
+    for (const entry of entries) {
+      const reason = invalidCidrReason(entry);
+      if (reason !== null) context.addIssue({ code: 'custom', message: reason });
+    }
+  });
 
 const apiSchema = z.strictObject({
   /** Browser origins allowed for CORS and WebSocket; the hub's own origin and the web UI dev server are always added. */
   allowed_origins: z.array(z.string().min(1)).default([]),
-  trusted_proxy_cidrs: z.array(z.string().min(1)).default([]),
+  trusted_proxy_cidrs: trustedProxyCidrs.default([]),
   /** Shared rate-limit store (Redis URL); SERVICE_SHARED_STORE_URL wins. Null: in-process memory. */
   shared_store_url: z
     .string()

@@ -17,7 +17,7 @@ describe.each(['in-process', 'redis'] as const)('admin log stream (%s)', (driver
 
   beforeAll(async () => {
     const cwd = makeTempDir();
-    const extra = driver === 'redis' ? { SERVICE_REDIS_URL: TEST_REDIS_URL, SERVICE_REDIS_PREFIX: prefix } : {};
+    const extra: Record<string, string> = driver === 'redis' ? { SERVICE_REDIS_URL: TEST_REDIS_URL, SERVICE_REDIS_PREFIX: prefix } : {};
     service = await startService({ env: testEnv(path.join(cwd, 'data'), extra), cwd, logDestination: new LogCapture(), auth: () => testAuthWiring() });
     base = `ws://127.0.0.1:${service.port}/ws/v1/logs`;
   });
