@@ -10,12 +10,19 @@ import { createWebAdapter, WEB_ADAPTER_DEFAULTS } from '../adapters/web';
 import type { LlmProvider } from './agent/provider';
 import { BuiltinProvider } from './agent/providers/builtin';
 import { createApp } from './api/app';
-import type { AccessGuard } from './api/endpoint';
+import type { ApiRouter } from './api/endpoint';
 import { allowedOrigins } from './api/origins';
+import { apiKeyRoutes } from './api/routes/api-keys';
+import { authRoutes } from './api/routes/auth';
+import { SAML_PATH, samlPreamble, samlRoutes } from './api/routes/saml';
 import { registerSessionRoutes } from './api/routes/sessions';
+import { userRoutes } from './api/routes/users';
+import { createAuth } from './auth';
+import { SamlService } from './auth/saml/service';
+import { resolveSamlSettings } from './auth/saml/settings';
+import { checkUpgradeCredential, selectProtocol } from './auth/websocket';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DOTENV_FILE, environmentWithDotEnv } from './config/dotenv';
-import type { SocketAuthResult } from './core/hub';
 import type { Role } from './core/principal';
 import type { ControlBus, EventLog, TurnQueue } from './core/turns';
 import { openDatabase, type Database } from './db/database';
@@ -47,19 +54,11 @@ import { TurnWorker } from './worker/turn-worker';
 /** Exit status for configuration errors (sysexits.h EX_CONFIG). */
 export const EXIT_CONFIG = 78;
 
-/** How the service checks credentials; built from the auth module. */
-export interface AuthWiring {
-  guard: AccessGuard;
-  authenticateSocket(request: IncomingMessage, options: { queryToken: boolean; role?: Role }): Promise<SocketAuthResult>;
-  selectProtocol(protocols: Set<string>, request: IncomingMessage): string | false;
-}
-
 export interface ServiceOptions {
   env: Record<string, string | undefined>;
   cwd?: string;
   /** Tests capture log lines here. */
   logDestination?: DestinationStream;
-  auth?: (context: { config: Readonly<Config>; database: Database; models: Models }) => AuthWiring;
   /** The model; default from `llm.provider` (tests pass a controllable one). */
   provider?: LlmProvider;
 }
@@ -180,19 +179,30 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const core = await startCore(options, 'api');
   const { config, logger, lifecycle, models, drivers, turns } = core;
   try {
-    if (!options.auth) throw new Error('authentication is not wired: pass ServiceOptions.auth');
-    const auth = options.auth({ config, database: core.database, models });
+    // Auth: one authenticator for REST (the guard) and WebSocket upgrades.
+    const auth = createAuth(config.auth, core.database);
+    const authenticateSocket = (request: IncomingMessage, socketOptions: { queryToken: boolean; role?: Role }) =>
+      checkUpgradeCredential(request, auth.authenticator, socketOptions);
+    const samlSettings = resolveSamlSettings(config.auth.saml, config.server.public_url ?? `http://localhost:${config.server.port}`, options.cwd);
+    const saml = samlSettings && new SamlService(samlSettings, auth.models, auth.users, auth.sessions, logger);
     const sessions = new SessionService(models);
     const hub = new SwitchboardHub({
       models,
       turns,
       events: drivers.events,
       control: drivers.control,
-      authenticateSocket: auth.authenticateSocket,
-      selectProtocol: auth.selectProtocol,
+      authenticateSocket,
+      selectProtocol,
       isDraining: () => lifecycle.draining,
     });
     if (config.worker.embedded) await startWorker(core, options.provider);
+    const modules = [
+      authRoutes(auth),
+      apiKeyRoutes(auth.apiKeys),
+      userRoutes(auth.users),
+      samlRoutes(saml),
+      (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
+    ];
     const rateLimiter = await createRateLimiter({ config, logger });
     lifecycle.onStop({ name: 'rate limiter', stop: () => rateLimiter.close() });
 
@@ -202,9 +212,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       lifecycle,
       readiness: core.readiness,
       guard: auth.guard,
+      rawRoutes: [{ path: SAML_PATH, handler: samlPreamble(saml) }],
       before: rateLimiter.registerEndpoint,
       rateLimit: rateLimiter.middleware,
-      modules: [(api) => registerSessionRoutes(api, { sessions, turns, syncTimeoutMs: config.api.sync_timeout_s * 1000 })],
+      modules,
     });
     const http = await listen(app.express, config.server.host, config.server.port);
     const origins = allowedOrigins(config, http.port);
@@ -218,8 +229,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     await web.start(hub);
     const logStream = new LogStreamSocket({
       hub: core.logHub,
-      authenticate: auth.authenticateSocket,
-      selectProtocol: auth.selectProtocol,
+      authenticate: authenticateSocket,
+      selectProtocol,
       allowedOrigins: origins,
       idleTimeoutMs: config.websocket.idle_timeout_s * 1000,
       maxBufferedBytes: LOG_STREAM_DEFAULTS.maxBufferedBytes,

@@ -19,6 +19,9 @@ export const CLOSE = {
   TRY_AGAIN_LATER: 1013,
 } as const;
 
+/** How long a closing socket waits for the client's close frame before it is cut. */
+export const CLOSE_GRACE_MS = 1_000;
+
 export interface ConnectionLimits {
   /** Bytes queued for a client before it counts as too slow and is closed. */
   maxBufferedBytes: number;
@@ -87,6 +90,8 @@ export class SessionConnection {
     this.closed = true;
     this.dispose();
     this.socket.close(code, reason);
+    // A client that never answers the close handshake does not hold the server (or its shutdown).
+    setTimeout(() => this.socket.terminate(), CLOSE_GRACE_MS).unref();
   }
 
   /** Called when the socket closed from either side. */

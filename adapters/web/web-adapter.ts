@@ -95,7 +95,13 @@ export class WebAdapter {
     if (!hub) return this.acceptThenClose(request, socket, head, CONNECT_CLOSE.REGISTRY_UNAVAILABLE, 'server starting');
     if (hub.isDraining()) return this.acceptThenClose(request, socket, head, CLOSE.GOING_AWAY, 'server shutting down');
 
-    const auth = await hub.authenticateSocket(request, { queryToken: false });
+    let auth;
+    try {
+      auth = await hub.authenticateSocket(request, { queryToken: false });
+    } catch (error) {
+      this.config.logger.error({ err: error }, 'credential check failed at connect');
+      return this.acceptThenClose(request, socket, head, CLOSE.INTERNAL_ERROR, 'internal error');
+    }
     if (!auth.ok) return this.acceptThenClose(request, socket, head, auth.closeCode, auth.reason);
     let session;
     try {

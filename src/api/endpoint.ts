@@ -8,6 +8,7 @@ import { sendData } from './envelope';
 import { errorEnvelopeSchema, successEnvelope } from './schemas/envelope';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type BodyMediaType = 'application/json' | 'application/x-www-form-urlencoded';
 
 /** Who may call an endpoint. Anything but `public` needs an authenticator (see ApiRouterOptions). */
 export type Access = 'public' | 'user' | 'admin';
@@ -43,6 +44,8 @@ export interface Endpoint<
   /** The rate-limit bucket (spec, Limits); default `default`. */
   rateLimit?: RateLimitKey;
   body?: ZodType<TBody>;
+  /** How the body is encoded; default JSON. A form body needs its parser mounted (AppOptions.rawRoutes). */
+  bodyMediaType?: BodyMediaType;
   query?: ZodType<TQuery>;
   params?: ZodType<TParams>;
   /** The success status and the schema of `data`. */
@@ -165,7 +168,8 @@ function parseInput<TBody, TQuery, TParams>(
   const query = validate(endpoint.query, req.query, 'query.', fields);
   let body: unknown = undefined;
   if (endpoint.body && METHODS_WITH_BODY.has(endpoint.method)) {
-    requireJson(req);
+    if (endpoint.bodyMediaType === 'application/x-www-form-urlencoded') requireForm(req);
+    else requireJson(req);
     body = validate(endpoint.body, req.body, '', fields);
   }
   if (Object.keys(fields).length > 0) throw AppError.validation(fields);
@@ -178,6 +182,14 @@ function requireJson(req: Request): void {
   if (hasBody && !req.is(['application/json', 'application/*+json'])) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.', {
       details: { expected: 'application/json', received: req.get('content-type') ?? null },
+    });
+  }
+}
+
+function requireForm(req: Request): void {
+  if (!req.is('application/x-www-form-urlencoded')) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/x-www-form-urlencoded.', {
+      details: { expected: 'application/x-www-form-urlencoded', received: req.get('content-type') ?? null },
     });
   }
 }
@@ -218,7 +230,10 @@ function describe(endpoint: Endpoint<any, any, any, any, any>): RouteConfig {
   if (endpoint.params) request.params = endpoint.params as unknown as z.ZodObject;
   if (endpoint.query) request.query = endpoint.query as unknown as z.ZodObject;
   if (endpoint.body) {
-    request.body = { required: endpoint.method !== 'delete', content: { 'application/json': { schema: endpoint.body } } };
+    request.body = {
+      required: endpoint.method !== 'delete',
+      content: { [endpoint.bodyMediaType ?? 'application/json']: { schema: endpoint.body } },
+    };
   }
   return {
     method: endpoint.method,

@@ -59,6 +59,36 @@ const logSchema = z.strictObject({
   format: z.enum(['auto', 'json', 'pretty']).default('auto'),
 });
 
+/** SAML 2.0 single sign-on (decisions.md §2). Off until `enabled` and the IdP's entry point and certificate are set. */
+const samlSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  /** The IdP's single sign-on URL (HTTP-Redirect binding). */
+  entry_point: optionalUrl.default(null),
+  /** Our SP entity ID, sent as Issuer and expected as the assertion's Audience. */
+  issuer: z.string().min(1).default('switchboard'),
+  /** The IdP's entity ID; when set, responses from another issuer are refused. */
+  idp_issuer: z.string().min(1).nullable().default(null),
+  /** The IdP's signing certificate (PEM), inline (SERVICE_SAML_IDP_CERT) or by file. */
+  idp_cert: z.string().min(1).nullable().default(null),
+  idp_cert_file: z.string().min(1).nullable().default(null),
+  /** Our key for signing AuthnRequests (PEM). Secret: SERVICE_SAML_PRIVATE_KEY only, or a file. Null: unsigned requests. */
+  private_key: z.string().min(1).nullable().default(null),
+  private_key_file: z.string().min(1).nullable().default(null),
+  /** Our certificate for that key (PEM), published in the SP metadata; inline (SERVICE_SAML_SP_CERT) or by file. */
+  sp_cert: z.string().min(1).nullable().default(null),
+  sp_cert_file: z.string().min(1).nullable().default(null),
+  /** Where the IdP posts responses; null: <public_url>/api/v1/auth/saml/acs. Also the expected Recipient. */
+  callback_url: optionalUrl.default(null),
+  /** Where the browser lands after a login, with the tokens in the URL fragment; null: <public_url>/. */
+  web_ui_url: optionalUrl.default(null),
+  /** The attribute holding the role (`admin` or `user`); null: provisioned users are `user`. */
+  role_attribute: z.string().min(1).nullable().default(null),
+  /** Allowed clock difference with the IdP when checking validity windows. */
+  clock_skew_s: z.number().int().min(0).max(300).default(30),
+  /** `always`: only responses to our own AuthnRequests; `ifPresent` also allows IdP-initiated logins. */
+  validate_in_response_to: z.enum(['always', 'ifPresent']).default('always'),
+});
+
 const authSchema = z.strictObject({
   /** Secret: SERVICE_JWT_SECRET only. Required: a random hex string of at least 32 characters. */
   jwt_secret: z
@@ -71,6 +101,7 @@ const authSchema = z.strictObject({
   refresh_token_ttl_days: positiveInt.default(30),
   issuer: z.string().min(1).default('switchboard'),
   audience: z.string().min(1).default('switchboard-api'),
+  saml: samlSchema.prefault({}),
 });
 
 /**

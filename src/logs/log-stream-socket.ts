@@ -17,7 +17,7 @@ export interface LogStreamOptions {
   maxBufferedBytes: number;
 }
 
-export const LOG_STREAM_DEFAULTS = { maxBufferedBytes: 1024 * 1024, maxPayloadBytes: 4096 } as const;
+export const LOG_STREAM_DEFAULTS = { maxBufferedBytes: 1024 * 1024, maxPayloadBytes: 4096, closeGraceMs: 1_000 } as const;
 
 const RANK: Record<StreamLevel, number> = { DEBUG: 0, INFO: 1, WARNING: 2, ERROR: 3 };
 
@@ -52,9 +52,10 @@ export class LogStreamSocket {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    const auth = await this.options.authenticate(request, { queryToken: true, role: 'admin' });
+    const auth = await this.options.authenticate(request, { queryToken: true, role: 'admin' }).catch(() => null);
     const level = (new URL(request.url ?? '/', 'http://localhost').searchParams.get('level') ?? 'INFO').toUpperCase();
     this.wss.handleUpgrade(request, socket, head, (ws) => {
+      if (!auth) return ws.close(1011, 'internal error'); // the credential check itself failed
       if (!auth.ok) return ws.close(auth.closeCode, auth.reason);
       if (!(STREAM_LEVELS as readonly string[]).includes(level)) return ws.close(1008, 'level must be DEBUG, INFO, WARNING or ERROR');
       void this.stream(ws, level as StreamLevel);
@@ -63,7 +64,10 @@ export class LogStreamSocket {
 
   async stop(): Promise<void> {
     if (this.idleTimer) clearInterval(this.idleTimer);
-    for (const ws of this.sockets) ws.close(1001, 'server shutting down');
+    for (const ws of this.sockets) {
+      ws.close(1001, 'server shutting down');
+      setTimeout(() => ws.terminate(), LOG_STREAM_DEFAULTS.closeGraceMs).unref(); // a client that never answers the close
+    }
   }
 
   private async stream(ws: WebSocket, minimum: StreamLevel): Promise<void> {
@@ -82,16 +86,23 @@ export class LogStreamSocket {
       }
       ws.send(JSON.stringify(line));
     };
-    const stopListening = await this.options.hub.listen(send);
+    // Listeners first: ws drops client frames that arrive while nobody listens (the subscription
+    // below may take a round trip to Redis).
+    let stopListening: (() => void) | null = null;
+    let closed = false;
     ws.on('message', (data, isBinary) => {
       this.lastHeard.set(ws, Date.now());
       if (!isBinary && data.toString() === 'ping') ws.send('{"type":"pong"}');
     });
     ws.on('close', () => {
-      stopListening();
+      closed = true;
+      stopListening?.();
       this.sockets.delete(ws);
     });
     ws.on('error', () => undefined);
+    const stop = await this.options.hub.listen(send);
+    if (closed) stop();
+    else stopListening = stop;
   }
 
   private closeIdle(): void {

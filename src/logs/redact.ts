@@ -11,6 +11,9 @@ export const REDACTED_LOG_PATHS = [
   'req.headers["x-telegram-bot-api-secret-token"]',
   'req.headers["x-slack-signature"]',
   'res.headers["set-cookie"]',
+  // Handshake headers logged as a bare `headers` object (WebSocket upgrades) carry credentials too.
+  '*["x-api-key"]',
+  '*["sec-websocket-protocol"]',
   ...['password', 'current_password', 'new_password', 'token', 'access_token', 'refresh_token', 'api_key', 'key', 'secret', 'jwt_secret', 'signing_secret', 'bot_token', 'app_token', 'webhook_secret', 'authorization', 'SAMLResponse'].flatMap(
     (name) => [name, `*.${name}`],
   ),

@@ -4,7 +4,8 @@ import { testEnv } from '../helpers/env';
 import { LogCapture } from '../helpers/log-capture';
 import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from '../helpers/redis';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
-import { testAuthWiring, testToken } from '../helpers/test-auth';
+import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
+import { registerUser } from '../helpers/users';
 import { openSocket } from '../helpers/ws-client';
 
 afterAll(removeTempDirs);
@@ -13,13 +14,16 @@ describe.each(['in-process', 'redis'] as const)('admin log stream (%s)', (driver
   let service: RunningService;
   let base: string;
   const prefix = uniquePrefix('logs');
-  const admin = testToken('root', 'admin');
+  let admin: string;
+  let user: string;
 
   beforeAll(async () => {
     const cwd = makeTempDir();
     const extra: Record<string, string> = driver === 'redis' ? { SERVICE_REDIS_URL: TEST_REDIS_URL, SERVICE_REDIS_PREFIX: prefix } : {};
-    service = await startService({ env: testEnv(path.join(cwd, 'data'), extra), cwd, logDestination: new LogCapture(), auth: () => testAuthWiring() });
+    service = await startService({ env: testEnv(path.join(cwd, 'data'), { ...GENEROUS_RATE_LIMITS, ...extra }), cwd, logDestination: new LogCapture() });
     base = `ws://127.0.0.1:${service.port}/ws/v1/logs`;
+    admin = (await registerUser(`http://127.0.0.1:${service.port}/api/v1`, 'root')).token;
+    user = (await registerUser(`http://127.0.0.1:${service.port}/api/v1`, 'ann')).token;
   });
 
   afterAll(async () => {
@@ -52,7 +56,7 @@ describe.each(['in-process', 'redis'] as const)('admin log stream (%s)', (driver
   it('is for admins only: 4001 without a valid token, 4003 for a user; 1008 for an unknown level', async () => {
     expect((await (await openSocket(base)).closed).code).toBe(4001);
     expect((await (await openSocket(`${base}?token=nonsense`)).closed).code).toBe(4001);
-    expect((await (await openSocket(`${base}?token=${testToken('ann')}`)).closed).code).toBe(4003);
+    expect((await (await openSocket(`${base}?token=${user}`)).closed).code).toBe(4003);
     expect((await (await openSocket(`${base}?token=${admin}&level=LOUD`)).closed).code).toBe(1008);
     const header = await openSocket(base, { headers: { authorization: `Bearer ${admin}` } });
     header.send('ping');

@@ -1,5 +1,6 @@
 import type { Migration } from '../migrator';
+import { authMigration } from './0001-auth';
 import { sessionsAndMessages } from './0002-sessions-and-messages';
 
 /** Every migration, in order. Append only; a released migration is never edited. */
-export const MIGRATIONS: readonly Migration[] = [sessionsAndMessages];
+export const MIGRATIONS: readonly Migration[] = [authMigration, sessionsAndMessages];

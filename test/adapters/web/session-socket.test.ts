@@ -7,13 +7,16 @@ import { jsonBody, request } from '../../helpers/http';
 import { LogCapture } from '../../helpers/log-capture';
 import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from '../../helpers/redis';
 import { makeTempDir, removeTempDirs } from '../../helpers/temp-dir';
-import { testAuthWiring, testToken } from '../../helpers/test-auth';
+import { GENEROUS_RATE_LIMITS } from '../../helpers/auth-service';
+import { registerUser, type TestUser } from '../../helpers/users';
 import { openSocket, type TestSocket } from '../../helpers/ws-client';
 
 type Driver = 'in-process' | 'redis';
 
 interface Hub {
   service: RunningService;
+  /** Registered first: the admin. */
+  root: TestUser;
   provider: ScriptedProvider;
   http: string;
   ws: string;
@@ -24,11 +27,14 @@ async function startHub(driver: Driver, yamlText = ''): Promise<Hub> {
   const cwd = makeTempDir();
   writeFileSync(path.join(cwd, 'config.yaml'), yamlText);
   const prefix = uniquePrefix('ws');
-  const env = testEnv(path.join(cwd, 'data'), driver === 'redis' ? { SERVICE_REDIS_URL: TEST_REDIS_URL, SERVICE_REDIS_PREFIX: prefix } : {});
+  const redis: Record<string, string> = driver === 'redis' ? { SERVICE_REDIS_URL: TEST_REDIS_URL, SERVICE_REDIS_PREFIX: prefix } : {};
+  const env = testEnv(path.join(cwd, 'data'), { ...GENEROUS_RATE_LIMITS, ...redis });
   const provider = new ScriptedProvider();
-  const service = await startService({ env, cwd, logDestination: process.env.DEBUG_LOGS ? undefined : new LogCapture(), auth: () => testAuthWiring(), provider });
+  const service = await startService({ env, cwd, logDestination: new LogCapture(), provider });
+  const root = await registerUser(`http://127.0.0.1:${service.port}/api/v1`, 'root');
   return {
     service,
+    root,
     provider,
     http: `http://127.0.0.1:${service.port}/api/v1`,
     ws: `ws://127.0.0.1:${service.port}/ws/v1`,
@@ -61,10 +67,13 @@ afterAll(removeTempDirs);
 
 describe.each<Driver>(['in-process', 'redis'])('session WebSocket (%s driver)', (driver) => {
   let hub: Hub;
-  const alice = testToken('alice');
+  let alice: string;
+  let mallory: string;
 
   beforeAll(async () => {
     hub = await startHub(driver);
+    alice = (await registerUser(hub.http, 'alice')).token;
+    mallory = (await registerUser(hub.http, 'mallory')).token;
   });
 
   afterAll(async () => {
@@ -281,7 +290,7 @@ describe.each<Driver>(['in-process', 'redis'])('session WebSocket (%s driver)', 
     expect((await noToken.closed).code).toBe(4001);
     const badToken = await connect(hub, sessionId, 'garbage');
     expect((await badToken.closed).code).toBe(4001);
-    const stranger = await connect(hub, sessionId, testToken('mallory'));
+    const stranger = await connect(hub, sessionId, mallory);
     expect((await stranger.closed).code).toBe(4003);
     const unknown = await connect(hub, '6a0f3c1e-2b4d-4e5f-8a9b-0c1d2e3f4a5b', alice);
     expect((await unknown.closed).code).toBe(4004);
@@ -292,7 +301,7 @@ describe.each<Driver>(['in-process', 'redis'])('session WebSocket (%s driver)', 
     expect((await archived.closed).code).toBe(4004);
     // An admin may watch any session.
     await request(`${hub.http}/sessions/${sessionId}/restore`, { method: 'POST', headers: auth(alice) });
-    const admin = await connect(hub, sessionId, testToken('root', 'admin'));
+    const admin = await connect(hub, sessionId, hub.root.token);
     expect((await admin.nextOfType('agent_state')).payload.state).toBe('idle');
     admin.close();
   });
@@ -316,10 +325,11 @@ describe.each<Driver>(['in-process', 'redis'])('session WebSocket (%s driver)', 
 
 describe('idle sockets', () => {
   let hub: Hub;
-  const bob = testToken('bob');
+  let bob: string;
 
   beforeAll(async () => {
     hub = await startHub('in-process', 'websocket:\n  idle_timeout_s: 1\n');
+    bob = (await registerUser(hub.http, 'bob')).token;
   });
 
   afterAll(async () => {

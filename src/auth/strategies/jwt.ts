@@ -1,0 +1,48 @@
+import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
+import type { Principal } from '../../core/principal';
+import { ACCESS_TOKEN_ALGORITHMS, ACCESS_TOKEN_TYPE, type AccessTokenConfig } from '../access-tokens';
+import type { Users } from '../users';
+
+export const JWT_STRATEGY = 'jwt';
+
+interface AccessClaims {
+  sub?: unknown;
+  typ?: unknown;
+  iat?: unknown;
+  exp?: unknown;
+}
+
+/**
+ * Access JWTs: HS256 only (the list is fixed here, never read from the token), issuer and audience
+ * checked, `typ: "access"` and `exp` required. The role comes from the database, not the claim, so
+ * a demotion or deactivation takes effect at once.
+ */
+export function createJwtStrategy(config: AccessTokenConfig, users: Users): JwtStrategy {
+  return new JwtStrategy(
+    {
+      // Scheme compared case-insensitively (spec, Authentication rule 3).
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      secretOrKey: config.jwt_secret,
+      algorithms: ACCESS_TOKEN_ALGORITHMS,
+      issuer: config.issuer,
+      audience: config.audience,
+    },
+    (claims: AccessClaims, done: (error: unknown, principal?: Principal | false) => void) => {
+      void verifyClaims(claims, users).then(
+        (principal) => done(null, principal),
+        (error: unknown) => done(error),
+      );
+    },
+  );
+}
+
+async function verifyClaims(claims: AccessClaims, users: Users): Promise<Principal | false> {
+  // jsonwebtoken accepts a token without `exp` as never expiring: refuse it here.
+  if (claims.typ !== ACCESS_TOKEN_TYPE || typeof claims.exp !== 'number' || typeof claims.iat !== 'number') return false;
+  if (typeof claims.sub !== 'string') return false;
+  const user = await users.findById(claims.sub).catch(() => null);
+  if (!user || !user.is_active) return false;
+  // logout-all and password changes refuse tokens issued before them (iat has whole seconds).
+  if (user.tokens_valid_after !== null && claims.iat * 1000 < new Date(user.tokens_valid_after).getTime()) return false;
+  return { userId: user.id, username: user.username, role: user.role, via: 'jwt' };
+}
