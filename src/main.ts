@@ -158,7 +158,7 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
 }
 
 /** Starts consuming turns in this process, after queueing again any turn a dead process left unfinished. */
-async function startWorker(core: Core, provider: LlmProvider = new BuiltinProvider()): Promise<void> {
+async function startWorker(core: Core, provider: LlmProvider = new BuiltinProvider(core.config.llm.builtin_token_delay_ms)): Promise<void> {
   const worker = new TurnWorker({
     models: core.models,
     queue: core.drivers.queue,
@@ -179,6 +179,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const core = await startCore(options, 'api');
   const { config, logger, lifecycle, models, drivers, turns } = core;
   try {
+    refuseUnavailableProvider(config, options);
     // Auth: one authenticator for REST (the guard) and WebSocket upgrades.
     const auth = createAuth(config.auth, core.database);
     const authenticateSocket = (request: IncomingMessage, socketOptions: { queryToken: boolean; role?: Role }) =>
@@ -277,6 +278,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 /** The worker-only process (`npm run worker`): runs turns from Redis, serves nothing. */
 export async function startWorkerProcess(options: ServiceOptions): Promise<RunningService> {
   const core = await startCore(options, 'worker');
+  try {
+    refuseUnavailableProvider(core.config, options);
+  } catch (error) {
+    await core.lifecycle.shutdown(() => undefined);
+    throw error;
+  }
   if (!core.config.redis.url) {
     await core.lifecycle.shutdown(() => undefined);
     throw new ConfigError('SERVICE_REDIS_URL: is required for `npm run worker` (a separate worker takes turns from Redis)');
@@ -284,6 +291,13 @@ export async function startWorkerProcess(options: ServiceOptions): Promise<Runni
   await startWorker(core, options.provider);
   core.logger.info({ queue: core.drivers.description, storage: core.database.description }, 'Switchboard worker is ready');
   return { config: core.config, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, stop: () => stopAll(core.lifecycle, core.logger) };
+}
+
+/** Only the builtin provider exists so far (the others land with the agent issue): say so, never fall back. */
+function refuseUnavailableProvider(config: Readonly<Config>, options: ServiceOptions): void {
+  if (config.llm.provider !== 'builtin' && !options.provider) {
+    throw new ConfigError(`llm.provider: "${config.llm.provider}" is not available in this version; use "builtin"`);
+  }
 }
 
 function stopAll(lifecycle: Lifecycle, logger: Logger): Promise<void> {

@@ -159,6 +159,8 @@ const llmSchema = z.strictObject({
   api_key: z.string().min(1).nullable().default(null),
   model: z.string().min(1).default('builtin'),
   context_window: positiveInt.default(8192),
+  /** Pause between the builtin provider's tokens, to watch streaming (demos, tests); 0: as fast as possible. */
+  builtin_token_delay_ms: z.number().int().min(0).max(10_000).default(0),
 });
 
 const workerSchema = z.strictObject({

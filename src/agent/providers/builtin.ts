@@ -20,9 +20,14 @@ export class BuiltinProvider implements LlmProvider {
   readonly name = 'builtin';
   readonly model = 'builtin';
 
+  /** `tokenDelayMs` paces the stream (llm.builtin_token_delay_ms) so it can be watched. */
+  constructor(private readonly tokenDelayMs = 0) {}
+
   async *stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
     const answer = composeAnswer(request.messages);
     for (const piece of tokenPieces(answer)) {
+      if (request.signal.aborted) return;
+      if (this.tokenDelayMs > 0) await delay(this.tokenDelayMs, request.signal);
       if (request.signal.aborted) return;
       yield { type: 'text', text: piece };
     }
@@ -60,6 +65,13 @@ export function composeAnswer(messages: readonly ChatMessage[]): string {
   }
   sentences.push('For real answers, configure a model provider (SERVICE_LLM_PROVIDER=openai or anthropic).');
   return sentences.join(' ');
+}
+
+function delay(milliseconds: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, milliseconds);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
 }
 
 /** Up to five distinctive words, most frequent first, ties in order of appearance. */
