@@ -1,30 +1,55 @@
 /**
- * Composition root: reads the configuration, opens storage, builds the app and serves it. The only
- * file that knows every concrete implementation.
+ * Composition root: reads the configuration, opens storage, picks the queue and event drivers,
+ * builds the app, the channels and the worker, and serves. The only file that knows every concrete
+ * implementation. `src/worker-main.ts` starts the worker-only process from here too.
  */
+import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import type { DestinationStream } from 'pino';
+import { createWebAdapter, WEB_ADAPTER_DEFAULTS } from '../adapters/web';
+import type { LlmProvider } from './agent/provider';
+import { BuiltinProvider } from './agent/providers/builtin';
 import { createApp } from './api/app';
+import type { ApiRouter } from './api/endpoint';
+import { allowedOrigins } from './api/origins';
 import { apiKeyRoutes } from './api/routes/api-keys';
 import { authRoutes } from './api/routes/auth';
 import { SAML_PATH, samlPreamble, samlRoutes } from './api/routes/saml';
+import { registerSessionRoutes } from './api/routes/sessions';
 import { userRoutes } from './api/routes/users';
 import { createAuth } from './auth';
 import { SamlService } from './auth/saml/service';
 import { resolveSamlSettings } from './auth/saml/settings';
+import { checkUpgradeCredential, selectProtocol } from './auth/websocket';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DOTENV_FILE, environmentWithDotEnv } from './config/dotenv';
-import { openDatabase } from './db/database';
+import type { Role } from './core/principal';
+import type { ControlBus, EventLog, TurnQueue } from './core/turns';
+import { openDatabase, type Database } from './db/database';
 import { migrateToLatest } from './db/migrator';
+import { initModels, type Models } from './db/models';
+import { InProcessControlBus } from './events/in-process-control-bus';
+import { InProcessEventLog } from './events/in-process-event-log';
+import { RedisControlBus } from './events/redis-control-bus';
+import { RedisEventLog } from './events/redis-event-log';
+import { LogHub } from './logs/log-hub';
+import { LOG_STREAM_DEFAULTS, LogStreamSocket } from './logs/log-stream-socket';
 import { createLogger, type Logger } from './logs/logger';
 import { redactUrlCredentials } from './logs/redact';
+import { InProcessTurnQueue } from './queue/in-process-turn-queue';
+import { RedisTurnQueue } from './queue/redis-turn-queue';
+import { createRedis } from './redis/connection';
 import { renderBanner, type BannerFacts } from './server/banner';
 import { listen } from './server/http-server';
-import { createRateLimiter } from './ratelimit';
+import { createRateLimiter, writeUpgradeRefusal } from './ratelimit';
 import { Lifecycle } from './server/lifecycle';
 import type { ReadinessCheck } from './server/readiness';
+import { attachUpgradeRouter } from './server/upgrade-router';
+import { SwitchboardHub } from './sessions/hub';
+import { SessionService } from './sessions/session-service';
+import { TurnService } from './sessions/turn-service';
 import { VERSION } from './version';
-import type { DestinationStream } from 'pino';
+import { TurnWorker } from './worker/turn-worker';
 
 /** Exit status for configuration errors (sysexits.h EX_CONFIG). */
 export const EXIT_CONFIG = 78;
@@ -34,6 +59,8 @@ export interface ServiceOptions {
   cwd?: string;
   /** Tests capture log lines here. */
   logDestination?: DestinationStream;
+  /** The model; default from `llm.provider` (tests pass a controllable one). */
+  provider?: LlmProvider;
 }
 
 export interface RunningService {
@@ -45,13 +72,74 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Starts the whole hub in this process. Throws ConfigError for configuration problems. */
-export async function startService(options: ServiceOptions): Promise<RunningService> {
-  const { config, configFile, warnings } = loadConfig({ env: options.env, cwd: options.cwd });
-  const logger = createLogger({ ...config.log, name: 'api', destination: options.logDestination });
-  for (const warning of warnings) logger.warn(warning);
+interface Drivers {
+  queue: TurnQueue;
+  events: EventLog;
+  control: ControlBus;
+  description: string;
+}
 
+/** In-process drivers without Redis (`npm start` needs nothing else); BullMQ + Streams + pub/sub with it. */
+async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle: Lifecycle, readiness: ReadinessCheck[], logHub: LogHub): Promise<Drivers> {
+  const stopTimeoutMs = config.server.shutdown_timeout_s * 1000;
+  if (!config.redis.url) {
+    const drivers = { queue: new InProcessTurnQueue(logger), events: new InProcessEventLog(), control: new InProcessControlBus() };
+    lifecycle.onStop({ name: 'event bus', stop: async () => void (await Promise.all([drivers.events.close(), drivers.control.close()])) });
+    lifecycle.onStop({ name: 'turn queue', stop: () => drivers.queue.close() });
+    return { ...drivers, description: 'in-process (embedded)' };
+  }
+  const url = config.redis.url;
+  const prefix = config.redis.prefix;
+  const commands = createRedis(url, logger, 'commands');
+  const subscriber = createRedis(url, logger, 'subscriber', { blocking: true });
+  await Promise.all([commands.ping(), subscriber.ping()]);
+  const events = new RedisEventLog(commands, subscriber, prefix);
+  logHub.useRedis(commands, subscriber, prefix);
+  const control = new RedisControlBus(commands, subscriber, prefix);
+  const queue = new RedisTurnQueue(
+    {
+      connection: { url, maxRetriesPerRequest: null } as never,
+      prefix: `${prefix}:bull`,
+      lockDurationMs: config.worker.turn_lock_s * 1000,
+      stalledIntervalMs: config.worker.stalled_check_s * 1000,
+      stopTimeoutMs,
+    },
+    logger,
+  );
+  lifecycle.onStop({
+    name: 'redis',
+    stop: async () => {
+      await Promise.all([events.close(), control.close()]);
+      commands.disconnect();
+      subscriber.disconnect();
+    },
+  });
+  lifecycle.onStop({ name: 'turn queue', stop: () => queue.close() });
+  readiness.push({ name: 'redis', check: async () => void (await commands.ping()) });
+  return { queue, events, control, description: `BullMQ on Redis ${redactUrlCredentials(url)} (prefix "${prefix}")` };
+}
+
+interface Core {
+  logHub: LogHub;
+  config: Readonly<Config>;
+  configFile: string | null;
+  logger: Logger;
+  lifecycle: Lifecycle;
+  readiness: ReadinessCheck[];
+  database: Database;
+  models: Models;
+  drivers: Drivers;
+  turns: TurnService;
+}
+
+/** What every process needs: config, logs, database (migrated), models and the turn drivers. */
+async function startCore(options: ServiceOptions, processName: 'api' | 'worker'): Promise<Core> {
+  const { config, configFile, warnings } = loadConfig({ env: options.env, cwd: options.cwd });
+  const logHub = new LogHub(processName);
+  const logger = createLogger({ ...config.log, name: processName, destination: options.logDestination, extraStreams: [logHub] });
+  for (const warning of warnings) logger.warn(warning);
   const lifecycle = new Lifecycle();
+  lifecycle.onStop({ name: 'log hub', stop: async () => logHub.close() });
   const readiness: ReadinessCheck[] = [];
   try {
     const database = await openDatabase(config, logger);
@@ -59,23 +147,63 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     readiness.push({ name: 'database', check: async () => void (await database.sequelize.query('SELECT 1')) });
     const applied = await migrateToLatest(database, logger);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+    const models = initModels(database.sequelize);
+    const drivers = await createDrivers(config, logger, lifecycle, readiness, logHub);
+    const turns = new TurnService({ models, queue: drivers.queue, events: drivers.events, control: drivers.control, logger });
+    return { logHub, config, configFile, logger, lifecycle, readiness, database, models, drivers, turns };
+  } catch (error) {
+    await lifecycle.shutdown(() => undefined);
+    throw error;
+  }
+}
 
-    let queueDescription = 'in-process (embedded)';
-    if (config.redis.url) {
-      const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 1, connectTimeout: 2_000, lazyConnect: true });
-      redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
-      await redis.connect();
-      lifecycle.onStop({ name: 'redis', stop: async () => void (await redis.quit()) });
-      readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
-      queueDescription = `BullMQ on Redis ${redactUrlCredentials(config.redis.url)} (prefix "${config.redis.prefix}")`;
-    }
+/** Starts consuming turns in this process, after queueing again any turn a dead process left unfinished. */
+async function startWorker(core: Core, provider: LlmProvider = new BuiltinProvider(core.config.llm.builtin_token_delay_ms)): Promise<void> {
+  const worker = new TurnWorker({
+    models: core.models,
+    queue: core.drivers.queue,
+    events: core.drivers.events,
+    control: core.drivers.control,
+    provider,
+    logger: core.logger,
+    concurrency: core.config.worker.concurrency,
+  });
+  await worker.start();
+  core.lifecycle.onStop({ name: 'worker', stop: () => worker.stop() });
+  const requeued = await core.turns.requeueUnfinished();
+  if (requeued > 0) core.logger.info({ turns: requeued }, 'queued unfinished turns again');
+}
 
-    // Auth: one authenticator for REST (the guard) and WebSocket upgrades (src/auth/websocket.ts).
-    const auth = createAuth(config.auth, database);
+/** Starts the whole hub in this process. Throws ConfigError for configuration problems. */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const core = await startCore(options, 'api');
+  const { config, logger, lifecycle, models, drivers, turns } = core;
+  try {
+    refuseUnavailableProvider(config, options);
+    // Auth: one authenticator for REST (the guard) and WebSocket upgrades.
+    const auth = createAuth(config.auth, core.database);
+    const authenticateSocket = (request: IncomingMessage, socketOptions: { queryToken: boolean; role?: Role }) =>
+      checkUpgradeCredential(request, auth.authenticator, socketOptions);
     const samlSettings = resolveSamlSettings(config.auth.saml, config.server.public_url ?? `http://localhost:${config.server.port}`, options.cwd);
     const saml = samlSettings && new SamlService(samlSettings, auth.models, auth.users, auth.sessions, logger);
-    const modules = [authRoutes(auth), apiKeyRoutes(auth.apiKeys), userRoutes(auth.users), samlRoutes(saml)];
-    const rawRoutes = [{ path: SAML_PATH, handler: samlPreamble(saml) }];
+    const sessions = new SessionService(models);
+    const hub = new SwitchboardHub({
+      models,
+      turns,
+      events: drivers.events,
+      control: drivers.control,
+      authenticateSocket,
+      selectProtocol,
+      isDraining: () => lifecycle.draining,
+    });
+    if (config.worker.embedded) await startWorker(core, options.provider);
+    const modules = [
+      authRoutes(auth),
+      apiKeyRoutes(auth.apiKeys),
+      userRoutes(auth.users),
+      samlRoutes(saml),
+      (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
+    ];
     const rateLimiter = await createRateLimiter({ config, logger });
     lifecycle.onStop({ name: 'rate limiter', stop: () => rateLimiter.close() });
 
@@ -83,16 +211,49 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       config,
       logger,
       lifecycle,
-      readiness,
+      readiness: core.readiness,
       guard: auth.guard,
-      modules,
-      rawRoutes,
+      rawRoutes: [{ path: SAML_PATH, handler: samlPreamble(saml) }],
       before: rateLimiter.registerEndpoint,
       rateLimit: rateLimiter.middleware,
+      modules,
     });
     const http = await listen(app.express, config.server.host, config.server.port);
-    // Registered last, so it stops first: no new requests while the rest shuts down.
+    const origins = allowedOrigins(config, http.port);
+    const web = createWebAdapter({
+      logger,
+      allowedOrigins: origins,
+      idleTimeoutMs: config.websocket.idle_timeout_s * 1000,
+      maxPayloadBytes: WEB_ADAPTER_DEFAULTS.maxPayloadBytes,
+      maxBufferedBytes: WEB_ADAPTER_DEFAULTS.maxBufferedBytes,
+    });
+    await web.start(hub);
+    const logStream = new LogStreamSocket({
+      hub: core.logHub,
+      authenticate: authenticateSocket,
+      selectProtocol,
+      allowedOrigins: origins,
+      idleTimeoutMs: config.websocket.idle_timeout_s * 1000,
+      maxBufferedBytes: LOG_STREAM_DEFAULTS.maxBufferedBytes,
+    });
+    attachUpgradeRouter(
+      http.server,
+      [
+        { matches: (p) => web.matches(p), handle: (r, s, h) => web.handleUpgrade(r, s, h) },
+        { matches: (p) => logStream.matches(p), handle: (r, s, h) => logStream.handleUpgrade(r, s, h) },
+      ],
+      // Upgrades count under the `default` limit like every other route (spec, Limits).
+      async (request, socket) => {
+        const decision = await rateLimiter.checkUpgrade(request);
+        if (!decision.allowed) writeUpgradeRefusal(socket, decision.retryAfterS);
+        return decision.allowed;
+      },
+    );
+    lifecycle.onStop({ name: 'log stream', stop: () => logStream.stop() });
+    // Stopped in reverse: sockets closed with 1001 and no new upgrades, no new requests, then the
+    // worker finishes or hands back its turns, then drivers and the database close.
     lifecycle.onStop({ name: 'http', stop: () => http.close(config.server.shutdown_timeout_s * 1000) });
+    lifecycle.onStop({ name: 'web channel', stop: () => web.stop() });
 
     const url = config.server.public_url ?? `http://${displayHost(config.server.host)}:${http.port}`;
     const facts: BannerFacts = {
@@ -100,34 +261,58 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       url: `${url}/api/v1`,
       docsUrl: `${url}/api/v1/docs`,
       listening: `${config.server.host}:${http.port}`,
-      storage: database.description,
-      queue: queueDescription,
+      storage: core.database.description,
+      queue: drivers.description,
       worker: config.worker.embedded ? 'embedded' : 'off (run `npm run worker`)',
-      configFile,
+      configFile: core.configFile,
     };
     if (process.stdout.isTTY && !options.logDestination && config.log.format !== 'json') process.stdout.write(`${renderBanner(facts)}\n`);
     logger.info(facts, 'Switchboard is ready');
-
-    return {
-      config,
-      logger,
-      port: http.port,
-      url,
-      lifecycle,
-      stop: () => lifecycle.shutdown((name, error) => logger.error({ err: error, component: name }, 'error while stopping')),
-    };
+    return { config, logger, port: http.port, url, lifecycle, stop: () => stopAll(lifecycle, logger) };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
   }
 }
 
+/** The worker-only process (`npm run worker`): runs turns from Redis, serves nothing. */
+export async function startWorkerProcess(options: ServiceOptions): Promise<RunningService> {
+  const core = await startCore(options, 'worker');
+  try {
+    refuseUnavailableProvider(core.config, options);
+  } catch (error) {
+    await core.lifecycle.shutdown(() => undefined);
+    throw error;
+  }
+  if (!core.config.redis.url) {
+    await core.lifecycle.shutdown(() => undefined);
+    throw new ConfigError('SERVICE_REDIS_URL: is required for `npm run worker` (a separate worker takes turns from Redis)');
+  }
+  await startWorker(core, options.provider);
+  core.logger.info({ queue: core.drivers.description, storage: core.database.description }, 'Switchboard worker is ready');
+  return { config: core.config, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, stop: () => stopAll(core.lifecycle, core.logger) };
+}
+
+/** Only the builtin provider exists so far (the others land with the agent issue): say so, never fall back. */
+function refuseUnavailableProvider(config: Readonly<Config>, options: ServiceOptions): void {
+  if (config.llm.provider !== 'builtin' && !options.provider) {
+    throw new ConfigError(`llm.provider: "${config.llm.provider}" is not available in this version; use "builtin"`);
+  }
+}
+
+function stopAll(lifecycle: Lifecycle, logger: Logger): Promise<void> {
+  return lifecycle.shutdown(
+    (name, error) => logger.error({ err: error, component: name }, 'error while stopping'),
+    (name, milliseconds) => logger.debug({ component: name, duration_ms: milliseconds }, 'stopped'),
+  );
+}
+
 function displayHost(host: string): string {
   return host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
 }
 
-/** `node dist/src/main.js`: start, then stop cleanly on SIGTERM/SIGINT (a second signal forces exit). */
-async function run(): Promise<void> {
+/** Runs a process entry: start, then stop cleanly on SIGTERM/SIGINT (a second signal forces exit). */
+export async function runProcess(start: (options: ServiceOptions) => Promise<RunningService>, options: Omit<ServiceOptions, 'env'> = {}): Promise<void> {
   let service: RunningService | undefined;
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
@@ -137,7 +322,7 @@ async function run(): Promise<void> {
     service!.logger.flush();
     process.exit(0);
   };
-  // Installed before starting: a signal that arrives during startup stops the hub once it is up.
+  // Installed before starting: a signal that arrives during startup stops the process once it is up.
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
       service?.logger.warn({ signal }, 'second signal: exiting immediately');
@@ -150,7 +335,7 @@ async function run(): Promise<void> {
   process.on('SIGINT', onSignal);
 
   try {
-    service = await startService({ env: environmentWithDotEnv(path.resolve(DOTENV_FILE)) });
+    service = await start({ ...options, env: environmentWithDotEnv(path.resolve(DOTENV_FILE)) });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`switchboard: configuration error: ${error.message}\n`);
@@ -162,4 +347,4 @@ async function run(): Promise<void> {
   if (stopping) await stop('SIGTERM');
 }
 
-if (require.main === module) void run();
+if (require.main === module) void runProcess(startService);

@@ -57,7 +57,15 @@ export interface Endpoint<
    * Only the OpenAPI description then comes from `response`.
    */
   raw?: boolean;
-  handler: (input: HandlerInput<TBody, TQuery, TParams, TAccess>) => Promise<TResult> | TResult;
+  handler: (input: HandlerInput<TBody, TQuery, TParams, TAccess>) => Promise<TResult | Reply<TResult>> | TResult | Reply<TResult>;
+}
+
+/** A handler's answer with another success status than the endpoint's usual one (e.g. 200 vs 202). */
+export class Reply<T> {
+  constructor(
+    readonly status: number,
+    readonly data: T,
+  ) {}
 }
 
 /**
@@ -73,7 +81,8 @@ export interface ApiRouterOptions {
   before?: (endpoint: Endpoint) => RequestHandler[];
 }
 
-const METHODS_WITH_BODY = new Set<HttpMethod>(['post', 'put', 'patch']);
+// DELETE may carry a body too (e.g. `DELETE /sessions/{id}/messages {keep_last}`); its schema makes it optional.
+const METHODS_WITH_BODY = new Set<HttpMethod>(['post', 'put', 'patch', 'delete']);
 const IMPLIED_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'];
 
 /**
@@ -107,7 +116,9 @@ export class ApiRouter {
       const principal = access === 'public' ? null : await guard!(req, access as Exclude<Access, 'public'>);
       const input = { ...parseInput(endpoint, req, res), principal } as HandlerInput<TBody, TQuery, TParams, TAccess>;
       const result = await endpoint.handler(input);
-      if (!endpoint.raw) sendData(res, endpoint.response.status, result ?? null);
+      if (endpoint.raw) return;
+      if (result instanceof Reply) sendData(res, result.status, result.data);
+      else sendData(res, endpoint.response.status, result ?? null);
     });
     this.router[endpoint.method](expressPath, ...handlers);
     this.trackMethod(expressPath, endpoint.method);
@@ -219,7 +230,10 @@ function describe(endpoint: Endpoint<any, any, any, any, any>): RouteConfig {
   if (endpoint.params) request.params = endpoint.params as unknown as z.ZodObject;
   if (endpoint.query) request.query = endpoint.query as unknown as z.ZodObject;
   if (endpoint.body) {
-    request.body = { required: true, content: { [endpoint.bodyMediaType ?? 'application/json']: { schema: endpoint.body } } };
+    request.body = {
+      required: endpoint.method !== 'delete',
+      content: { [endpoint.bodyMediaType ?? 'application/json']: { schema: endpoint.body } },
+    };
   }
   return {
     method: endpoint.method,

@@ -20,6 +20,7 @@ import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import { AppError } from '../core/errors';
 import type { Principal, Role } from '../core/principal';
+import type { SocketAuthResult } from '../core/hub';
 import type { Authenticator } from './authenticator';
 
 export const WS_CLOSE = { UNAUTHORIZED: 4001, FORBIDDEN: 4003 } as const;
@@ -113,4 +114,21 @@ export async function authenticateUpgrade(
  */
 export function acceptThenClose(wss: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer, code: number, reason: string): void {
   wss.handleUpgrade(req, socket, head, (ws) => ws.close(code, reason));
+}
+
+/**
+ * `authenticateUpgrade` as the hub port's `SocketAuthResult` (channel adapters import only
+ * src/core): a refusal becomes `{ok: false, closeCode}`; other failures are rethrown (close 1011).
+ */
+export async function checkUpgradeCredential(
+  req: IncomingMessage,
+  authenticator: Authenticator,
+  options: { queryToken?: boolean; role?: Role } = {},
+): Promise<SocketAuthResult> {
+  try {
+    return { ok: true, principal: (await authenticateUpgrade(req, authenticator, options)).principal };
+  } catch (error) {
+    if (error instanceof WsRefusal) return { ok: false, closeCode: error.code, reason: error.message };
+    throw error;
+  }
 }

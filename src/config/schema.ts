@@ -148,6 +148,8 @@ const apiSchema = z.strictObject({
     .nullable()
     .default(null),
   rate_limits: rateLimitsSchema.prefault({}),
+  /** How long `POST /sessions/{id}/messages?sync=true` waits for the turn to end. */
+  sync_timeout_s: positiveInt.default(300),
 });
 
 const llmSchema = z.strictObject({
@@ -157,11 +159,24 @@ const llmSchema = z.strictObject({
   api_key: z.string().min(1).nullable().default(null),
   model: z.string().min(1).default('builtin'),
   context_window: positiveInt.default(8192),
+  /** Pause between the builtin provider's tokens, to watch streaming (demos, tests); 0: as fast as possible. */
+  builtin_token_delay_ms: z.number().int().min(0).max(10_000).default(0),
 });
 
 const workerSchema = z.strictObject({
   /** Run turns inside the API process (`npm start`). false: serve only; turns need `npm run worker`. */
   embedded: z.boolean().default(true),
+  /** Turns one worker process runs at once (different sessions; one session never runs two). */
+  concurrency: positiveInt.default(8),
+  /** Redis: how long a worker's hold on a turn lasts between renewals; a dead worker's turn is redelivered after it. */
+  turn_lock_s: positiveInt.default(30),
+  /** Redis: how often workers look for turns whose worker died. */
+  stalled_check_s: positiveInt.default(15),
+});
+
+const websocketSchema = z.strictObject({
+  /** Client silence after which a socket is closed, except while a turn runs (spec: 90 s). */
+  idle_timeout_s: positiveInt.default(90),
 });
 
 const slackSchema = z.strictObject({
@@ -198,6 +213,7 @@ export const configSchema = z.strictObject({
   api: apiSchema.prefault({}),
   llm: llmSchema.prefault({}),
   worker: workerSchema.prefault({}),
+  websocket: websocketSchema.prefault({}),
   channels: channelsSchema.prefault({}),
 });
 

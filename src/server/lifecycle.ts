@@ -22,12 +22,14 @@ export class Lifecycle {
   }
 
   /** Marks the process as draining and stops everything registered, last registered first. */
-  async shutdown(onError: (name: string, error: unknown) => void): Promise<void> {
+  async shutdown(onError: (name: string, error: unknown) => void, onStopped?: (name: string, milliseconds: number) => void): Promise<void> {
     if (this.drainingSince !== null) return;
     this.drainingSince = Date.now();
     for (const stoppable of [...this.stoppables].reverse()) {
+      const started = Date.now();
       try {
         await stoppable.stop();
+        onStopped?.(stoppable.name, Date.now() - started);
       } catch (error) {
         onError(stoppable.name, error);
       }

@@ -1,3 +1,4 @@
+import type { AgentState } from '../../core/events';
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
 export type TurnPhase = 'queued' | 'running';
@@ -9,7 +10,7 @@ export class SessionRow extends Model<InferAttributes<SessionRow>, InferCreation
   declare owner_id: string;
   declare channel: string;
   declare session_key: string | null;
-  declare state: CreationOptional<string>;
+  declare state: CreationOptional<AgentState>;
   declare active_workflow_id: string | null;
   declare config: Record<string, unknown>;
   declare active_tools: string[];

@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { WebSocket } from 'ws';
+import { clientFrameSchemas, type ClientFrameType } from '../../src/core/client-frames';
+import { AppError, type ErrorCode } from '../../src/core/errors';
+import type { AgentState, SessionFrame } from '../../src/core/events';
+import type { Hub } from '../../src/core/hub';
+import type { Principal } from '../../src/core/principal';
+import type { Unsubscribe } from '../../src/core/turns';
+
+/** States during which a turn is running (the idle timeout does not apply then). */
+const WORKING_STATES = new Set<AgentState>(['thinking', 'analyzing', 'researching', 'deep_thinking', 'writing', 'delegating']);
+
+export const CLOSE = {
+  NORMAL: 1000,
+  GOING_AWAY: 1001,
+  INTERNAL_ERROR: 1011,
+  /** The client does not read fast enough; it reconnects and replays what it missed. */
+  TRY_AGAIN_LATER: 1013,
+} as const;
+
+/** How long a closing socket waits for the client's close frame before it is cut. */
+export const CLOSE_GRACE_MS = 1_000;
+
+export interface ConnectionLimits {
+  /** Bytes queued for a client before it counts as too slow and is closed. */
+  maxBufferedBytes: number;
+}
+
+/**
+ * One session socket: replays what the client missed, then streams the session's frames in seq
+ * order, and turns client frames into hub calls. Every frame it sends comes from the event log, so
+ * numbering stays gapless even for pongs and error replies.
+ */
+export class SessionConnection {
+  readonly id = randomUUID();
+  lastClientFrameAt = Date.now();
+  turnRunning: boolean;
+  private lastSentSeq = Number.NEGATIVE_INFINITY;
+  private pending: SessionFrame[] | null = [];
+  private unsubscribe: Unsubscribe | null = null;
+  private closed = false;
+
+  constructor(
+    readonly socket: WebSocket,
+    readonly sessionId: string,
+    private readonly principal: Principal,
+    private readonly hub: Hub,
+    private readonly logger: Logger,
+    private readonly limits: ConnectionLimits,
+    initialState: AgentState,
+  ) {
+    this.turnRunning = WORKING_STATES.has(initialState);
+  }
+
+  /** Subscribes, replays after `lastSeq` (null: no replay), then announces the current state. */
+  async open(lastSeq: number | null, currentState: AgentState): Promise<void> {
+    let markOpen!: () => void;
+    const opened = new Promise<void>((resolve) => (markOpen = resolve));
+    // Listen at once (ws drops messages nobody listens to), but act on them only once open:
+    // replies must come after the on-connect frames.
+    // Frames are handled one at a time, in the order they came (a `cancel` after a `user_message`
+    // must see that message accepted).
+    let inbox: Promise<void> = opened;
+    this.socket.on('message', (data, isBinary) => {
+      this.lastClientFrameAt = Date.now();
+      const text = isBinary ? null : data.toString();
+      inbox = inbox
+        .then(() => this.onClientFrame(text))
+        .catch((error: unknown) => {
+          this.logger.error({ err: error, session_id: this.sessionId }, 'session socket failed');
+          this.close(CLOSE.INTERNAL_ERROR, 'internal error');
+        });
+    });
+    this.unsubscribe = await this.hub.events.subscribe(this.sessionId, (frame) => this.onFrame(frame));
+    if (lastSeq !== null) {
+      const replay = await this.hub.events.replay(this.sessionId, lastSeq);
+      // Too old (buffer expired): the spec says send only the current state.
+      if (replay.complete) for (const frame of replay.frames) this.send(frame);
+    }
+    await this.hub.events.append(this.sessionId, { type: 'agent_state', payload: { state: currentState } });
+    const buffered = this.pending ?? [];
+    this.pending = null;
+    for (const frame of buffered) this.send(frame);
+    markOpen();
+  }
+
+  close(code: number, reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.dispose();
+    this.socket.close(code, reason);
+    // A client that never answers the close handshake does not hold the server (or its shutdown).
+    setTimeout(() => this.socket.terminate(), CLOSE_GRACE_MS).unref();
+  }
+
+  /** Called when the socket closed from either side. */
+  dispose(): void {
+    this.closed = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+
+  private onFrame(frame: SessionFrame): void {
+    if (this.pending) {
+      this.pending.push(frame);
+      return;
+    }
+    this.send(frame);
+  }
+
+  private send(frame: SessionFrame): void {
+    if (this.closed || frame.seq <= this.lastSentSeq) return; // replay and live tail overlap: each seq once
+    this.lastSentSeq = frame.seq;
+    if (frame.type === 'agent_state') this.turnRunning = WORKING_STATES.has(frame.payload.state);
+    if (frame.type === 'done') this.turnRunning = false;
+    if (this.socket.bufferedAmount > this.limits.maxBufferedBytes) {
+      this.close(CLOSE.TRY_AGAIN_LATER, 'client too slow; reconnect with last_seq');
+      return;
+    }
+    this.socket.send(JSON.stringify(frame));
+  }
+
+  private async onClientFrame(text: string | null): Promise<void> {
+    const parsed = parseClientFrame(text);
+    if ('error' in parsed) return this.reply(parsed.error.code, parsed.error.message);
+    try {
+      switch (parsed.type) {
+        case 'ping':
+          await this.hub.events.append(this.sessionId, { type: 'pong', payload: {} });
+          return;
+        case 'user_message':
+          await this.hub.ingest({
+            channel: 'web',
+            sessionId: this.sessionId,
+            sender: { userId: this.principal.userId, displayName: this.principal.username },
+            text: parsed.payload.text,
+            mode: parsed.payload.mode,
+            metadata: {},
+          });
+          return;
+        case 'cancel':
+          await this.hub.cancelTurn(this.sessionId);
+          return;
+        case 'tool_confirm':
+          await this.hub.confirmTool(this.sessionId, parsed.payload.confirmation_id, parsed.payload.action);
+          return;
+      }
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      await this.reply(error.code, error.message);
+    }
+  }
+
+  /** An `error` frame answering a client frame; the connection stays open. */
+  private async reply(code: ErrorCode, message: string): Promise<void> {
+    await this.hub.events.append(this.sessionId, { type: 'error', payload: { code, message } });
+  }
+}
+
+type ParsedFrame = { type: ClientFrameType; payload: any } | { error: { code: ErrorCode; message: string } };
+
+function parseClientFrame(text: string | null): ParsedFrame {
+  if (text === null) return { error: { code: 'INVALID_MESSAGE', message: 'Frames must be JSON text, not binary.' } };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { error: { code: 'INVALID_MESSAGE', message: 'The frame is not valid JSON.' } };
+  }
+  if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
+    return { error: { code: 'INVALID_MESSAGE', message: 'A frame is an object {type, payload}.' } };
+  }
+  const { type, payload } = value as { type: string; payload?: unknown };
+  if (!(type in clientFrameSchemas)) {
+    return { error: { code: 'INVALID_MESSAGE', message: `Unknown frame type "${type}"; expected user_message, tool_confirm, ping or cancel.` } };
+  }
+  const result = clientFrameSchemas[type as ClientFrameType].safeParse(payload ?? {});
+  if (!result.success) {
+    const detail = result.error.issues.map((issue) => `${['payload', ...issue.path].join('.')}: ${issue.message}`).join('; ');
+    return { error: { code: 'VALIDATION_ERROR', message: `Invalid ${type}: ${detail}` } };
+  }
+  return { type: type as ClientFrameType, payload: result.data };
+}

@@ -1,0 +1,162 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { AgentState } from '../../src/core/events';
+import type { Hub } from '../../src/core/hub';
+import type { Principal } from '../../src/core/principal';
+import type { Unsubscribe } from '../../src/core/turns';
+import { CLOSE, SessionConnection } from './session-connection';
+
+export const SESSION_SOCKET_PATH = /^\/ws\/v1\/sessions\/([^/]+)$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Close codes of the spec's Errors section that the web channel uses at connect. */
+export const CONNECT_CLOSE = {
+  REGISTRY_UNAVAILABLE: 4000,
+  UNAUTHORIZED: 4001,
+  FORBIDDEN: 4003,
+  SESSION_NOT_FOUND: 4004,
+} as const;
+
+export interface WebAdapterConfig {
+  logger: Logger;
+  /** Browser origins allowed to open sockets; requests without Origin (CLI, SDKs) are allowed. */
+  allowedOrigins: ReadonlySet<string>;
+  /** Client silence after which a socket is closed (spec: 90 s), except while a turn runs. */
+  idleTimeoutMs: number;
+  /** Largest client frame; bigger ones close the socket with 1009 (decisions.md §5: 1 MiB). */
+  maxPayloadBytes: number;
+  /** Bytes queued for a slow client before its socket is closed (it reconnects and replays). */
+  maxBufferedBytes: number;
+}
+
+export const WEB_ADAPTER_DEFAULTS = {
+  idleTimeoutMs: 90_000,
+  maxPayloadBytes: 1024 * 1024,
+  maxBufferedBytes: 8 * 1024 * 1024,
+} as const;
+
+/**
+ * The web channel's stream: the session WebSocket `/ws/v1/sessions/{id}` (the REST messages
+ * endpoint is the other half). Authenticates at connect, then relays the session's event log.
+ */
+export class WebAdapter {
+  readonly name = 'web' as const;
+  private hub: Hub | null = null;
+  private readonly wss: WebSocketServer;
+  private readonly connections = new Map<string, Set<SessionConnection>>();
+  private stopTakeovers: Unsubscribe | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly config: WebAdapterConfig) {
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: config.maxPayloadBytes,
+      perMessageDeflate: false,
+      handleProtocols: (protocols, request) => this.hub?.selectProtocol(protocols, request) ?? false,
+    });
+  }
+
+  async start(hub: Hub): Promise<void> {
+    this.hub = hub;
+    // A second connection to a session replaces the first, on whichever process that one lives.
+    this.stopTakeovers = await hub.control.subscribe((message) => {
+      if (message.kind !== 'takeover') return;
+      for (const connection of this.connections.get(message.sessionId) ?? []) {
+        if (connection.id !== message.connectionId) connection.close(CLOSE.GOING_AWAY, 'replaced by a newer connection');
+      }
+    });
+    const interval = Math.max(50, Math.min(5_000, Math.floor(this.config.idleTimeoutMs / 4)));
+    this.idleTimer = setInterval(() => this.closeIdle(), interval);
+    this.idleTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.idleTimer) clearInterval(this.idleTimer);
+    this.stopTakeovers?.();
+    for (const set of this.connections.values()) for (const connection of set) connection.close(CLOSE.GOING_AWAY, 'server shutting down');
+    this.connections.clear();
+  }
+
+  matches(pathname: string): boolean {
+    return SESSION_SOCKET_PATH.test(pathname);
+  }
+
+  async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const hub = this.hub;
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const sessionId = SESSION_SOCKET_PATH.exec(url.pathname)![1]!;
+    const origin = request.headers.origin;
+    if (origin !== undefined && !this.config.allowedOrigins.has(origin)) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    if (!hub) return this.acceptThenClose(request, socket, head, CONNECT_CLOSE.REGISTRY_UNAVAILABLE, 'server starting');
+    if (hub.isDraining()) return this.acceptThenClose(request, socket, head, CLOSE.GOING_AWAY, 'server shutting down');
+
+    let auth;
+    try {
+      auth = await hub.authenticateSocket(request, { queryToken: false });
+    } catch (error) {
+      this.config.logger.error({ err: error }, 'credential check failed at connect');
+      return this.acceptThenClose(request, socket, head, CLOSE.INTERNAL_ERROR, 'internal error');
+    }
+    if (!auth.ok) return this.acceptThenClose(request, socket, head, auth.closeCode, auth.reason);
+    let session;
+    try {
+      session = UUID.test(sessionId) ? await hub.findSession(sessionId) : null;
+    } catch (error) {
+      this.config.logger.error({ err: error }, 'session lookup failed at connect');
+      return this.acceptThenClose(request, socket, head, CONNECT_CLOSE.REGISTRY_UNAVAILABLE, 'session registry unavailable');
+    }
+    if (!session || session.archived) return this.acceptThenClose(request, socket, head, CONNECT_CLOSE.SESSION_NOT_FOUND, 'session not found');
+    if (auth.principal.role !== 'admin' && session.ownerId !== auth.principal.userId) {
+      return this.acceptThenClose(request, socket, head, CONNECT_CLOSE.FORBIDDEN, 'not your session');
+    }
+    const lastSeq = parseLastSeq(url.searchParams.get('last_seq'));
+    this.wss.handleUpgrade(request, socket, head, (ws) => {
+      void this.connect(ws, hub, sessionId, auth.principal, session.state, lastSeq);
+    });
+  }
+
+  private async connect(ws: WebSocket, hub: Hub, sessionId: string, principal: Principal, state: AgentState, lastSeq: number | null) {
+    const connection = new SessionConnection(ws, sessionId, principal, hub, this.config.logger, { maxBufferedBytes: this.config.maxBufferedBytes }, state);
+    const set = this.connections.get(sessionId) ?? new Set<SessionConnection>();
+    set.add(connection);
+    this.connections.set(sessionId, set);
+    ws.on('close', () => {
+      connection.dispose();
+      set.delete(connection);
+      if (set.size === 0) this.connections.delete(sessionId);
+    });
+    ws.on('error', () => undefined); // 1009 (too big) and resets end in 'close'
+    try {
+      await hub.control.publish({ kind: 'takeover', sessionId, connectionId: connection.id });
+      await connection.open(lastSeq, state);
+    } catch (error) {
+      this.config.logger.error({ err: error, session_id: sessionId }, 'could not open a session socket');
+      connection.close(CLOSE.INTERNAL_ERROR, 'internal error');
+    }
+  }
+
+  /** Completes the handshake and closes at once, so browsers see the close code (they cannot read a 4xx). */
+  private acceptThenClose(request: IncomingMessage, socket: Duplex, head: Buffer, code: number, reason: string): void {
+    this.wss.handleUpgrade(request, socket, head, (ws) => ws.close(code, reason));
+  }
+
+  private closeIdle(): void {
+    const cutoff = Date.now() - this.config.idleTimeoutMs;
+    for (const set of this.connections.values()) {
+      for (const connection of set) {
+        if (!connection.turnRunning && connection.lastClientFrameAt < cutoff) connection.close(CLOSE.NORMAL, 'idle timeout');
+      }
+    }
+  }
+}
+
+/** `?last_seq=<int>`; absent or not an integer: no replay. */
+function parseLastSeq(value: string | null): number | null {
+  if (value === null || !/^-?\d+$/.test(value)) return null;
+  return Number(value);
+}

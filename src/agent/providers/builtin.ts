@@ -1,0 +1,93 @@
+import type { ChatMessage, LlmProvider, ProviderChunk, ProviderRequest } from '../provider';
+import { countTokens, tokenPieces } from '../tokens';
+
+/** Words too common to say anything about what the user talks about. */
+const STOP_WORDS = new Set(
+  'about above after again against also been before being below between both could does doing down during each from further have having here hers herself himself into itself just more most myself once only other ourselves over same should some such than that their theirs them themselves then there these they this those through under until very were what when where which while whom will with would your yours yourself yourselves please thanks thank hello'.split(
+    ' ',
+  ),
+);
+
+/** Longest quotation of the user's message kept in the answer. */
+const QUOTE_LIMIT = 160;
+
+/**
+ * The offline, deterministic provider (the default, so the hub runs with no model). It has no
+ * language model and says so; its answer is composed from the conversation itself: what was asked,
+ * its key terms, what came up earlier. Same conversation in, same answer out.
+ */
+export class BuiltinProvider implements LlmProvider {
+  readonly name = 'builtin';
+  readonly model = 'builtin';
+
+  /** `tokenDelayMs` paces the stream (llm.builtin_token_delay_ms) so it can be watched. */
+  constructor(private readonly tokenDelayMs = 0) {}
+
+  async *stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
+    const answer = composeAnswer(request.messages);
+    for (const piece of tokenPieces(answer)) {
+      if (request.signal.aborted) return;
+      if (this.tokenDelayMs > 0) await delay(this.tokenDelayMs, request.signal);
+      if (request.signal.aborted) return;
+      yield { type: 'text', text: piece };
+    }
+    yield {
+      type: 'usage',
+      inputTokens: request.messages.reduce((sum, message) => sum + countTokens(message.content), 0),
+      outputTokens: countTokens(answer),
+    };
+  }
+}
+
+export function composeAnswer(messages: readonly ChatMessage[]): string {
+  const userMessages = messages.filter((message) => message.role === 'user');
+  const current = userMessages.at(-1)?.content.trim() ?? '';
+  const earlier = userMessages.slice(0, -1);
+  const sentences: string[] = [];
+
+  if (earlier.length === 0) {
+    sentences.push("I'm Switchboard's built-in offline assistant: no language model is configured, so I can only work with what this conversation contains.");
+  }
+  const quoted = current.length > QUOTE_LIMIT ? `${current.slice(0, QUOTE_LIMIT)}…` : current;
+  const words = current.split(/\s+/).filter(Boolean).length;
+  sentences.push(`${current.endsWith('?') ? 'You asked' : 'You wrote'} (${words} word${words === 1 ? '' : 's'}): "${quoted}".`);
+
+  const terms = keyTerms(current);
+  if (terms.length > 0) sentences.push(`Its key terms are ${list(terms)}.`);
+
+  const earlierTerms = keyTerms(earlier.map((message) => message.content).join(' ')).filter((term) => !terms.includes(term));
+  const shared = keyTerms(earlier.map((message) => message.content).join(' ')).filter((term) => terms.includes(term));
+  if (earlier.length > 0) {
+    const position = `This is message ${userMessages.length} of yours in this conversation`;
+    if (shared.length > 0) sentences.push(`${position}; you mentioned ${list(shared)} before as well.`);
+    else if (earlierTerms.length > 0) sentences.push(`${position}; earlier you talked about ${list(earlierTerms.slice(0, 3))}.`);
+    else sentences.push(`${position}.`);
+  }
+  sentences.push('For real answers, configure a model provider (SERVICE_LLM_PROVIDER=openai or anthropic).');
+  return sentences.join(' ');
+}
+
+function delay(milliseconds: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, milliseconds);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
+
+/** Up to five distinctive words, most frequent first, ties in order of appearance. */
+function keyTerms(text: string): string[] {
+  const counts = new Map<string, number>();
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []) {
+    if (word.length < 4 || STOP_WORDS.has(word)) continue;
+    counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([word]) => word);
+}
+
+function list(items: readonly string[]): string {
+  const quoted = items.map((item) => `"${item}"`);
+  return quoted.length <= 1 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`;
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { AGENT_STATES, TURN_MODES } from '../../core/events';
+import { userMessageText } from '../../core/client-frames';
+
+const tokenCounts = z.object({ input_tokens: z.number().int(), output_tokens: z.number().int(), total_tokens: z.number().int() });
+
+export const sessionSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    owner_id: z.string(),
+    channel: z.string().describe('web, slack, telegram, …'),
+    session_key: z.string().nullable().describe('`<channel>::<conversation>` for chat channels; null for web sessions.'),
+    state: z.enum(AGENT_STATES),
+    active_workflow_id: z.string().nullable(),
+    config: z.record(z.string(), z.unknown()),
+    token_counts: tokenCounts,
+    active_tools: z.array(z.string()),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+    archived_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'Session' });
+
+export const messageSchema = z
+  .object({
+    id: z.uuid(),
+    session_id: z.uuid(),
+    role: z.enum(['user', 'assistant', 'system', 'tool']),
+    content: z.string(),
+    tool_calls: z.array(z.unknown()),
+    token_counts: tokenCounts,
+    workflow_id: z.string().nullable(),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Message' });
+
+export const donePayloadSchema = z
+  .object({
+    message_id: z.uuid(),
+    total_tokens: z.number().int(),
+    input_tokens: z.number().int(),
+    output_tokens: z.number().int(),
+    duration_ms: z.number().int(),
+    tool_calls: z.number().int(),
+    text: z.string(),
+  })
+  .meta({ id: 'DonePayload' });
+
+export const sessionIdParams = z.object({ id: z.uuid() });
+
+export const listQuery = z.object({
+  cursor: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+export const createSessionBody = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  workflow: z.string().min(1).optional().describe('Name of the workflow to start with.'),
+  config: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const updateSessionBody = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const postMessageBody = z
+  .strictObject({
+    text: userMessageText.optional(),
+    content: userMessageText.optional().describe('Accepted instead of `text`.'),
+    mode: z.enum(TURN_MODES).default('normal'),
+    metadata: z.record(z.string(), z.unknown()).default({}).describe('`workflow` selects a workflow by name.'),
+  })
+  .superRefine((body, context) => {
+    if (body.text === undefined && body.content === undefined) {
+      context.addIssue({ code: 'custom', path: ['text'], message: 'Required: the message text (or `content`).' });
+    }
+  });
+
+export const clearMessagesBody = z.strictObject({ keep_last: z.number().int().min(0).default(0) }).optional();

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { TURN_MODES } from './events';
+
+/** `user_message.payload.text`: 1 to 65,536 characters (spec, Limits), counted as Unicode code points. */
+export const USER_MESSAGE_MAX_CHARS = 65_536;
+
+export const userMessageText = z
+  .string()
+  .refine((text) => text.length > 0, { message: 'Must not be empty.', params: { code: 'too_small' } })
+  .refine((text) => text.length <= USER_MESSAGE_MAX_CHARS * 2 && [...text].length <= USER_MESSAGE_MAX_CHARS, {
+    message: `Must be at most ${USER_MESSAGE_MAX_CHARS} characters.`,
+  });
+
+export const turnMode = z.enum(TURN_MODES);
+
+/** The client→server frames of the session WebSocket (spec, Events). */
+export const clientFrameSchemas = {
+  user_message: z.strictObject({ text: userMessageText, mode: turnMode.default('normal') }),
+  tool_confirm: z.strictObject({
+    confirmation_id: z.string().min(1),
+    action: z.enum(['allow', 'deny', 'allow_all', 'disable', 'forbid_all', 'cancel']),
+  }),
+  ping: z.object({}),
+  cancel: z.object({}),
+} as const;
+
+export type ClientFrameType = keyof typeof clientFrameSchemas;
+export type ClientFrame = { [K in ClientFrameType]: { type: K; payload: z.infer<(typeof clientFrameSchemas)[K]> } }[ClientFrameType];

@@ -1,0 +1,40 @@
+import type { IncomingMessage } from 'node:http';
+import type { AgentState } from './events';
+import type { InboundMessage } from './inbound';
+import type { Principal, Role } from './principal';
+import type { ControlBus, EventLog } from './turns';
+
+/** The outcome of checking a WebSocket upgrade's credential (spec, Authentication rules 3–8). */
+export type SocketAuthResult =
+  | { ok: true; principal: Principal }
+  | { ok: false; closeCode: 4001 | 4003; reason: string };
+
+/** What a channel needs to know about a session before showing it. */
+export interface SessionSummary {
+  id: string;
+  ownerId: string;
+  archived: boolean;
+  /** The stored agent state: `idle` between turns, the working state during one. */
+  state: AgentState;
+}
+
+/**
+ * What channel adapters may use of the hub: ingest messages, control turns, read the event log.
+ * Adapters translate; everything behind this port (storage, queue, routing, agent) is the hub's.
+ */
+export interface Hub {
+  /** Stores the message and queues its turn. Throws AppError (TURN_IN_PROGRESS, SESSION_NOT_FOUND, …). */
+  ingest(message: InboundMessage): Promise<{ sessionId: string; userMessageId: string }>;
+  /** Cancels the session's running turn. Throws AppError (CONFLICT when none runs). */
+  cancelTurn(sessionId: string): Promise<void>;
+  /** Answers a `tool_confirm_request`. Throws AppError when none with that id is pending. */
+  confirmTool(sessionId: string, confirmationId: string, action: string): Promise<void>;
+  findSession(sessionId: string): Promise<SessionSummary | null>;
+  authenticateSocket(request: IncomingMessage, options: { queryToken: boolean; role?: Role }): Promise<SocketAuthResult>;
+  /** The subprotocol to echo for an upgrade (`bearer` on the subprotocol path), or false. */
+  selectProtocol(protocols: Set<string>, request: IncomingMessage): string | false;
+  readonly events: EventLog;
+  readonly control: ControlBus;
+  /** True once the process is shutting down. */
+  isDraining(): boolean;
+}

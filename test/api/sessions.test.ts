@@ -1,0 +1,160 @@
+import { startService, type RunningService } from '../../src/main';
+import { ScriptedProvider } from '../fakes/scripted-provider';
+import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
+import { testEnv } from '../helpers/env';
+import { jsonBody, request } from '../helpers/http';
+import { LogCapture } from '../helpers/log-capture';
+import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
+import { registerUser, type TestUser } from '../helpers/users';
+
+let service: RunningService;
+let api: string;
+let root: TestUser;
+let ann: TestUser;
+let bob: TestUser;
+
+beforeAll(async () => {
+  service = await startService({ env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS), cwd: makeTempDir(), logDestination: new LogCapture(), provider: new ScriptedProvider() });
+  api = `http://127.0.0.1:${service.port}/api/v1`;
+  root = await registerUser(api, 'root');
+  ann = await registerUser(api, 'ann');
+  bob = await registerUser(api, 'bob');
+});
+
+afterAll(async () => {
+  await service.stop();
+  removeTempDirs();
+});
+
+const as = (user: TestUser, init: RequestInit = {}) => ({ ...init, headers: { ...(init.headers as object), authorization: `Bearer ${user.token}` } });
+const post = (user: TestUser, path: string, body: unknown) => request(`${api}${path}`, jsonBody(body, { authorization: `Bearer ${user.token}` }));
+
+describe('sessions REST', () => {
+  it('creates a session with the documented record and a default name', async () => {
+    const created = await post(ann, '/sessions', {});
+    expect(created.status).toBe(201);
+    expect(created.body.data).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      name: expect.stringMatching(/^Session \d{4}-\d\d-\d\d \d\d:\d\d$/),
+      owner_id: ann.id,
+      channel: 'web',
+      session_key: null,
+      state: 'idle',
+      active_workflow_id: null,
+      config: {},
+      token_counts: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+      active_tools: [],
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      archived_at: null,
+    });
+  });
+
+  it('requires authentication and refuses unknown fields and workflows', async () => {
+    expect((await request(`${api}/sessions`)).status).toBe(401);
+    const unknown = await post(ann, '/sessions', { name: 'x', colour: 'red' });
+    expect(unknown.status).toBe(422);
+    const workflow = await post(ann, '/sessions', { workflow: 'support' });
+    expect(workflow.status).toBe(422);
+    expect(workflow.body.error.details.fields.workflow[0].code).toBe('unknown_workflow');
+  });
+
+  it('shows users only their own sessions (others: 404), admins every session', async () => {
+    const mine = (await post(ann, '/sessions', { name: 'ann only' })).body.data.id;
+    expect((await request(`${api}/sessions/${mine}`, as(bob))).status).toBe(404);
+    expect((await request(`${api}/sessions/${mine}`, as(bob))).body.error.code).toBe('SESSION_NOT_FOUND');
+    expect((await request(`${api}/sessions/${mine}/messages`, jsonBody({ text: 'hi' }, { authorization: `Bearer ${bob.token}` }))).status).toBe(404);
+    expect((await request(`${api}/sessions/${mine}`, as(root))).status).toBe(200);
+    const bobs = await request(`${api}/sessions`, as(bob));
+    expect(bobs.body.data.items.map((s: any) => s.owner_id).filter((id: string) => id !== bob.id)).toEqual([]);
+    const all = await request(`${api}/sessions?limit=100`, as(root));
+    expect(all.body.data.items.map((s: any) => s.id)).toContain(mine);
+  });
+
+  it('lists newest first with a cursor, and counts the total', async () => {
+    const user = await registerUser(api, 'lister');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) ids.push((await post(user, '/sessions', { name: `s${i}` })).body.data.id);
+    const first = await request(`${api}/sessions?limit=2`, as(user));
+    expect(first.body.data).toMatchObject({ has_more: true, total: 5 });
+    expect(first.body.data.items.map((s: any) => s.id)).toEqual([ids[4], ids[3]]);
+    const second = await request(`${api}/sessions?limit=2&cursor=${first.body.data.next_cursor}`, as(user));
+    expect(second.body.data.items.map((s: any) => s.id)).toEqual([ids[2], ids[1]]);
+    const last = await request(`${api}/sessions?limit=2&cursor=${second.body.data.next_cursor}`, as(user));
+    expect(last.body.data).toMatchObject({ has_more: false, next_cursor: null });
+    expect((await request(`${api}/sessions?cursor=garbage`, as(user))).status).toBe(422);
+    expect((await request(`${api}/sessions?limit=101`, as(user))).status).toBe(422);
+  });
+
+  it('renames, archives (hidden from the list, 409 on new messages), and restores', async () => {
+    const id = (await post(ann, '/sessions', { name: 'old' })).body.data.id;
+    const renamed = await request(`${api}/sessions/${id}`, { ...jsonBody({ name: 'new', config: { tone: 'dry' } }, { authorization: `Bearer ${ann.token}` }), method: 'PATCH' });
+    expect(renamed.body.data).toMatchObject({ name: 'new', config: { tone: 'dry' } });
+    const archived = await request(`${api}/sessions/${id}`, as(ann, { method: 'DELETE' }));
+    expect(archived.body.data.archived_at).not.toBeNull();
+    const listed = await request(`${api}/sessions?limit=100`, as(ann));
+    expect(listed.body.data.items.map((s: any) => s.id)).not.toContain(id);
+    const withArchived = await request(`${api}/sessions?limit=100&include_archived=true`, as(ann));
+    expect(withArchived.body.data.items.map((s: any) => s.id)).toContain(id);
+    const refused = await post(ann, `/sessions/${id}/messages`, { text: 'hello?' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('CONFLICT');
+    const restored = await request(`${api}/sessions/${id}/restore`, as(ann, { method: 'POST' }));
+    expect(restored.body.data.archived_at).toBeNull();
+  });
+
+  it('keeps history oldest first with a cursor, clears it keeping the newest, counts tokens', async () => {
+    const id = (await post(ann, '/sessions', {})).body.data.id;
+    for (const text of ['one', 'two', 'three']) {
+      const done = await post(ann, `/sessions/${id}/messages?sync=true`, { text });
+      expect(done.status).toBe(200);
+    }
+    const page1 = await request(`${api}/sessions/${id}/messages?limit=4`, as(ann));
+    expect(page1.body.data.items.map((m: any) => [m.role, m.content])).toEqual([
+      ['user', 'one'],
+      ['assistant', 'Hello there, friend.'],
+      ['user', 'two'],
+      ['assistant', 'Hello there, friend.'],
+    ]);
+    expect(page1.body.data).toMatchObject({ has_more: true, total: 6 });
+    const page2 = await request(`${api}/sessions/${id}/messages?limit=4&cursor=${page1.body.data.next_cursor}`, as(ann));
+    expect(page2.body.data.items.map((m: any) => m.content)).toEqual(['three', 'Hello there, friend.']);
+    expect(page2.body.data.next_cursor).toBeNull();
+    const session = await request(`${api}/sessions/${id}`, as(ann));
+    expect(session.body.data.token_counts).toEqual({ input_tokens: 33, output_tokens: 12, total_tokens: 45 });
+
+    const cleared = await request(`${api}/sessions/${id}/messages`, { ...jsonBody({ keep_last: 2 }, { authorization: `Bearer ${ann.token}` }), method: 'DELETE' });
+    expect(cleared.body.data).toEqual({ deleted: 4, kept: 2 });
+    const left = await request(`${api}/sessions/${id}/messages`, as(ann));
+    expect(left.body.data.items.map((m: any) => m.content)).toEqual(['three', 'Hello there, friend.']);
+    const all = await request(`${api}/sessions/${id}/messages`, as(ann, { method: 'DELETE' }));
+    expect(all.body.data).toEqual({ deleted: 2, kept: 0 });
+  });
+
+  it('validates messages: text or content, 1 to 65,536 characters, a known mode', async () => {
+    const id = (await post(ann, '/sessions', {})).body.data.id;
+    const cases: [unknown, string][] = [
+      [{}, 'text'],
+      [{ text: '' }, 'text'],
+      [{ text: 'x'.repeat(65_537) }, 'text'],
+      [{ text: 'ok', mode: 'turbo' }, 'mode'],
+      [{ text: 'ok', mode: 'think' }, 'mode'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await post(ann, `/sessions/${id}/messages`, body);
+      expect({ body: JSON.stringify(body).slice(0, 40), status: response.status, fields: Object.keys(response.body.error.details.fields) }).toEqual({
+        body: JSON.stringify(body).slice(0, 40),
+        status: 422,
+        fields: [field],
+      });
+    }
+    expect((await post(ann, `/sessions/${id}/messages`, { content: 'y'.repeat(65_536) })).status).toBe(202);
+  });
+
+  it('cancel with no running turn is a 409 CONFLICT', async () => {
+    const id = (await post(ann, '/sessions', {})).body.data.id;
+    const response = await request(`${api}/sessions/${id}/cancel`, as(ann, { method: 'POST' }));
+    expect(response.status).toBe(409);
+    expect(response.body.error.code).toBe('CONFLICT');
+  });
+});
