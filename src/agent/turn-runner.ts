@@ -35,6 +35,7 @@ export async function runTurn(request: TurnRequest, provider: LlmProvider, emit:
       usage = { inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens };
       continue;
     }
+    if (chunk.type === 'tool_call') throw new Error('tool calls are not handled by this runner yet');
     if (!writing) {
       writing = true;
       await emit({ type: 'agent_state', payload: { state: 'writing' } });
@@ -48,7 +49,7 @@ export async function runTurn(request: TurnRequest, provider: LlmProvider, emit:
   return {
     text,
     // A provider that reports no usage is counted here, with the same tokenizer.
-    inputTokens: usage?.inputTokens ?? messages.reduce((sum, message) => sum + countTokens(message.content), 0),
+    inputTokens: usage?.inputTokens ?? messages.reduce((sum, message) => sum + countTokens('content' in message ? message.content : ''), 0),
     outputTokens: usage?.outputTokens ?? countTokens(text),
     toolCalls: 0,
   };

@@ -6,7 +6,7 @@ async function run(messages: { role: 'user' | 'assistant' | 'system'; content: s
   let usage: { inputTokens: number; outputTokens: number } | null = null;
   for await (const chunk of new BuiltinProvider().stream({ messages, signal: new AbortController().signal })) {
     if (chunk.type === 'text') pieces.push(chunk.text);
-    else usage = chunk;
+    else if (chunk.type === 'usage') usage = chunk;
   }
   return { pieces, usage };
 }
