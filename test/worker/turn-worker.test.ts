@@ -10,6 +10,10 @@ import { InProcessTurnQueue } from '../../src/queue/in-process-turn-queue';
 import { TurnService } from '../../src/sessions/turn-service';
 import { TurnWorker } from '../../src/worker/turn-worker';
 import { ScriptedProvider } from '../fakes/scripted-provider';
+import { TestTools } from '../fakes/test-tools';
+import { loadConfig } from '../../src/config';
+import { SessionTools } from '../../src/sessions/session-tools';
+import { TEST_JWT_SECRET } from '../helpers/env';
 import { LogCapture } from '../helpers/log-capture';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 
@@ -20,6 +24,7 @@ const events = new InProcessEventLog();
 const control = new InProcessControlBus();
 const queue = new InProcessTurnQueue(logger);
 const provider = new ScriptedProvider();
+const tools = new TestTools();
 let worker: TurnWorker;
 let turns: TurnService;
 const signal = new AbortController().signal;
@@ -29,7 +34,19 @@ beforeAll(async () => {
   await migrateToLatest(database);
   models = initModels(database.sequelize);
   // The worker is driven by hand here (handle), so redelivery can be staged exactly.
-  worker = new TurnWorker({ models, queue, events, control, provider, logger, concurrency: 1 });
+  const { config } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: makeTempDir() });
+  worker = new TurnWorker({
+    models,
+    queue,
+    events,
+    control,
+    provider,
+    logger,
+    concurrency: 1,
+    sessionTools: new SessionTools(tools),
+    agent: config.agent,
+    contextWindow: config.llm.context_window,
+  });
   turns = new TurnService({ models, queue: { ...queue, name: 'in-process', enqueue: async () => undefined } as never, events, control, logger });
 });
 
