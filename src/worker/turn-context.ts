@@ -98,7 +98,7 @@ export class TurnContext implements LoopPorts {
   }
 
   async finishSideEffect(callId: string, ok: boolean): Promise<void> {
-    await this.deps.models.ToolRun.update({ status: ok ? 'done' : 'failed' }, { where: { tool_call_id: callId } });
+    await this.deps.models.ToolRun.update({ status: ok ? 'done' : 'failed' }, { where: { turn_id: this.turnId, tool_call_id: callId } });
   }
 
   cancelTurn(): void {

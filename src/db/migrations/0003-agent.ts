@@ -19,10 +19,11 @@ export const agent: Migration = {
     // Messages up to this ordinal are folded into the summary.
     await context.addColumn('sessions', 'memory_through', { type: DataTypes.INTEGER, allowNull: true });
     await context.addColumn('sessions', 'memory_updated_at', { type: DataTypes.DATE, allowNull: true });
+    // Keyed by turn and call id: models such as local ones reuse ids like `call_0` across turns.
     await context.createTable('tool_runs', {
+      turn_id: { type: DataTypes.UUID, primaryKey: true },
       tool_call_id: { type: DataTypes.STRING(128), primaryKey: true },
       session_id: { type: DataTypes.UUID, allowNull: false },
-      turn_id: { type: DataTypes.UUID, allowNull: false },
       name: { type: DataTypes.STRING(64), allowNull: false },
       status: { type: DataTypes.STRING(16), allowNull: false },
       created_at: { type: DataTypes.DATE, allowNull: false },
