@@ -127,8 +127,9 @@ function pick(text: string, mode: MemoryMode): string {
   const sentences = flat.split(/(?<=[.!?])\s+/);
   if (mode === 'code') {
     const code = /```[a-z]*\n?([^`]+)```/.exec(text)?.[1]?.trim().split('\n')[0];
-    const names = flat.match(/\b[\w-]+\.(ts|js|py|go|rs|java|json|ya?ml|md|sql)\b/g);
-    return [sentences[0], names ? `files: ${[...new Set(names)].join(', ')}` : '', code ? `code: ${code}` : ''].filter(Boolean).join(' | ');
+    const prose = text.replace(/```[^`]*```/g, ' ').replace(/\s+/g, ' ').trim();
+    const names = prose.match(/[\w./-]+\.(ts|js|py|go|rs|java|json|ya?ml|md|sql)\b/g);
+    return [prose.split(/(?<=[.!?:])\s+/)[0], names ? `files: ${[...new Set(names)].join(', ')}` : '', code ? `code: ${code}` : ''].filter(Boolean).join(' | ');
   }
   if (mode === 'reasoning') {
     return sentences.find((sentence) => /\b(therefore|so|because|thus|decided|conclusion|concluded|hence)\b/i.test(sentence)) ?? sentences[0] ?? '';

@@ -19,6 +19,8 @@ export class ScriptedProvider implements LlmProvider {
   pauseBefore: number | null = null;
   /** Index of the piece at which the stream throws. */
   failAt: number | null = null;
+  /** What it throws there (default: a plain Error, an "unrecoverable exception"). */
+  failWith: Error | null = null;
   requests: ProviderRequest[] = [];
   /** Responses for the next calls, in order; when empty, `pieces` is answered. */
   rounds: ScriptedRound[] = [];
@@ -40,7 +42,7 @@ export class ScriptedProvider implements LlmProvider {
         await Promise.race([this.gate.promise, aborted(request.signal)]);
       }
       if (request.signal.aborted) return;
-      if (index === this.failAt) throw new Error('the model exploded (scripted)');
+      if (index === this.failAt) throw this.failWith ?? new Error('the model exploded (scripted)');
       yield { type: 'text', text: piece };
     }
     yield { type: 'usage', inputTokens: 11, outputTokens: this.pieces.length };
