@@ -9,6 +9,8 @@ import type { DestinationStream } from 'pino';
 import { createWebAdapter, WEB_ADAPTER_DEFAULTS } from '../adapters/web';
 import type { LlmProvider } from './agent/provider';
 import { BuiltinProvider } from './agent/providers/builtin';
+import type { ToolCatalog } from './agent/tool-box';
+import { SessionTools } from './sessions/session-tools';
 import { createApp } from './api/app';
 import type { ApiRouter } from './api/endpoint';
 import { allowedOrigins } from './api/origins';
@@ -16,6 +18,8 @@ import { apiKeyRoutes } from './api/routes/api-keys';
 import { authRoutes } from './api/routes/auth';
 import { SAML_PATH, samlPreamble, samlRoutes } from './api/routes/saml';
 import { registerSessionRoutes } from './api/routes/sessions';
+import { registerToolRoutes } from './api/routes/tools';
+import { SessionMemory } from './sessions/session-memory';
 import { userRoutes } from './api/routes/users';
 import { createAuth } from './auth';
 import { SamlService } from './auth/saml/service';
@@ -61,6 +65,8 @@ export interface ServiceOptions {
   logDestination?: DestinationStream;
   /** The model; default from `llm.provider` (tests pass a controllable one). */
   provider?: LlmProvider;
+  /** The tools; default: the built-in registry from config. */
+  tools?: ToolCatalog;
 }
 
 export interface RunningService {
@@ -121,6 +127,8 @@ async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle
 
 interface Core {
   logHub: LogHub;
+  tools: ToolCatalog;
+  sessionTools: SessionTools;
   config: Readonly<Config>;
   configFile: string | null;
   logger: Logger;
@@ -150,11 +158,18 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const models = initModels(database.sequelize);
     const drivers = await createDrivers(config, logger, lifecycle, readiness, logHub);
     const turns = new TurnService({ models, queue: drivers.queue, events: drivers.events, control: drivers.control, logger });
-    return { logHub, config, configFile, logger, lifecycle, readiness, database, models, drivers, turns };
+    const tools = options.tools ?? createToolCatalog();
+    const sessionTools = new SessionTools(tools);
+    return { tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, drivers, turns };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
   }
+}
+
+/** The tool catalogue. Until the tool registry lands on this branch, no tools (an honest empty list). */
+function createToolCatalog(): ToolCatalog {
+  return { list: () => [], get: () => undefined, validate: (name) => ({ ok: false, error: `There is no tool "${name}".` }) };
 }
 
 /** Starts consuming turns in this process, after queueing again any turn a dead process left unfinished. */
@@ -165,8 +180,11 @@ async function startWorker(core: Core, provider: LlmProvider = new BuiltinProvid
     events: core.drivers.events,
     control: core.drivers.control,
     provider,
+    sessionTools: core.sessionTools,
     logger: core.logger,
     concurrency: core.config.worker.concurrency,
+    agent: core.config.agent,
+    contextWindow: core.config.llm.context_window,
   });
   await worker.start();
   core.lifecycle.onStop({ name: 'worker', stop: () => worker.stop() });
@@ -186,7 +204,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       checkUpgradeCredential(request, auth.authenticator, socketOptions);
     const samlSettings = resolveSamlSettings(config.auth.saml, config.server.public_url ?? `http://localhost:${config.server.port}`, options.cwd);
     const saml = samlSettings && new SamlService(samlSettings, auth.models, auth.users, auth.sessions, logger);
-    const sessions = new SessionService(models);
+    const sessions = new SessionService(models, config.agent.default_tools);
     const hub = new SwitchboardHub({
       models,
       turns,
@@ -203,6 +221,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       userRoutes(auth.users),
       samlRoutes(saml),
       (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
+      (api: ApiRouter) =>
+        registerToolRoutes(api, {
+          catalog: core.tools,
+          sessionTools: core.sessionTools,
+          sessions,
+          memory: new SessionMemory(models, { systemPrompt: config.agent.system_prompt, contextWindow: config.llm.context_window }),
+        }),
     ];
     const rateLimiter = await createRateLimiter({ config, logger });
     lifecycle.onStop({ name: 'rate limiter', stop: () => rateLimiter.close() });

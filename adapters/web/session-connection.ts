@@ -4,7 +4,7 @@ import type { WebSocket } from 'ws';
 import { clientFrameSchemas, type ClientFrameType } from '../../src/core/client-frames';
 import { AppError, type ErrorCode } from '../../src/core/errors';
 import type { AgentState, SessionFrame } from '../../src/core/events';
-import type { Hub } from '../../src/core/hub';
+import type { Hub, SessionSummary } from '../../src/core/hub';
 import type { Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
 
@@ -54,7 +54,7 @@ export class SessionConnection {
   }
 
   /** Subscribes, replays after `lastSeq` (null: no replay), then announces the current state. */
-  async open(lastSeq: number | null, currentState: AgentState): Promise<void> {
+  async open(lastSeq: number | null, currentState: AgentState, pendingConfirmation: SessionSummary['pendingConfirmation'] = null): Promise<void> {
     let markOpen!: () => void;
     const opened = new Promise<void>((resolve) => (markOpen = resolve));
     // Listen at once (ws drops messages nobody listens to), but act on them only once open:
@@ -73,12 +73,19 @@ export class SessionConnection {
         });
     });
     this.unsubscribe = await this.hub.events.subscribe(this.sessionId, (frame) => this.onFrame(frame));
+    let replayed: SessionFrame[] = [];
     if (lastSeq !== null) {
       const replay = await this.hub.events.replay(this.sessionId, lastSeq);
       // Too old (buffer expired): the spec says send only the current state.
-      if (replay.complete) for (const frame of replay.frames) this.send(frame);
+      if (replay.complete) replayed = replay.frames;
+      for (const frame of replayed) this.send(frame);
     }
     await this.hub.events.append(this.sessionId, { type: 'agent_state', payload: { state: currentState } });
+    // A confirmation still waiting, and not in the replay: ask again (decisions.md §5).
+    const pending = pendingConfirmation;
+    if (pending && !replayed.some((frame) => frame.type === 'tool_confirm_request' && frame.payload.confirmation_id === pending.confirmation_id)) {
+      await this.hub.events.append(this.sessionId, { type: 'tool_confirm_request', payload: pending });
+    }
     const buffered = this.pending ?? [];
     this.pending = null;
     for (const frame of buffered) this.send(frame);

@@ -2,8 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { AgentState } from '../../src/core/events';
-import type { Hub } from '../../src/core/hub';
+import type { Hub, SessionSummary } from '../../src/core/hub';
 import type { Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
 import { CLOSE, SessionConnection } from './session-connection';
@@ -116,11 +115,13 @@ export class WebAdapter {
     }
     const lastSeq = parseLastSeq(url.searchParams.get('last_seq'));
     this.wss.handleUpgrade(request, socket, head, (ws) => {
-      void this.connect(ws, hub, sessionId, auth.principal, session.state, lastSeq);
+      void this.connect(ws, hub, session, auth.principal, lastSeq);
     });
   }
 
-  private async connect(ws: WebSocket, hub: Hub, sessionId: string, principal: Principal, state: AgentState, lastSeq: number | null) {
+  private async connect(ws: WebSocket, hub: Hub, session: SessionSummary, principal: Principal, lastSeq: number | null) {
+    const sessionId = session.id;
+    const state = session.state;
     const connection = new SessionConnection(ws, sessionId, principal, hub, this.config.logger, { maxBufferedBytes: this.config.maxBufferedBytes }, state);
     const set = this.connections.get(sessionId) ?? new Set<SessionConnection>();
     set.add(connection);
@@ -133,7 +134,7 @@ export class WebAdapter {
     ws.on('error', () => undefined); // 1009 (too big) and resets end in 'close'
     try {
       await hub.control.publish({ kind: 'takeover', sessionId, connectionId: connection.id });
-      await connection.open(lastSeq, state);
+      await connection.open(lastSeq, state, session.pendingConfirmation);
     } catch (error) {
       this.config.logger.error({ err: error, session_id: sessionId }, 'could not open a session socket');
       connection.close(CLOSE.INTERNAL_ERROR, 'internal error');

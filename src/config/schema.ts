@@ -163,6 +163,19 @@ const llmSchema = z.strictObject({
   builtin_token_delay_ms: z.number().int().min(0).max(10_000).default(0),
 });
 
+const agentSchema = z.strictObject({
+  /** The system prompt when no workflow supplies one. */
+  system_prompt: z.string().min(1).default('You are Switchboard, a helpful assistant for teams. Answer clearly and briefly.'),
+  /** Tools loaded in a new session (tools that need configuration stay unavailable until configured). */
+  default_tools: z.array(z.string().min(1)).default(['current_time', 'calculator', 'knowledge_search', 'http_fetch', 'write_file']),
+  /** Model rounds with tool calls per turn; then the model must answer without tools. */
+  max_tool_rounds: positiveInt.default(8),
+  /** How long a `tool_confirm_request` waits for an answer before it counts as `deny` (spec: 5 minutes). */
+  confirmation_timeout_s: positiveInt.default(300),
+  /** Tokens of the context window kept free for the answer and tool work; the rest holds the conversation. */
+  working_memory_tokens: positiveInt.default(1024),
+});
+
 const workerSchema = z.strictObject({
   /** Run turns inside the API process (`npm start`). false: serve only; turns need `npm run worker`. */
   embedded: z.boolean().default(true),
@@ -212,6 +225,7 @@ export const configSchema = z.strictObject({
   auth: z.preprocess((section) => section ?? {}, authSchema),
   api: apiSchema.prefault({}),
   llm: llmSchema.prefault({}),
+  agent: agentSchema.prefault({}),
   worker: workerSchema.prefault({}),
   websocket: websocketSchema.prefault({}),
   channels: channelsSchema.prefault({}),

@@ -16,6 +16,8 @@ export interface SessionSummary {
   archived: boolean;
   /** The stored agent state: `idle` between turns, the working state during one. */
   state: AgentState;
+  /** The `tool_confirm_request` the running turn waits for, if any (asked again on reconnect). */
+  pendingConfirmation: { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string } | null;
 }
 
 /**

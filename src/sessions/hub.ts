@@ -41,15 +41,29 @@ export class SwitchboardHub implements Hub {
     await this.deps.turns.cancel(session);
   }
 
-  async confirmTool(_sessionId: string, confirmationId: string): Promise<void> {
-    // No tool can ask for confirmation until tools exist (the agent issue); say so plainly.
-    throw new AppError('INVALID_MESSAGE', `No tool confirmation ${confirmationId} is pending.`);
+  async confirmTool(sessionId: string, confirmationId: string, action: string): Promise<void> {
+    const session = await this.deps.models.Session.findOne({ where: { id: sessionId } });
+    if (!session) throw new AppError('SESSION_NOT_FOUND', `No session ${sessionId}.`);
+    // Only the confirmation the turn waits for: a stale or made-up id is refused, never guessed.
+    if (session.pending_confirmation?.confirmation_id !== confirmationId) {
+      throw new AppError('INVALID_MESSAGE', `No tool confirmation ${confirmationId} is pending.`);
+    }
+    await this.deps.control.publish({ kind: 'tool_confirm', sessionId, confirmationId, action });
   }
 
   async findSession(sessionId: string): Promise<SessionSummary | null> {
     const row = await this.deps.models.Session.findOne({ where: { id: sessionId } });
     if (!row) return null;
-    return { id: row.id, ownerId: row.owner_id, archived: row.archived_at !== null, state: row.state };
+    const pending = row.pending_confirmation;
+    return {
+      id: row.id,
+      ownerId: row.owner_id,
+      archived: row.archived_at !== null,
+      state: row.state,
+      pendingConfirmation: pending
+        ? { confirmation_id: pending.confirmation_id, tool: pending.tool, parameters: pending.parameters, message: pending.message }
+        : null,
+    };
   }
 
   authenticateSocket(request: IncomingMessage, options: { queryToken: boolean; role?: Role }): Promise<SocketAuthResult> {

@@ -12,7 +12,11 @@ export interface ListOptions {
 
 /** Sessions and their history, as their owner (or an admin) sees them. */
 export class SessionService {
-  constructor(private readonly models: Models) {}
+  constructor(
+    private readonly models: Models,
+    /** Tools loaded in a new session (`agent.default_tools`). */
+    private readonly defaultTools: readonly string[] = [],
+  ) {}
 
   async create(principal: Principal, input: { name?: string; workflow?: string; config?: Record<string, unknown> }) {
     if (input.workflow !== undefined) {
@@ -28,7 +32,7 @@ export class SessionService {
       session_key: null,
       active_workflow_id: null,
       config: input.config ?? {},
-      active_tools: [],
+      active_tools: [...this.defaultTools],
       current_turn_id: null,
       turn_phase: null,
       archived_at: null,

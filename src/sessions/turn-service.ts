@@ -13,9 +13,6 @@ export interface AcceptInput {
   metadata: Record<string, unknown>;
 }
 
-/** Modes the runner implements; the others are refused up front rather than half-run. */
-export const IMPLEMENTED_MODES: readonly TurnMode[] = ['normal'];
-
 /**
  * Starting and stopping turns, for every channel: a user message is stored and its session marked
  * busy in one transaction, then queued (job id = message id). One turn per session at a time, across
@@ -28,9 +25,6 @@ export class TurnService {
 
   async accept(input: AcceptInput): Promise<MessageRow> {
     const { models, queue, logger } = this.deps;
-    if (!IMPLEMENTED_MODES.includes(input.mode)) {
-      throw AppError.validation({ mode: [{ code: 'not_available', message: `Mode "${input.mode}" is not available yet; use "normal".` }] });
-    }
     if (input.session.archived_at) throw new AppError('CONFLICT', 'The session is archived; restore it first.');
     const messageId = randomUUID();
     const message = await models.Session.sequelize!.transaction(async (transaction) => {
@@ -50,6 +44,7 @@ export class TurnService {
           mode: input.mode,
           metadata: input.metadata,
           reply_to: null,
+          turn_id: messageId,
         },
         { transaction },
       );

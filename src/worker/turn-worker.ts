@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import type { Config } from '../config';
 import type { AgentEvent, AgentState, DonePayload, TurnMode } from '../core/events';
-import type { ControlBus, EventLog, TurnContext, TurnJob, TurnQueue, Unsubscribe } from '../core/turns';
-import type { ChatMessage, LlmProvider } from '../agent/provider';
-import { runTurn } from '../agent/turn-runner';
-import type { MessageRow, Models } from '../db/models';
+import type { ControlBus, EventLog, TurnContext as QueueContext, TurnJob, TurnQueue, Unsubscribe } from '../core/turns';
+import { parseCommand, runCommand, type Command } from '../agent/commands';
+import { compact, fitToBudget, systemWithSummary, type MemoryEntry, type MemoryMode } from '../agent/memory';
+import { newTurnState, runModelLoop, type TurnState } from '../agent/model-loop';
+import { runDelegate, runThink } from '../agent/modes';
+import { ProviderError, type ChatMessage, type LlmProvider, type ToolCall } from '../agent/provider';
+import type { ConfirmAction } from '../agent/tool-box';
+import type { MessageRow, Models, SessionRow } from '../db/models';
 import type { Logger } from '../logs/logger';
-
-/** The system prompt when no workflow supplies one (workflows land with their own issue). */
-export const DEFAULT_SYSTEM_PROMPT = 'You are Switchboard, a helpful assistant for teams. Answer clearly and briefly.';
+import type { SessionTools } from '../sessions/session-tools';
+import { TurnContext, type ConfirmationWaiters } from './turn-context';
 
 export interface TurnWorkerOptions {
   models: Models;
@@ -15,8 +19,11 @@ export interface TurnWorkerOptions {
   events: EventLog;
   control: ControlBus;
   provider: LlmProvider;
+  sessionTools: SessionTools;
   logger: Logger;
   concurrency: number;
+  agent: Config['agent'];
+  contextWindow: number;
 }
 
 const WORKING_STATES = new Set<AgentState>(['thinking', 'analyzing', 'researching', 'deep_thinking', 'writing', 'delegating']);
@@ -34,20 +41,24 @@ interface RunningTurn {
 }
 
 /**
- * Consumes turn jobs: loads the conversation, runs the agent, stores the reply and emits every event
- * of the turn to the event log. It never talks to a platform; channels render the events.
+ * Consumes turn jobs: loads the conversation, runs the agent (tools, confirmations, modes, memory,
+ * in-chat commands), stores the reply and emits every event of the turn to the event log. It never
+ * talks to a platform; channels render the events.
  */
-export class TurnWorker {
+export class TurnWorker implements ConfirmationWaiters {
   private readonly running = new Map<string, RunningTurn>();
+  private readonly confirmations = new Map<string, (action: ConfirmAction) => void>();
   private stopControl: Unsubscribe | null = null;
 
   constructor(private readonly options: TurnWorkerOptions) {}
 
   async start(): Promise<void> {
     this.stopControl = await this.options.control.subscribe((message) => {
-      if (message.kind !== 'cancel') return;
-      const turn = this.running.get(message.sessionId);
-      if (turn?.turnId === message.turnId) turn.controller.abort(new TurnStopped('cancel'));
+      if (message.kind === 'cancel') {
+        const turn = this.running.get(message.sessionId);
+        if (turn?.turnId === message.turnId) turn.controller.abort(new TurnStopped('cancel'));
+      }
+      if (message.kind === 'tool_confirm') this.confirmations.get(message.confirmationId)?.(message.action as ConfirmAction);
     });
     this.options.queue.consume((job, context) => this.handle(job, context), { concurrency: this.options.concurrency });
   }
@@ -58,7 +69,14 @@ export class TurnWorker {
     this.stopControl?.();
   }
 
-  async handle(job: TurnJob, context: TurnContext): Promise<void> {
+  wait(confirmationId: string) {
+    let resolve!: (action: ConfirmAction) => void;
+    const answer = new Promise<ConfirmAction>((settle) => (resolve = settle));
+    this.confirmations.set(confirmationId, resolve);
+    return { answer, release: () => this.confirmations.delete(confirmationId) };
+  }
+
+  async handle(job: TurnJob, context: QueueContext): Promise<void> {
     const { models, logger } = this.options;
     const started = Date.now();
     const session = await models.Session.findOne({ where: { id: job.sessionId } });
@@ -69,20 +87,17 @@ export class TurnWorker {
     const userMessage = await models.Message.findOne({ where: { id: job.userMessageId } });
     if (!userMessage) {
       logger.error({ job }, 'the user message of a running turn is missing; ending the turn');
-      await this.finish(job, 'idle');
+      await this.finish(job);
       return;
     }
     // A redelivered job whose reply was already stored: the reply is not produced twice.
     const stored = await models.Message.findOne({ where: { reply_to: job.userMessageId } });
     if (stored) {
-      await this.finish(job, 'idle');
+      await this.finish(job);
       await this.emitDone(job.sessionId, stored, Date.now() - started);
       return;
     }
-    const [claimed] = await models.Session.update(
-      { turn_phase: 'running' },
-      { where: { id: job.sessionId, current_turn_id: job.userMessageId } },
-    );
+    const [claimed] = await models.Session.update({ turn_phase: 'running' }, { where: { id: job.sessionId, current_turn_id: job.userMessageId } });
     if (claimed === 0) return; // cancelled while queued
 
     const controller = new AbortController();
@@ -96,29 +111,33 @@ export class TurnWorker {
     };
     try {
       await emit({ type: 'agent_state', payload: { state: 'thinking' } });
-      const history = await this.conversation(job.sessionId, userMessage);
-      const result = await runTurn(
-        { mode: (userMessage.mode ?? 'normal') as TurnMode, messages: history, systemPrompt: DEFAULT_SYSTEM_PROMPT },
-        this.options.provider,
-        emit,
-        controller.signal,
-      );
-      const reply = await this.storeReply(job, userMessage, result);
+      const state = newTurnState();
+      const command = parseCommand(userMessage.content);
+      const text = command
+        ? await this.runCommandTurn(command, session, userMessage, emit)
+        : await this.runAgentTurn(session, userMessage, state, emit, controller);
+      if (!state.writing) await emit({ type: 'agent_state', payload: { state: 'writing' } });
+      if (command) await this.streamText(text, emit);
+      const reply = await this.storeReply(job, userMessage, text, state, command !== null);
       if (!reply) return; // cancelled at the last moment: the cancel already ended the turn
+      if (!command) await this.compactMemory(session, emit, controller.signal);
+      await this.finish(job, state);
       await this.emit(job.sessionId, { type: 'agent_state', payload: { state: 'done' } });
-      await this.emitDone(job.sessionId, reply, Date.now() - started, result.toolCalls);
+      await this.emitDone(job.sessionId, reply, Date.now() - started, state.calls);
     } catch (error) {
       const stopped = controller.signal.reason instanceof TurnStopped ? controller.signal.reason : null;
       if (stopped?.reason === 'shutdown') throw error; // hand the job back: it is redelivered
       if (stopped?.reason === 'cancel') {
-        await this.finish(job, 'idle');
+        await this.finish(job);
         await this.emit(job.sessionId, { type: 'agent_state', payload: { state: 'idle' } });
         await this.emit(job.sessionId, { type: 'error', payload: { code: 'CANCELLED', message: 'The turn was cancelled.' } });
         return;
       }
-      logger.error({ err: error, job }, 'turn failed');
-      await this.finish(job, 'idle');
-      await this.emit(job.sessionId, { type: 'error', payload: { code: 'INTERNAL_ERROR', message: 'The agent failed: an internal error occurred.' } });
+      const failure = describeFailure(error);
+      if (failure.code === 'INTERNAL_ERROR') logger.error({ err: error, job }, 'turn failed');
+      else logger.warn({ err: error instanceof Error ? error.message : String(error), job }, 'turn failed at the provider');
+      await this.finish(job);
+      await this.emit(job.sessionId, { type: 'error', payload: failure });
       await this.emit(job.sessionId, { type: 'agent_state', payload: { state: 'error' } });
       await this.emit(job.sessionId, { type: 'agent_state', payload: { state: 'idle' } });
     } finally {
@@ -127,10 +146,92 @@ export class TurnWorker {
     }
   }
 
-  /**
-   * Emits an event and keeps the session's stored state in step with the working states, so a socket
-   * that connects mid-turn is told the current one. Between turns the stored state is `idle`.
-   */
+  private async runAgentTurn(session: SessionRow, userMessage: MessageRow, state: TurnState, emit: (event: AgentEvent) => Promise<void>, controller: AbortController): Promise<string> {
+    const { agent, provider, sessionTools, models } = this.options;
+    const ports = new TurnContext(
+      { models, sessionTools, waiters: this, confirmationTimeoutMs: agent.confirmation_timeout_s * 1000, emitEvent: emit },
+      session,
+      userMessage.id,
+      controller.signal,
+      () => controller.abort(new TurnStopped('cancel')),
+    );
+    const entries = await this.conversation(session);
+    const system = systemWithSummary(agent.system_prompt, session.memory_summary);
+    const messages = fitToBudget(system, entries, this.budget());
+    const request = { provider, messages, tools: sessionTools.toolBox(session), maxRounds: agent.max_tool_rounds };
+    const setState = (next: AgentState) => emit({ type: 'agent_state', payload: { state: next } });
+    switch ((userMessage.mode ?? 'normal') as TurnMode) {
+      case 'think':
+        return runThink(request, ports, state, setState);
+      case 'delegate':
+        return runDelegate(request, ports, state, setState);
+      case 'normal':
+        return runModelLoop({ ...request, stream: true }, ports, state);
+    }
+  }
+
+  /** `/info`, `/tools`, `/tools load`, `/help`: answered by the hub, not the model. */
+  private async runCommandTurn(command: Command, session: SessionRow, userMessage: MessageRow, emit: (event: AgentEvent) => Promise<void>): Promise<string> {
+    const { sessionTools, provider, models } = this.options;
+    await models.Message.update({ metadata: { ...userMessage.metadata, command: true } }, { where: { id: userMessage.id } });
+    const result = await runCommand(command, {
+      workflow: session.active_workflow_id,
+      provider: provider.name,
+      model: provider.model,
+      mode: userMessage.mode ?? 'normal',
+      memoryMode: session.memory_mode,
+      tools: sessionTools.views(session).map((view) => ({
+        name: view.name,
+        status: view.status,
+        requiresConfirmation: view.requires_confirmation,
+        note: view.reason ?? undefined,
+      })),
+      loadTool: async (name) => {
+        try {
+          sessionTools.apply(session, { load: [name] });
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          return { ok: false, reason, expansionFailed: true };
+        }
+        await models.Session.update({ active_tools: session.active_tools, tool_state: session.tool_state }, { where: { id: session.id } });
+        return { ok: true };
+      },
+    });
+    if (result.expansionFailed) await emit({ type: 'error', payload: { code: 'TOOL_EXPANSION_FAILED', message: result.expansionFailed } });
+    return result.text;
+  }
+
+  /** A command's answer streamed like a model's, so every channel renders it the same way. */
+  private async streamText(text: string, emit: (event: AgentEvent) => Promise<void>): Promise<void> {
+    for (const line of text.split(/(?<=\n)/)) await emit({ type: 'token', payload: { text: line, final: false } });
+  }
+
+  private budget(): number {
+    return Math.max(256, this.options.contextWindow - this.options.agent.working_memory_tokens);
+  }
+
+  /** Folds old turns into the rolling summary when the conversation outgrows the budget. */
+  private async compactMemory(session: SessionRow, emit: (event: AgentEvent) => Promise<void>, signal: AbortSignal): Promise<void> {
+    const fresh = await this.options.models.Session.findOne({ where: { id: session.id } });
+    if (!fresh) return;
+    const compaction = await compact({
+      systemPrompt: this.options.agent.system_prompt,
+      summary: fresh.memory_summary,
+      entries: await this.conversation(fresh),
+      budget: this.budget(),
+      mode: fresh.memory_mode as MemoryMode,
+      provider: this.options.provider,
+      signal,
+    });
+    if (!compaction) return;
+    await this.options.models.Session.update(
+      { memory_summary: compaction.summary, memory_through: compaction.through, memory_updated_at: new Date() },
+      { where: { id: session.id } },
+    );
+    await emit({ type: 'memory_update', payload: { mode: fresh.memory_mode, tokens_used: compaction.tokensUsed, summarized: compaction.summarized } });
+  }
+
+  /** Emits an event and keeps the session's stored state in step with the working states. */
   private async emit(sessionId: string, event: AgentEvent): Promise<void> {
     if (event.type === 'agent_state' && WORKING_STATES.has(event.payload.state)) {
       await this.options.models.Session.update({ state: event.payload.state }, { where: { id: sessionId } });
@@ -138,7 +239,7 @@ export class TurnWorker {
     await this.options.events.append(sessionId, event);
   }
 
-  private async emitDone(sessionId: string, reply: MessageRow, durationMs: number, toolCalls = reply.tool_calls.length): Promise<void> {
+  private async emitDone(sessionId: string, reply: MessageRow, durationMs: number, toolCalls = Number(reply.metadata?.tool_calls ?? 0)): Promise<void> {
     const payload: DonePayload = {
       message_id: reply.id,
       total_tokens: reply.input_tokens + reply.output_tokens,
@@ -151,60 +252,72 @@ export class TurnWorker {
     await this.options.events.append(sessionId, { type: 'done', payload });
   }
 
-  /** The conversation up to and including this turn's user message, oldest first. */
-  private async conversation(sessionId: string, userMessage: MessageRow): Promise<ChatMessage[]> {
-    const rows = await this.options.models.Message.findAll({
-      where: { session_id: sessionId },
-      order: [['ordinal', 'ASC']],
-    });
+  /** The conversation the model sees (after the summary), oldest first, in-chat commands left out. */
+  private async conversation(session: SessionRow): Promise<MemoryEntry[]> {
+    const rows = await this.options.models.Message.findAll({ where: { session_id: session.id }, order: [['ordinal', 'ASC']] });
     return rows
-      .filter((row) => row.ordinal <= userMessage.ordinal && (row.role === 'user' || row.role === 'assistant'))
-      .map((row) => ({ role: row.role as 'user' | 'assistant', content: row.content }));
+      .filter((row) => row.ordinal > (session.memory_through ?? 0) && !row.metadata?.command && row.role !== 'system')
+      .map((row) => ({ ordinal: row.ordinal, turnId: row.turn_id ?? row.reply_to ?? null, message: toChatMessage(row) }));
   }
 
   /**
-   * Stores the reply and ends the turn in one transaction. Returns null when the turn is no longer
+   * Stores the reply (the turn stays busy until `finish`). Returns null when the turn is no longer
    * current (cancelled meanwhile); the unique `reply_to` refuses a second reply to one message.
    */
-  private async storeReply(job: TurnJob, userMessage: MessageRow, result: { text: string; inputTokens: number; outputTokens: number }) {
+  private async storeReply(job: TurnJob, userMessage: MessageRow, text: string, state: TurnState, command: boolean): Promise<MessageRow | null> {
     const { models } = this.options;
-    return models.Session.sequelize!.transaction(async (transaction) => {
-      const session = await models.Session.findOne({ where: { id: job.sessionId, current_turn_id: job.userMessageId }, transaction });
-      if (!session) return null;
-      const reply = await models.Message.create(
-        {
-          id: randomUUID(),
-          session_id: job.sessionId,
-          role: 'assistant',
-          content: result.text,
-          tool_calls: [],
-          input_tokens: result.inputTokens,
-          output_tokens: result.outputTokens,
-          workflow_id: userMessage.workflow_id,
-          mode: userMessage.mode,
-          metadata: {},
-          reply_to: job.userMessageId,
-        },
-        { transaction },
-      );
-      await session.update(
-        {
-          current_turn_id: null,
-          turn_phase: null,
-          state: 'idle',
-          input_tokens: session.input_tokens + result.inputTokens,
-          output_tokens: session.output_tokens + result.outputTokens,
-        },
-        { transaction },
-      );
-      return reply;
+    const session = await models.Session.findOne({ where: { id: job.sessionId, current_turn_id: job.userMessageId } });
+    if (!session) return null;
+    return models.Message.create({
+      id: randomUUID(),
+      session_id: job.sessionId,
+      role: 'assistant',
+      content: text,
+      tool_calls: [],
+      input_tokens: state.usage.inputTokens,
+      output_tokens: state.usage.outputTokens,
+      workflow_id: userMessage.workflow_id,
+      mode: userMessage.mode,
+      metadata: command ? { command: true } : { tool_calls: state.calls },
+      reply_to: job.userMessageId,
+      turn_id: job.userMessageId,
     });
   }
 
-  private async finish(job: TurnJob, state: 'idle'): Promise<void> {
-    await this.options.models.Session.update(
-      { current_turn_id: null, turn_phase: null, state },
-      { where: { id: job.sessionId, current_turn_id: job.userMessageId } },
-    );
+  /** Ends the turn: the session is idle again (and its token totals include this turn). */
+  private async finish(job: TurnJob, state?: TurnState): Promise<void> {
+    const { models } = this.options;
+    const session = await models.Session.findOne({ where: { id: job.sessionId, current_turn_id: job.userMessageId } });
+    if (!session) return;
+    await session.update({
+      current_turn_id: null,
+      turn_phase: null,
+      state: 'idle',
+      pending_confirmation: null,
+      input_tokens: session.input_tokens + (state?.usage.inputTokens ?? 0),
+      output_tokens: session.output_tokens + (state?.usage.outputTokens ?? 0),
+    });
   }
+}
+
+function toChatMessage(row: MessageRow): ChatMessage {
+  if (row.role === 'tool') {
+    const metadata = row.metadata as { tool_call_id?: string; name?: string };
+    return { role: 'tool', toolCallId: metadata.tool_call_id ?? '', name: metadata.name ?? '', content: row.content };
+  }
+  if (row.role === 'assistant') {
+    const calls = row.tool_calls as ToolCall[];
+    return calls.length > 0 ? { role: 'assistant', content: row.content, toolCalls: calls } : { role: 'assistant', content: row.content };
+  }
+  return { role: 'user', content: row.content };
+}
+
+/** The `error` frame for a failed turn: provider failures by name, anything else generic. */
+function describeFailure(error: unknown): { code: 'PROVIDER_UNREACHABLE' | 'PROVIDER_ERROR' | 'INTERNAL_ERROR'; message: string } {
+  if (error instanceof ProviderError) {
+    return error.kind === 'unreachable'
+      ? { code: 'PROVIDER_UNREACHABLE', message: `The model provider could not be reached: ${error.message}` }
+      : { code: 'PROVIDER_ERROR', message: `The model provider failed: ${error.message}` };
+  }
+  return { code: 'INTERNAL_ERROR', message: 'The agent failed: an internal error occurred.' };
 }

@@ -9,7 +9,12 @@ import { createLogger } from '../../src/logs/logger';
 import { InProcessTurnQueue } from '../../src/queue/in-process-turn-queue';
 import { TurnService } from '../../src/sessions/turn-service';
 import { TurnWorker } from '../../src/worker/turn-worker';
+import { ProviderError } from '../../src/agent/provider';
 import { ScriptedProvider } from '../fakes/scripted-provider';
+import { TestTools } from '../fakes/test-tools';
+import { loadConfig } from '../../src/config';
+import { SessionTools } from '../../src/sessions/session-tools';
+import { TEST_JWT_SECRET } from '../helpers/env';
 import { LogCapture } from '../helpers/log-capture';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 
@@ -20,6 +25,7 @@ const events = new InProcessEventLog();
 const control = new InProcessControlBus();
 const queue = new InProcessTurnQueue(logger);
 const provider = new ScriptedProvider();
+const tools = new TestTools();
 let worker: TurnWorker;
 let turns: TurnService;
 const signal = new AbortController().signal;
@@ -29,7 +35,19 @@ beforeAll(async () => {
   await migrateToLatest(database);
   models = initModels(database.sequelize);
   // The worker is driven by hand here (handle), so redelivery can be staged exactly.
-  worker = new TurnWorker({ models, queue, events, control, provider, logger, concurrency: 1 });
+  const { config } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: makeTempDir() });
+  worker = new TurnWorker({
+    models,
+    queue,
+    events,
+    control,
+    provider,
+    logger,
+    concurrency: 1,
+    sessionTools: new SessionTools(tools),
+    agent: config.agent,
+    contextWindow: config.llm.context_window,
+  });
   turns = new TurnService({ models, queue: { ...queue, name: 'in-process', enqueue: async () => undefined } as never, events, control, logger });
 });
 
@@ -108,4 +126,60 @@ it('the database refuses a second reply to one user message', async () => {
       reply_to: message.id,
     }),
   ).rejects.toMatchObject({ name: 'SequelizeUniqueConstraintError' });
+});
+
+it('a side-effecting call started before a crash is never run again when the turn is redelivered', async () => {
+  const session = await newSession();
+  await models.Session.update({ active_tools: ['save_note'], tool_state: { approved: ['save_note'], disabled: [] } }, { where: { id: session.id } });
+  const message = await turns.accept({ session: (await models.Session.findOne({ where: { id: session.id } }))!, text: 'note it', mode: 'normal', metadata: {} });
+  // The first delivery got as far as starting the call (recorded), then the worker died.
+  await models.ToolRun.create({ tool_call_id: 'side-1', turn_id: message.id, session_id: session.id, name: 'save_note', status: 'running', created_at: new Date() });
+  await models.Session.update({ turn_phase: 'running' }, { where: { id: session.id } });
+  provider.rounds = [{ calls: [{ id: 'side-1', name: 'save_note', arguments: '{"text":"x"}' }] }, { text: ['Done.'] }];
+  tools.runs.length = 0;
+  await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  expect(tools.runs).toEqual([]);
+  const end = (await framesOf(session.id)).find((frame) => frame.type === 'tool_end');
+  expect(end?.payload).toMatchObject({ tool_call_id: 'side-1', error: expect.stringMatching(/already started before an interruption; it was not run again/) });
+  expect((await framesOf(session.id)).some((frame) => frame.type === 'done')).toBe(true);
+});
+
+it('a redelivered turn resumes after its stored tool rounds instead of calling the tools again', async () => {
+  const session = await newSession();
+  await models.Session.update({ active_tools: ['lookup'] }, { where: { id: session.id } });
+  const message = await turns.accept({ session: (await models.Session.findOne({ where: { id: session.id } }))!, text: 'look it up', mode: 'normal', metadata: {} });
+  // Stored by the first delivery: the model's tool round and the tool's result.
+  const base = { session_id: session.id, workflow_id: null, mode: null, reply_to: null, turn_id: message.id };
+  await models.Message.create({ ...base, id: randomUUID(), role: 'assistant', content: '', tool_calls: [{ id: 'l1', name: 'lookup', arguments: '{"word":"a"}' }], metadata: {} });
+  await models.Message.create({ ...base, id: randomUUID(), role: 'tool', content: '{"ok":true}', tool_calls: [], metadata: { tool_call_id: 'l1', name: 'lookup' } });
+  provider.rounds = [{ text: ['Resumed.'] }];
+  tools.runs.length = 0;
+  await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  const sent = provider.requests.at(-1)!.messages;
+  expect(sent.slice(-2)).toEqual([
+    { role: 'assistant', content: '', toolCalls: [{ id: 'l1', name: 'lookup', arguments: '{"word":"a"}' }] },
+    { role: 'tool', toolCallId: 'l1', name: 'lookup', content: '{"ok":true}' },
+  ]);
+  expect(tools.runs).toEqual([]);
+});
+
+it.each([
+  ['unreachable', 'PROVIDER_UNREACHABLE'],
+  ['failed', 'PROVIDER_ERROR'],
+] as const)('a provider that is %s ends the turn with %s, agent_state error, then idle', async (kind, code) => {
+  const session = await newSession();
+  const message = await turns.accept({ session, text: 'hello?', mode: 'normal', metadata: {} });
+  provider.failAt = 0;
+  provider.failWith = new ProviderError(kind, kind === 'unreachable' ? 'connection refused' : 'HTTP 500');
+  try {
+    await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  } finally {
+    provider.failAt = null;
+    provider.failWith = null;
+  }
+  const frames = await framesOf(session.id);
+  const error = frames.find((frame) => frame.type === 'error')!;
+  expect(error.payload.code).toBe(code);
+  expect(frames.filter((frame) => frame.seq > error.seq).map((frame) => frame.type === 'agent_state' && frame.payload.state)).toEqual(['error', 'idle']);
+  expect(await models.Session.findOne({ where: { id: session.id } })).toMatchObject({ current_turn_id: null, state: 'idle' });
 });

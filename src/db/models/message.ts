@@ -15,6 +15,8 @@ export class MessageRow extends Model<InferAttributes<MessageRow>, InferCreation
   declare mode: string | null;
   declare metadata: Record<string, unknown>;
   declare reply_to: string | null;
+  /** The user message (turn) this message belongs to; null for messages before tools existed. */
+  declare turn_id: CreationOptional<string | null>;
   declare created_at: CreationOptional<Date>;
 }
 
@@ -35,6 +37,7 @@ export function initMessageModel(sequelize: Sequelize): typeof MessageRow {
       mode: { type: DataTypes.STRING(16), allowNull: true },
       metadata: { type: DataTypes.JSON, allowNull: false },
       reply_to: { type: DataTypes.UUID, allowNull: true },
+      turn_id: { type: DataTypes.UUID, allowNull: true },
       created_at: { type: DataTypes.DATE, allowNull: false },
     },
     { sequelize, tableName: 'messages', timestamps: true, createdAt: 'created_at', updatedAt: false },

@@ -3,6 +3,21 @@ import { DataTypes, Model, type CreationOptional, type InferAttributes, type Inf
 
 export type TurnPhase = 'queued' | 'running';
 
+/** Per-session tool settings: approved for the whole session (allow_all), or disabled. */
+export interface ToolState {
+  approved: string[];
+  disabled: string[];
+}
+
+/** The `tool_confirm_request` a turn waits for, kept so a reconnecting socket is asked again. */
+export interface PendingConfirmation {
+  confirmation_id: string;
+  tool: string;
+  parameters: Record<string, unknown>;
+  message: string;
+  turn_id: string;
+}
+
 export class SessionRow extends Model<InferAttributes<SessionRow>, InferCreationAttributes<SessionRow>> {
   declare ordinal: CreationOptional<number>;
   declare id: string;
@@ -19,6 +34,12 @@ export class SessionRow extends Model<InferAttributes<SessionRow>, InferCreation
   declare current_turn_id: string | null;
   declare turn_phase: TurnPhase | null;
   declare archived_at: Date | null;
+  declare tool_state: ToolState | null;
+  declare pending_confirmation: PendingConfirmation | null;
+  declare memory_mode: CreationOptional<string>;
+  declare memory_summary: CreationOptional<string | null>;
+  declare memory_through: CreationOptional<number | null>;
+  declare memory_updated_at: CreationOptional<Date | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -43,6 +64,12 @@ export function initSessionModel(sequelize: Sequelize): typeof SessionRow {
       current_turn_id: { type: DataTypes.UUID, allowNull: true },
       turn_phase: { type: DataTypes.STRING(16), allowNull: true },
       archived_at: { type: DataTypes.DATE, allowNull: true },
+      tool_state: { type: DataTypes.JSON, allowNull: true },
+      pending_confirmation: { type: DataTypes.JSON, allowNull: true },
+      memory_mode: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'conversation' },
+      memory_summary: { type: DataTypes.TEXT, allowNull: true },
+      memory_through: { type: DataTypes.INTEGER, allowNull: true },
+      memory_updated_at: { type: DataTypes.DATE, allowNull: true },
       created_at: { type: DataTypes.DATE, allowNull: false },
       updated_at: { type: DataTypes.DATE, allowNull: false },
     },

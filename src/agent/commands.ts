@@ -1,0 +1,86 @@
+/** In-chat commands (decisions.md §3), the same on every channel. */
+export type Command = { name: 'info' } | { name: 'tools' } | { name: 'tools_load'; tool: string } | { name: 'help' } | { name: 'unknown'; text: string };
+
+/** The command a message is, or null when it is an ordinary message for the model. */
+export function parseCommand(text: string): Command | null {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('/')) return null;
+  const [word, ...rest] = trimmed.split(/\s+/);
+  switch (word!.toLowerCase()) {
+    case '/info':
+      return { name: 'info' };
+    case '/help':
+      return { name: 'help' };
+    case '/tools':
+      if (rest.length === 0) return { name: 'tools' };
+      if (rest[0]!.toLowerCase() === 'load' && rest[1]) return { name: 'tools_load', tool: rest[1] };
+      return { name: 'unknown', text: trimmed };
+    default:
+      return { name: 'unknown', text: trimmed };
+  }
+}
+
+export interface ToolLine {
+  name: string;
+  status: 'active' | 'available' | 'disabled' | 'unavailable';
+  requiresConfirmation: boolean;
+  note?: string;
+}
+
+export interface CommandContext {
+  workflow: string | null;
+  provider: string;
+  model: string;
+  mode: string;
+  memoryMode: string;
+  tools: ToolLine[];
+  /** Loads a tool into the session; refusal reasons are shown to the user. */
+  loadTool(name: string): Promise<{ ok: true } | { ok: false; reason: string; expansionFailed: boolean }>;
+}
+
+export interface CommandResult {
+  text: string;
+  /** A TOOL_EXPANSION_FAILED error frame goes out before the answer. */
+  expansionFailed?: string;
+}
+
+export const HELP_TEXT = [
+  'Commands:',
+  '/info — the active workflow, model, mode and tools',
+  '/tools — every tool and its status in this session',
+  '/tools load <name> — make a tool available in this session (not when the workflow pins its tools)',
+  '/help — this list',
+  'Modes: send a message with mode "normal", "think" (analyse, research, reason, answer) or "delegate" (split into sub-tasks worked in parallel).',
+].join('\n');
+
+export async function runCommand(command: Command, context: CommandContext): Promise<CommandResult> {
+  switch (command.name) {
+    case 'help':
+      return { text: HELP_TEXT };
+    case 'info': {
+      const active = context.tools.filter((tool) => tool.status === 'active').map((tool) => tool.name);
+      return {
+        text: [
+          `Workflow: ${context.workflow ?? 'none (the default assistant)'}`,
+          `Model: ${context.model} (${context.provider})`,
+          `Mode: ${context.mode}`,
+          `Memory: ${context.memoryMode}`,
+          `Tools: ${active.length > 0 ? active.join(', ') : 'none'}`,
+        ].join('\n'),
+      };
+    }
+    case 'tools':
+      return {
+        text: context.tools
+          .map((tool) => `${tool.name} — ${tool.status}${tool.requiresConfirmation ? ' (asks for confirmation)' : ''}${tool.note ? `: ${tool.note}` : ''}`)
+          .join('\n'),
+      };
+    case 'tools_load': {
+      const result = await context.loadTool(command.tool);
+      if (result.ok) return { text: `Loaded "${command.tool}"; it is available from the next message on.` };
+      return { text: `Could not load "${command.tool}": ${result.reason}`, expansionFailed: result.expansionFailed ? result.reason : undefined };
+    }
+    case 'unknown':
+      return { text: `Unknown command "${command.text}".\n\n${HELP_TEXT}` };
+  }
+}

@@ -1,0 +1,25 @@
+import type { ToolSpec } from './provider';
+import type { Tool } from './tools/tool';
+
+/** Input validation of one tool call: the parsed input, or an error message meant for the model. */
+export type Validation = { ok: true; input: Record<string, unknown> } | { ok: false; error: string };
+
+/** The tools of one turn: what the model may call, and how calls are checked before running. */
+export interface ToolBox {
+  /** Tools offered to the model this turn. */
+  specs(): ToolSpec[];
+  get(name: string): Tool | undefined;
+  /** Parses the model's raw JSON arguments and validates them against the tool's schema. */
+  validate(name: string, rawArguments: string): Validation;
+}
+
+/** The six answers to a `tool_confirm_request` (spec, tool_confirm). */
+export const CONFIRM_ACTIONS = ['allow', 'deny', 'allow_all', 'disable', 'forbid_all', 'cancel'] as const;
+export type ConfirmAction = (typeof CONFIRM_ACTIONS)[number];
+
+/** Every tool the hub knows (the registry built from config). */
+export interface ToolCatalog {
+  list(): Tool[];
+  get(name: string): Tool | undefined;
+  validate(name: string, rawArguments: string): Validation;
+}

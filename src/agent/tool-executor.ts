@@ -1,0 +1,124 @@
+import type { AgentEvent } from '../core/events';
+import { describeCall, sortParameters } from './confirmation';
+import type { ToolCall } from './provider';
+import type { ConfirmAction, ToolBox } from './tool-box';
+
+/** Longest tool result (characters of JSON) given back to the model; the rest is cut with a note. */
+export const TOOL_RESULT_LIMIT = 16_000;
+
+/** What the executor needs from the turn around it (the worker implements it with the database). */
+export interface ToolTurnPorts {
+  sessionId: string;
+  signal: AbortSignal;
+  emit(event: AgentEvent): Promise<void>;
+  /** Asks the human (tool_confirm_request) and waits; resolves `deny` on timeout. */
+  confirm(request: { tool: string; parameters: Record<string, unknown>; message: string }): Promise<ConfirmAction>;
+  /** Session-wide approvals and disables (allow_all, disable), persisted with the session. */
+  isApproved(tool: string): boolean;
+  isDisabled(tool: string): boolean;
+  approve(tool: string): Promise<void>;
+  disable(tool: string): Promise<void>;
+  /** Records a side-effecting call before it runs; false if this call id was already started once. */
+  claimSideEffect(callId: string, tool: string): Promise<boolean>;
+  finishSideEffect(callId: string, ok: boolean): Promise<void>;
+  /** The human chose `cancel`: the whole turn stops. */
+  cancelTurn(): void;
+}
+
+/** Per-turn state: `forbid_all` blocks every later call of the turn. */
+export interface ToolTurnState {
+  forbidden: boolean;
+  calls: number;
+}
+
+export interface ToolOutcome {
+  call: ToolCall;
+  /** The text given to the model as the tool's result. */
+  content: string;
+  error: string | null;
+}
+
+/**
+ * Runs the tool calls of one model round: each gets `tool_start`, then (for safety-wrapped tools) a
+ * confirmation, then its run, then `tool_end`. Calls run in parallel; confirmations are asked one
+ * at a time. Every refusal or failure becomes a result the model sees, never a crash.
+ */
+export async function executeToolCalls(calls: ToolCall[], tools: ToolBox, ports: ToolTurnPorts, state: ToolTurnState): Promise<ToolOutcome[]> {
+  let confirmations: Promise<unknown> = Promise.resolve();
+  const askInTurn = (request: Parameters<ToolTurnPorts['confirm']>[0]) => {
+    const asked = confirmations.then(() => ports.confirm(request));
+    confirmations = asked.catch(() => undefined);
+    return asked;
+  };
+  const validated = calls.map((call) => ({ call, validation: tools.validate(call.name, call.arguments) }));
+  for (const { call, validation } of validated) {
+    await ports.emit({ type: 'tool_start', payload: { tool_name: call.name, tool_call_id: call.id, input: validation.ok ? validation.input : {} } });
+  }
+  state.calls += calls.length;
+  return Promise.all(
+    validated.map(async ({ call, validation }) => {
+      const started = performance.now();
+      const outcome = await runOne(call, validation, tools, ports, state, askInTurn);
+      await ports.emit({
+        type: 'tool_end',
+        payload: { tool_name: call.name, tool_call_id: call.id, duration_ms: Math.round(performance.now() - started), error: outcome.error },
+      });
+      return outcome;
+    }),
+  );
+}
+
+async function runOne(
+  call: ToolCall,
+  validation: ReturnType<ToolBox['validate']>,
+  tools: ToolBox,
+  ports: ToolTurnPorts,
+  state: ToolTurnState,
+  ask: ToolTurnPorts['confirm'],
+): Promise<ToolOutcome> {
+  const refuse = (error: string): ToolOutcome => ({ call, content: `Error: ${error}`, error });
+  const tool = tools.get(call.name);
+  if (!tool) return refuse(`There is no tool "${call.name}" in this session.`);
+  if (!validation.ok) return refuse(`Invalid arguments: ${validation.error}`);
+  if (ports.isDisabled(tool.name)) return refuse(`The user disabled "${tool.name}" for this session.`);
+  if (state.forbidden) return refuse('The user blocked all further tool use in this turn.');
+  const availability = tool.availability();
+  if (!availability.ok) return refuse(`"${tool.name}" is not available: ${availability.reason}`);
+
+  if (tool.requiresConfirmation && !ports.isApproved(tool.name)) {
+    const action = await ask({ tool: tool.name, parameters: sortParameters(validation.input), message: describeCall(tool.name, validation.input) });
+    switch (action) {
+      case 'allow':
+        break;
+      case 'allow_all':
+        await ports.approve(tool.name);
+        break;
+      case 'deny':
+        return refuse('The user denied this call. You may explain why it is needed and ask again, or do without it.');
+      case 'disable':
+        await ports.disable(tool.name);
+        return refuse(`The user disabled "${tool.name}" for this session.`);
+      case 'forbid_all':
+        state.forbidden = true;
+        return refuse('The user blocked all further tool use in this turn.');
+      case 'cancel':
+        ports.cancelTurn();
+        return refuse('The user cancelled the turn.');
+    }
+  }
+  if (tool.sideEffects && !(await ports.claimSideEffect(call.id, tool.name))) {
+    // Started once already (the turn is being redelivered after a crash): never run it twice.
+    return refuse('This call was already started before an interruption; it was not run again, and its outcome is unknown.');
+  }
+  try {
+    const result = await tool.run(validation.input, { sessionId: ports.sessionId, signal: ports.signal });
+    if (tool.sideEffects) await ports.finishSideEffect(call.id, true);
+    const text = JSON.stringify(result ?? null);
+    return { call, content: text.length > TOOL_RESULT_LIMIT ? `${text.slice(0, TOOL_RESULT_LIMIT)}… [cut at ${TOOL_RESULT_LIMIT} characters]` : text, error: null };
+  } catch (error) {
+    if (tool.sideEffects) await ports.finishSideEffect(call.id, false);
+    if (ports.signal.aborted) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    return refuse(message);
+  }
+}

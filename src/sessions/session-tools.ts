@@ -1,0 +1,94 @@
+import { AppError } from '../core/errors';
+import type { ToolBox, ToolCatalog } from '../agent/tool-box';
+import type { SessionRow, ToolState } from '../db/models';
+
+export type ToolStatus = 'active' | 'available' | 'disabled' | 'unavailable';
+
+export interface SessionToolView {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  requires_confirmation: boolean;
+  status: ToolStatus;
+  auto_approved: boolean;
+  /** Why an unavailable tool cannot be used. */
+  reason: string | null;
+}
+
+export interface ToolChanges {
+  load?: string[];
+  unload?: string[];
+  enable?: string[];
+  disable?: string[];
+  auto_approve?: string[];
+  revoke_approval?: string[];
+}
+
+/**
+ * A session's tools: loaded (`active_tools`), disabled and auto-approved (`tool_state`). The same
+ * rules for REST, `/tools load` and the worker: a disabled tool is never offered, an unavailable one
+ * cannot be loaded (TOOL_EXPANSION_FAILED).
+ */
+export class SessionTools {
+  constructor(private readonly catalog: ToolCatalog) {}
+
+  state(session: SessionRow): ToolState {
+    return { approved: session.tool_state?.approved ?? [], disabled: session.tool_state?.disabled ?? [] };
+  }
+
+  views(session: SessionRow): SessionToolView[] {
+    const state = this.state(session);
+    return this.catalog.list().map((tool) => {
+      const availability = tool.availability();
+      const status: ToolStatus = !availability.ok
+        ? 'unavailable'
+        : state.disabled.includes(tool.name)
+          ? 'disabled'
+          : session.active_tools.includes(tool.name)
+            ? 'active'
+            : 'available';
+      return {
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        requires_confirmation: tool.requiresConfirmation,
+        status,
+        auto_approved: state.approved.includes(tool.name),
+        reason: availability.ok ? null : availability.reason,
+      };
+    });
+  }
+
+  /** Applies changes to the row (not saved). Throws TOOL_EXPANSION_FAILED / VALIDATION_ERROR. */
+  apply(session: SessionRow, changes: ToolChanges): void {
+    const state = this.state(session);
+    const active = new Set(session.active_tools);
+    const unknown = Object.values(changes).flat().filter((name) => !this.catalog.get(name));
+    if (unknown.length > 0) throw AppError.validation({ tools: [{ code: 'unknown_tool', message: `No such tool: ${unknown.join(', ')}.` }] });
+    for (const name of changes.load ?? []) {
+      const availability = this.catalog.get(name)!.availability();
+      if (!availability.ok) throw new AppError('TOOL_EXPANSION_FAILED', `"${name}" cannot be loaded: ${availability.reason}`);
+      active.add(name);
+    }
+    for (const name of changes.unload ?? []) active.delete(name);
+    const disabled = new Set(state.disabled);
+    for (const name of changes.disable ?? []) disabled.add(name);
+    for (const name of changes.enable ?? []) disabled.delete(name);
+    const approved = new Set(state.approved);
+    for (const name of changes.auto_approve ?? []) approved.add(name);
+    for (const name of changes.revoke_approval ?? []) approved.delete(name);
+    session.active_tools = [...active];
+    session.tool_state = { approved: [...approved], disabled: [...disabled] };
+  }
+
+  /** What the model may call in this session's turn: loaded, available, not disabled. */
+  toolBox(session: SessionRow): ToolBox {
+    const allowed = new Set(this.views(session).filter((view) => view.status === 'active').map((view) => view.name));
+    const tools = this.catalog.list().filter((tool) => allowed.has(tool.name));
+    return {
+      specs: () => tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
+      get: (name) => (allowed.has(name) ? this.catalog.get(name) : undefined),
+      validate: (name, raw) => this.catalog.validate(name, raw),
+    };
+  }
+}
