@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { DestinationStream } from 'pino';
 import { createWebAdapter, WEB_ADAPTER_DEFAULTS } from '../adapters/web';
 import type { LlmProvider } from './agent/provider';
-import { BuiltinProvider } from './agent/providers/builtin';
+import { createProvider } from './agent/providers';
 import { createApp } from './api/app';
 import type { ApiRouter } from './api/endpoint';
 import { allowedOrigins } from './api/origins';
@@ -158,7 +158,7 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
 }
 
 /** Starts consuming turns in this process, after queueing again any turn a dead process left unfinished. */
-async function startWorker(core: Core, provider: LlmProvider = new BuiltinProvider(core.config.llm.builtin_token_delay_ms)): Promise<void> {
+async function startWorker(core: Core, provider: LlmProvider): Promise<void> {
   const worker = new TurnWorker({
     models: core.models,
     queue: core.drivers.queue,
@@ -179,7 +179,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const core = await startCore(options, 'api');
   const { config, logger, lifecycle, models, drivers, turns } = core;
   try {
-    refuseUnavailableProvider(config, options);
+    // A misconfigured provider (no key, no model) stops startup here, before anything listens.
+    const provider = options.provider ?? createProvider(config.llm);
     // Auth: one authenticator for REST (the guard) and WebSocket upgrades.
     const auth = createAuth(config.auth, core.database);
     const authenticateSocket = (request: IncomingMessage, socketOptions: { queryToken: boolean; role?: Role }) =>
@@ -196,7 +197,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       selectProtocol,
       isDraining: () => lifecycle.draining,
     });
-    if (config.worker.embedded) await startWorker(core, options.provider);
+    if (config.worker.embedded) await startWorker(core, provider);
     const modules = [
       authRoutes(auth),
       apiKeyRoutes(auth.apiKeys),
@@ -278,8 +279,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 /** The worker-only process (`npm run worker`): runs turns from Redis, serves nothing. */
 export async function startWorkerProcess(options: ServiceOptions): Promise<RunningService> {
   const core = await startCore(options, 'worker');
+  let provider: LlmProvider;
   try {
-    refuseUnavailableProvider(core.config, options);
+    provider = options.provider ?? createProvider(core.config.llm);
   } catch (error) {
     await core.lifecycle.shutdown(() => undefined);
     throw error;
@@ -288,16 +290,9 @@ export async function startWorkerProcess(options: ServiceOptions): Promise<Runni
     await core.lifecycle.shutdown(() => undefined);
     throw new ConfigError('SERVICE_REDIS_URL: is required for `npm run worker` (a separate worker takes turns from Redis)');
   }
-  await startWorker(core, options.provider);
+  await startWorker(core, provider);
   core.logger.info({ queue: core.drivers.description, storage: core.database.description }, 'Switchboard worker is ready');
   return { config: core.config, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, stop: () => stopAll(core.lifecycle, core.logger) };
-}
-
-/** Only the builtin provider exists so far (the others land with the agent issue): say so, never fall back. */
-function refuseUnavailableProvider(config: Readonly<Config>, options: ServiceOptions): void {
-  if (config.llm.provider !== 'builtin' && !options.provider) {
-    throw new ConfigError(`llm.provider: "${config.llm.provider}" is not available in this version; use "builtin"`);
-  }
 }
 
 function stopAll(lifecycle: Lifecycle, logger: Logger): Promise<void> {

@@ -161,6 +161,12 @@ const llmSchema = z.strictObject({
   context_window: positiveInt.default(8192),
   /** Pause between the builtin provider's tokens, to watch streaming (demos, tests); 0: as fast as possible. */
   builtin_token_delay_ms: z.number().int().min(0).max(10_000).default(0),
+  /** Longest silence from the model server (before its answer starts, between two chunks): then PROVIDER_UNREACHABLE. */
+  timeout_s: positiveInt.max(3600).default(60),
+  /** SDK retries on connection errors, 429 and 5xx; small, so a dead server is reported quickly. */
+  max_retries: z.number().int().min(0).max(5).default(1),
+  /** Output limit per model call (Anthropic requires one; OpenAI-compatible servers use their own). */
+  max_output_tokens: positiveInt.default(4096),
 });
 
 const workerSchema = z.strictObject({
