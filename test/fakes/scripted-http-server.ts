@@ -8,6 +8,8 @@ export interface RecordedRequest {
   headers: http.IncomingHttpHeaders;
   /** The JSON body, parsed. */
   body: Record<string, unknown>;
+  /** The client closed the connection before the scripted stream was finished. */
+  hungUp: boolean;
 }
 
 /**
@@ -63,11 +65,11 @@ export class ScriptedHttpServer {
     return new Promise((resolve) => this.firstEventSent.push(resolve));
   }
 
-  /** Resolves once every open connection to the fake has closed (the client really hung up). */
-  async connectionsClosed(timeoutMs = 2000): Promise<boolean> {
+  /** Whether the client hung up on the stream of request `index` (waits up to `timeoutMs` for it). */
+  async hungUp(index: number, timeoutMs = 2000): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    while (this.sockets.size > 0 && Date.now() < deadline) await sleep(10);
-    return this.sockets.size === 0;
+    while (!this.requests[index]?.hungUp && Date.now() < deadline) await sleep(10);
+    return this.requests[index]?.hungUp ?? false;
   }
 
   private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
@@ -75,7 +77,7 @@ export class ScriptedHttpServer {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const url = new URL(request.url ?? '/', 'http://fake');
-    this.requests.push({ method: request.method ?? '', path: url.pathname, headers: request.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} });
+    this.requests.push({ method: request.method ?? '', path: url.pathname, headers: request.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, hungUp: false });
     const reply = this.replies.shift();
     if (url.pathname !== this.expectedPath || !reply) {
       response.writeHead(url.pathname !== this.expectedPath ? 404 : 500, { 'content-type': 'application/json' });
@@ -87,7 +89,11 @@ export class ScriptedHttpServer {
       response.end(JSON.stringify(reply.body));
       return;
     }
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const recorded = this.requests.at(-1)!;
+    response.on('close', () => {
+      if (!response.writableFinished) recorded.hungUp = true;
+    });
     for (const [index, event] of reply.events.entries()) {
       if (response.destroyed) return;
       if (index > 0 && reply.delayMs) await sleep(reply.delayMs);

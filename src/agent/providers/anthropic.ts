@@ -66,6 +66,7 @@ export class AnthropicProvider implements LlmProvider {
         guard.touch();
       }
       if (guard.callerAborted) return;
+      guard.throwIfExpired(VENDOR);
       yield* state.finish();
     } catch (error) {
       if (guard.callerAborted) return;

@@ -79,6 +79,7 @@ export class OpenAiProvider implements LlmProvider {
         guard.touch();
       }
       if (guard.callerAborted) return;
+      guard.throwIfExpired(VENDOR);
       if (received === 0) throw new ProviderError('failed', `The ${VENDOR} model server sent an empty stream.`);
       yield* calls.flush();
       if (usage) yield usage;

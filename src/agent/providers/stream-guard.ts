@@ -48,6 +48,14 @@ export class StreamGuard {
     this.timer.unref();
   }
 
+  /**
+   * The SDKs end a stream quietly when its request is aborted, so a stream cut by the silence
+   * countdown looks finished: checked after the loop.
+   */
+  throwIfExpired(vendor: string): void {
+    if (this.idleExpired) throw this.timeoutError(vendor);
+  }
+
   /** The consumer is busy with what arrived: its time does not count as the server's silence. */
   pause(): void {
     clearTimeout(this.timer);
@@ -64,13 +72,8 @@ export class StreamGuard {
    */
   toProviderError(error: unknown, vendor: string, sdk: SdkErrorClasses): ProviderError {
     if (error instanceof ProviderError) return error;
-    const seconds = Math.round(this.idleTimeoutMs / 1000);
-    if (this.idleExpired) {
-      return new ProviderError('unreachable', `The ${vendor} model server did not answer within ${seconds} s.`, { cause: error });
-    }
-    if (error instanceof sdk.APIConnectionTimeoutError) {
-      return new ProviderError('unreachable', `The ${vendor} model server did not answer within ${seconds} s.`, { cause: error });
-    }
+    if (this.idleExpired) return this.timeoutError(vendor, error);
+    if (error instanceof sdk.APIConnectionTimeoutError) return this.timeoutError(vendor, error);
     if (error instanceof sdk.APIConnectionError) {
       return new ProviderError('unreachable', `The ${vendor} model server could not be reached.`, { cause: error });
     }
@@ -82,6 +85,12 @@ export class StreamGuard {
       return new ProviderError('failed', `The ${vendor} model server reported an error in the middle of its answer.`, { cause: error });
     }
     return new ProviderError('failed', `The ${vendor} model server sent a malformed stream.`, { cause: error });
+  }
+
+  private timeoutError(vendor: string, cause?: unknown): ProviderError {
+    // Sub-second timeouts (tests) are shown in milliseconds rather than as "0 s".
+    const limit = this.idleTimeoutMs >= 1000 ? `${Math.round(this.idleTimeoutMs / 1000)} s` : `${this.idleTimeoutMs} ms`;
+    return new ProviderError('unreachable', `The ${vendor} model server did not answer within ${limit}.`, { cause });
   }
 }
 
