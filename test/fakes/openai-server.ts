@@ -10,7 +10,7 @@ export class FakeOpenAiServer extends ScriptedHttpServer {
   }
 
   /** The base URL to give the SDK (`baseURL`). */
-  async start(): Promise<string> {
+  override async start(): Promise<string> {
     return `${await super.start()}/v1`;
   }
 }
