@@ -125,9 +125,9 @@ class Parser {
       return value;
     }
     if (token.kind === 'name') {
-      const fn = FUNCTIONS[token.value];
-      if (fn) return this.call(token.value, fn, depth);
-      if (token.value in CONSTANTS) return CONSTANTS[token.value];
+      // Own properties only: "constructor" or "__proto__" must not reach Object.prototype.
+      if (Object.hasOwn(FUNCTIONS, token.value)) return this.call(token.value, FUNCTIONS[token.value], depth);
+      if (Object.hasOwn(CONSTANTS, token.value)) return CONSTANTS[token.value];
       throw new ArithmeticError(`unknown name "${token.value}"; functions: ${Object.keys(FUNCTIONS).join(', ')}; constants: pi, e`);
     }
     throw new ArithmeticError(`unexpected "${token.value}" at position ${token.at + 1}`);
