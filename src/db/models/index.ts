@@ -2,18 +2,22 @@ import type { Sequelize } from 'sequelize';
 import { initMessageModel } from './message';
 import { initSessionModel } from './session';
 import { initToolRunModel } from './tool-run';
+import { initWorkflowModels } from './workflow';
 
 export { MessageRow, type MessageRole } from './message';
 export { SessionRow, type PendingConfirmation, type ToolState, type TurnPhase } from './session';
 export { ToolRunRow } from './tool-run';
+export { ContactRow, WorkflowRow, type Triggers } from './workflow';
 
 /** The models bound to one database. */
 export interface Models {
   Session: ReturnType<typeof initSessionModel>;
   Message: ReturnType<typeof initMessageModel>;
   ToolRun: ReturnType<typeof initToolRunModel>;
+  Workflow: ReturnType<typeof initWorkflowModels>['Workflow'];
+  Contact: ReturnType<typeof initWorkflowModels>['Contact'];
 }
 
 export function initModels(sequelize: Sequelize): Models {
-  return { Session: initSessionModel(sequelize), Message: initMessageModel(sequelize), ToolRun: initToolRunModel(sequelize) };
+  return { Session: initSessionModel(sequelize), Message: initMessageModel(sequelize), ToolRun: initToolRunModel(sequelize), ...initWorkflowModels(sequelize) };
 }
