@@ -8,8 +8,9 @@ import path from 'node:path';
 import type { DestinationStream } from 'pino';
 import { createWebAdapter, WEB_ADAPTER_DEFAULTS } from '../adapters/web';
 import type { LlmProvider } from './agent/provider';
-import { BuiltinProvider } from './agent/providers/builtin';
+import { createProvider } from './agent/providers';
 import type { ToolCatalog } from './agent/tool-box';
+import { createToolRegistry } from './agent/tools';
 import { SessionTools } from './sessions/session-tools';
 import { createApp } from './api/app';
 import type { ApiRouter } from './api/endpoint';
@@ -158,7 +159,7 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const models = initModels(database.sequelize);
     const drivers = await createDrivers(config, logger, lifecycle, readiness, logHub);
     const turns = new TurnService({ models, queue: drivers.queue, events: drivers.events, control: drivers.control, logger });
-    const tools = options.tools ?? createToolCatalog();
+    const tools = options.tools ?? createToolRegistry(config.tools, { workspaceDir: path.resolve(options.cwd ?? process.cwd(), config.data_dir, 'workspace') });
     const sessionTools = new SessionTools(tools);
     return { tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, drivers, turns };
   } catch (error) {
@@ -167,13 +168,8 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
   }
 }
 
-/** The tool catalogue. Until the tool registry lands on this branch, no tools (an honest empty list). */
-function createToolCatalog(): ToolCatalog {
-  return { list: () => [], get: () => undefined, validate: (name) => ({ ok: false, error: `There is no tool "${name}".` }) };
-}
-
 /** Starts consuming turns in this process, after queueing again any turn a dead process left unfinished. */
-async function startWorker(core: Core, provider: LlmProvider = new BuiltinProvider(core.config.llm.builtin_token_delay_ms)): Promise<void> {
+async function startWorker(core: Core, provider: LlmProvider): Promise<void> {
   const worker = new TurnWorker({
     models: core.models,
     queue: core.drivers.queue,
@@ -197,7 +193,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const core = await startCore(options, 'api');
   const { config, logger, lifecycle, models, drivers, turns } = core;
   try {
-    refuseUnavailableProvider(config, options);
+    // A misconfigured provider (no key, no model) stops startup here, before anything listens.
+    const provider = options.provider ?? createProvider(config.llm);
     // Auth: one authenticator for REST (the guard) and WebSocket upgrades.
     const auth = createAuth(config.auth, core.database);
     const authenticateSocket = (request: IncomingMessage, socketOptions: { queryToken: boolean; role?: Role }) =>
@@ -214,7 +211,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       selectProtocol,
       isDraining: () => lifecycle.draining,
     });
-    if (config.worker.embedded) await startWorker(core, options.provider);
+    if (config.worker.embedded) await startWorker(core, provider);
     const modules = [
       authRoutes(auth),
       apiKeyRoutes(auth.apiKeys),
@@ -303,8 +300,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 /** The worker-only process (`npm run worker`): runs turns from Redis, serves nothing. */
 export async function startWorkerProcess(options: ServiceOptions): Promise<RunningService> {
   const core = await startCore(options, 'worker');
+  let provider: LlmProvider;
   try {
-    refuseUnavailableProvider(core.config, options);
+    provider = options.provider ?? createProvider(core.config.llm);
   } catch (error) {
     await core.lifecycle.shutdown(() => undefined);
     throw error;
@@ -313,16 +311,9 @@ export async function startWorkerProcess(options: ServiceOptions): Promise<Runni
     await core.lifecycle.shutdown(() => undefined);
     throw new ConfigError('SERVICE_REDIS_URL: is required for `npm run worker` (a separate worker takes turns from Redis)');
   }
-  await startWorker(core, options.provider);
+  await startWorker(core, provider);
   core.logger.info({ queue: core.drivers.description, storage: core.database.description }, 'Switchboard worker is ready');
   return { config: core.config, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, stop: () => stopAll(core.lifecycle, core.logger) };
-}
-
-/** Only the builtin provider exists so far (the others land with the agent issue): say so, never fall back. */
-function refuseUnavailableProvider(config: Readonly<Config>, options: ServiceOptions): void {
-  if (config.llm.provider !== 'builtin' && !options.provider) {
-    throw new ConfigError(`llm.provider: "${config.llm.provider}" is not available in this version; use "builtin"`);
-  }
 }
 
 function stopAll(lifecycle: Lifecycle, logger: Logger): Promise<void> {

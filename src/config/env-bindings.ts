@@ -41,6 +41,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'SERVICE_LLM_API_KEY', path: ['llm', 'api_key'], kind: 'nullable-string', secret: true },
   { env: 'SERVICE_LLM_MODEL', path: ['llm', 'model'], kind: 'string' },
   { env: 'SERVICE_LLM_CONTEXT_WINDOW', path: ['llm', 'context_window'], kind: 'int' },
+  { env: 'SERVICE_WEB_SEARCH_API_KEY', path: ['tools', 'web_search', 'api_key'], kind: 'nullable-string', secret: true },
   { env: 'SERVICE_EMBEDDED_WORKER', path: ['worker', 'embedded'], kind: 'bool' },
   { env: 'SERVICE_SLACK_BOT_TOKEN', path: ['channels', 'slack', 'bot_token'], kind: 'nullable-string', secret: true },
   { env: 'SERVICE_SLACK_SIGNING_SECRET', path: ['channels', 'slack', 'signing_secret'], kind: 'nullable-string', secret: true },

@@ -161,6 +161,12 @@ const llmSchema = z.strictObject({
   context_window: positiveInt.default(8192),
   /** Pause between the builtin provider's tokens, to watch streaming (demos, tests); 0: as fast as possible. */
   builtin_token_delay_ms: z.number().int().min(0).max(10_000).default(0),
+  /** Longest silence from the model server (before its answer starts, between two chunks): then PROVIDER_UNREACHABLE. */
+  timeout_s: positiveInt.max(3600).default(60),
+  /** SDK retries on connection errors, 429 and 5xx; small, so a dead server is reported quickly. */
+  max_retries: z.number().int().min(0).max(5).default(1),
+  /** Output limit per model call (Anthropic requires one; OpenAI-compatible servers use their own). */
+  max_output_tokens: positiveInt.default(4096),
 });
 
 const agentSchema = z.strictObject({
@@ -214,6 +220,49 @@ const channelsSchema = z.strictObject({
   telegram: telegramSchema.prefault({}),
 });
 
+/** The agent's built-in tools (decisions.md §4). */
+const toolsSchema = z.strictObject({
+  http_fetch: z
+    .strictObject({
+      /** Reach private, loopback and link-local addresses too (an internal deployment). Off: public addresses only. */
+      allow_private: z.boolean().default(false),
+      /** Host names (or IP literals) fetched whatever address they resolve to, e.g. an intranet wiki. */
+      allowed_hosts: z.array(z.string().min(1)).default([]),
+      timeout_s: positiveInt.max(300).default(15),
+      /** Bytes of a response body read at most. */
+      max_bytes: positiveInt.default(1_048_576),
+      max_redirects: z.number().int().min(0).max(20).default(5),
+      /** Characters of text given to the model at most. */
+      max_text_chars: positiveInt.default(20_000),
+    })
+    .prefault({}),
+  web_search: z
+    .strictObject({
+      /** Secret: SERVICE_WEB_SEARCH_API_KEY only. Null: web_search is unavailable (TOOL_EXPANSION_FAILED). */
+      api_key: z.string().min(1).nullable().default(null),
+      /** A Brave-Search-compatible endpoint (GET ?q=&count=, X-Subscription-Token header). */
+      endpoint: z.url().default('https://api.search.brave.com/res/v1/web/search'),
+      timeout_s: positiveInt.max(300).default(15),
+      max_results: positiveInt.max(20).default(5),
+    })
+    .prefault({}),
+  write_file: z
+    .strictObject({
+      /** Largest file written, in bytes. */
+      max_bytes: positiveInt.default(1_048_576),
+    })
+    .prefault({}),
+  run_command: z
+    .strictObject({
+      /** Off by default: shell commands on the hub's machine, each confirmed by a human. */
+      enabled: z.boolean().default(false),
+      timeout_s: positiveInt.max(3600).default(30),
+      /** Bytes of stdout and of stderr kept each. */
+      max_output_bytes: positiveInt.default(65_536),
+    })
+    .prefault({}),
+});
+
 export const configSchema = z.strictObject({
   server: serverSchema.prefault({}),
   /** SQLite file, uploads and the tools' workspace live here. */
@@ -229,6 +278,7 @@ export const configSchema = z.strictObject({
   worker: workerSchema.prefault({}),
   websocket: websocketSchema.prefault({}),
   channels: channelsSchema.prefault({}),
+  tools: toolsSchema.prefault({}),
 });
 
 export type Config = z.infer<typeof configSchema>;

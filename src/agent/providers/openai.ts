@@ -1,0 +1,153 @@
+import OpenAI from 'openai';
+import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { ProviderError, type ChatMessage, type LlmProvider, type ProviderChunk, type ProviderRequest, type ToolCall, type ToolSpec } from '../provider';
+import { StreamGuard } from './stream-guard';
+
+export interface OpenAiProviderOptions {
+  /** Any OpenAI-compatible chat-completions API, e.g. https://api.openai.com/v1 or http://localhost:11434/v1. */
+  baseUrl: string;
+  /** Local servers (Ollama, llama.cpp …) ignore it; see createProvider for the placeholder. */
+  apiKey: string;
+  model: string;
+  /** Longest silence before the answer starts and between two streamed chunks. */
+  timeoutMs: number;
+  /** Retries of the SDK on connection errors, 408/409/429 and 5xx; kept small so nothing waits long. */
+  maxRetries: number;
+}
+
+const VENDOR = 'OpenAI-compatible';
+
+/**
+ * Chat completions over the official `openai` SDK, streamed with usage. Tool-call fragments arrive
+ * keyed by `index` and are assembled here; each call is emitted once, complete, with its raw
+ * arguments (invalid JSON included: the runner reports it back to the model as a tool error).
+ */
+export class OpenAiProvider implements LlmProvider {
+  readonly name = 'openai';
+  readonly model: string;
+  private readonly client: OpenAI;
+  private readonly timeoutMs: number;
+
+  constructor(options: OpenAiProviderOptions) {
+    this.model = options.model;
+    this.timeoutMs = options.timeoutMs;
+    // Every option explicit: the SDK would otherwise read OPENAI_* variables from the environment.
+    this.client = new OpenAI({
+      apiKey: options.apiKey,
+      baseURL: options.baseUrl,
+      organization: null,
+      project: null,
+      webhookSecret: null,
+      timeout: options.timeoutMs,
+      maxRetries: options.maxRetries,
+      logLevel: 'off',
+    });
+  }
+
+  async *stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
+    const guard = new StreamGuard(request.signal, this.timeoutMs);
+    try {
+      if (guard.callerAborted) return;
+      const tools = toOpenAiTools(request.tools);
+      const stream = await this.client.chat.completions.create(
+        {
+          model: this.model,
+          messages: toOpenAiMessages(request.messages),
+          stream: true,
+          stream_options: { include_usage: true },
+          ...(tools.length > 0 ? { tools } : {}),
+        },
+        { signal: guard.signal },
+      );
+      const calls = new ToolCallAssembler();
+      let usage: ProviderChunk | null = null;
+      let received = 0;
+      for await (const chunk of stream) {
+        received += 1;
+        const out: ProviderChunk[] = [];
+        for (const choice of chunk.choices ?? []) {
+          const text = choice.delta?.content;
+          if (text) out.push({ type: 'text', text });
+          for (const fragment of choice.delta?.tool_calls ?? []) calls.add(fragment);
+          // The calls are complete once the choice finishes; some servers never say so (then: at the end).
+          if (choice.finish_reason) out.push(...calls.flush());
+        }
+        if (chunk.usage) usage = { type: 'usage', inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+        // Time spent by the consumer is not the server's silence.
+        guard.pause();
+        yield* out;
+        guard.touch();
+      }
+      if (guard.callerAborted) return;
+      guard.throwIfExpired(VENDOR);
+      if (received === 0) throw new ProviderError('failed', `The ${VENDOR} model server sent an empty stream.`);
+      yield* calls.flush();
+      if (usage) yield usage;
+    } catch (error) {
+      if (guard.callerAborted) return;
+      throw guard.toProviderError(error, VENDOR, OpenAI);
+    } finally {
+      guard.close();
+    }
+  }
+}
+
+type ToolCallFragment = NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number];
+
+/** Collects streamed tool-call fragments by their `index` (parallel calls interleave). */
+class ToolCallAssembler {
+  private readonly pending = new Map<number, { id: string; name: string; arguments: string }>();
+  private emitted = 0;
+
+  add(fragment: ToolCallFragment): void {
+    // Servers that send each call whole sometimes leave `index` out: then it is the next slot.
+    const index = typeof fragment.index === 'number' ? fragment.index : this.emitted + this.pending.size;
+    const call = this.pending.get(index) ?? { id: '', name: '', arguments: '' };
+    if (fragment.id) call.id = fragment.id;
+    // A name split over fragments is joined; one repeated on every fragment (some servers) is kept once.
+    const name = fragment.function?.name;
+    if (name && name !== call.name) call.name += name;
+    if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+    this.pending.set(index, call);
+  }
+
+  flush(): ProviderChunk[] {
+    const ordered = [...this.pending.entries()].sort((a, b) => a[0] - b[0]);
+    this.pending.clear();
+    const out: ProviderChunk[] = [];
+    for (const [, call] of ordered) {
+      if (!call.name) throw new ProviderError('failed', `The ${VENDOR} model server sent a tool call without a name.`);
+      this.emitted += 1;
+      const complete: ToolCall = { id: call.id || `call_${this.emitted}`, name: call.name, arguments: call.arguments };
+      out.push({ type: 'tool_call', call: complete });
+    }
+    return out;
+  }
+}
+
+export function toOpenAiTools(tools: readonly ToolSpec[] | undefined): ChatCompletionTool[] {
+  return (tools ?? []).map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
+}
+
+export function toOpenAiMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((message): ChatCompletionMessageParam => {
+    switch (message.role) {
+      case 'system':
+      case 'user':
+        return { role: message.role, content: message.content };
+      case 'assistant':
+        if (!message.toolCalls?.length) return { role: 'assistant', content: message.content };
+        return {
+          role: 'assistant',
+          // Servers differ on "" next to tool calls; null is what OpenAI itself sends back.
+          content: message.content === '' ? null : message.content,
+          tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+        };
+      case 'tool':
+        return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+    }
+  });
+}

@@ -1,0 +1,110 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request a fake vendor server received. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  /** The JSON body, parsed. */
+  body: Record<string, unknown>;
+  /** The client closed the connection before the scripted stream was finished. */
+  hungUp: boolean;
+}
+
+/**
+ * What the fake answers to one request: an HTTP error, or a server-sent-event stream of raw
+ * `data:` payloads (objects are JSON-encoded, strings go out as they are, so a test can send
+ * malformed data), optionally paced, optionally left hanging instead of ending.
+ */
+export type ScriptedReply =
+  | { kind: 'error'; status: number; body: unknown }
+  | { kind: 'stream'; events: SseEvent[]; delayMs?: number; hang?: boolean };
+
+export interface SseEvent {
+  /** The `event:` line (Anthropic names its events; OpenAI does not). */
+  event?: string;
+  data: unknown;
+}
+
+/**
+ * A real HTTP server on an ephemeral loopback port that answers each request with the next scripted
+ * reply and records what it got. The vendor fakes build their wire formats on it.
+ */
+export class ScriptedHttpServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly replies: ScriptedReply[] = [];
+  private readonly server = http.createServer((request, response) => void this.handle(request, response));
+  private readonly sockets = new Set<import('node:net').Socket>();
+  /** Resolves when a stream has sent its first event (to abort mid-stream). */
+  private firstEventSent: Array<() => void> = [];
+
+  constructor(private readonly expectedPath: string) {
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  enqueue(...replies: ScriptedReply[]): void {
+    this.replies.push(...replies);
+  }
+
+  /** Resolves once the next stream has written its first event. */
+  streaming(): Promise<void> {
+    return new Promise((resolve) => this.firstEventSent.push(resolve));
+  }
+
+  /** Whether the client hung up on the stream of request `index` (waits up to `timeoutMs` for it). */
+  async hungUp(index: number, timeoutMs = 2000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.requests[index]?.hungUp && Date.now() < deadline) await sleep(10);
+    return this.requests[index]?.hungUp ?? false;
+  }
+
+  private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(request.url ?? '/', 'http://fake');
+    this.requests.push({ method: request.method ?? '', path: url.pathname, headers: request.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, hungUp: false });
+    const reply = this.replies.shift();
+    if (url.pathname !== this.expectedPath || !reply) {
+      response.writeHead(url.pathname !== this.expectedPath ? 404 : 500, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: reply ? `unexpected path ${url.pathname}` : 'no scripted reply left' } }));
+      return;
+    }
+    if (reply.kind === 'error') {
+      response.writeHead(reply.status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(reply.body));
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const recorded = this.requests.at(-1)!;
+    response.on('close', () => {
+      if (!response.writableFinished) recorded.hungUp = true;
+    });
+    for (const [index, event] of reply.events.entries()) {
+      if (response.destroyed) return;
+      if (index > 0 && reply.delayMs) await sleep(reply.delayMs);
+      const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+      response.write(`${event.event ? `event: ${event.event}\n` : ''}data: ${data}\n\n`);
+      if (index === 0) for (const resolve of this.firstEventSent.splice(0)) resolve();
+    }
+    if (!reply.hang) response.end();
+  }
+}
+
+export function sleep(milliseconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, milliseconds));
+}
