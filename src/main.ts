@@ -20,6 +20,10 @@ import { authRoutes } from './api/routes/auth';
 import { SAML_PATH, samlPreamble, samlRoutes } from './api/routes/saml';
 import { registerSessionRoutes } from './api/routes/sessions';
 import { registerToolRoutes } from './api/routes/tools';
+import { registerWorkflowRoutes } from './api/routes/workflows';
+import { RoutingService } from './routing/routing-service';
+import { WorkflowService, type KnowledgeCollections } from './workflows/workflow-service';
+import { toolNames } from './workflows/workflow-schema';
 import { SessionMemory } from './sessions/session-memory';
 import { userRoutes } from './api/routes/users';
 import { createAuth } from './auth';
@@ -128,6 +132,7 @@ async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle
 
 interface Core {
   logHub: LogHub;
+  collections: KnowledgeCollections;
   tools: ToolCatalog;
   sessionTools: SessionTools;
   config: Readonly<Config>;
@@ -161,7 +166,9 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const turns = new TurnService({ models, queue: drivers.queue, events: drivers.events, control: drivers.control, logger });
     const tools = options.tools ?? createToolRegistry(config.tools, { workspaceDir: path.resolve(options.cwd ?? process.cwd(), config.data_dir, 'workspace') });
     const sessionTools = new SessionTools(tools);
-    return { tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, drivers, turns };
+    // Knowledge collections land with their module; until then no id or name resolves.
+    const collections: KnowledgeCollections = { resolve: async (idsOrNames) => ({ ids: [], missing: [...idsOrNames] }) };
+    return { collections, tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, drivers, turns };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
@@ -181,6 +188,7 @@ async function startWorker(core: Core, provider: LlmProvider): Promise<void> {
     concurrency: core.config.worker.concurrency,
     agent: core.config.agent,
     contextWindow: core.config.llm.context_window,
+    routing: new RoutingService(core.models),
   });
   await worker.start();
   core.lifecycle.onStop({ name: 'worker', stop: () => worker.stop() });
@@ -202,6 +210,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const samlSettings = resolveSamlSettings(config.auth.saml, config.server.public_url ?? `http://localhost:${config.server.port}`, options.cwd);
     const saml = samlSettings && new SamlService(samlSettings, auth.models, auth.users, auth.sessions, logger);
     const sessions = new SessionService(models, config.agent.default_tools);
+    const workflows = new WorkflowService(models, {
+      tools: core.tools,
+      collections: core.collections,
+      promptBudgetTokens: config.llm.context_window - config.agent.working_memory_tokens,
+    });
     const hub = new SwitchboardHub({
       models,
       turns,
@@ -218,8 +231,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       userRoutes(auth.users),
       samlRoutes(saml),
       (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
+      (api: ApiRouter) => registerWorkflowRoutes(api, workflows),
       (api: ApiRouter) =>
         registerToolRoutes(api, {
+          pinningWorkflow: async (session) => {
+            const workflow = session.active_workflow_id ? await models.Workflow.findOne({ where: { id: session.active_workflow_id } }) : null;
+            return workflow ? { name: workflow.name, tools: toolNames(workflow.tool_list) } : null;
+          },
           catalog: core.tools,
           sessionTools: core.sessionTools,
           sessions,
