@@ -39,12 +39,13 @@ export type WorkflowInput = z.infer<typeof workflowInputSchema>;
 
 export const workflowPatchSchema = z
   .strictObject({
-    description: workflowFields.description.optional(),
-    system_prompt: workflowFields.system_prompt.optional(),
-    tool_list: workflowFields.tool_list.optional(),
-    knowledge_base_ids: workflowFields.knowledge_base_ids.optional(),
+    // The bare types: a field left out of a patch keeps its value (a default here would reset it).
+    description: z.string().max(2_000).optional(),
+    system_prompt: z.string().max(200_000).optional(),
+    tool_list: z.string().max(2_000).optional(),
+    knowledge_base_ids: z.array(z.string().min(1).max(128)).max(50).optional(),
     triggers: triggersSchema.optional(),
-    binding_channels: workflowFields.binding_channels.optional(),
+    binding_channels: z.array(z.string().regex(BINDING_CHANNEL, 'web, slack, telegram, slack:<channel id> or telegram:<chat id>')).max(50).optional(),
   })
   .meta({ id: 'WorkflowPatch' });
 
