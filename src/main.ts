@@ -103,13 +103,14 @@ async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle
   const prefix = config.redis.prefix;
   const commands = createRedis(url, logger, 'commands');
   const subscriber = createRedis(url, logger, 'subscriber', { blocking: true });
+  const bullmq = createRedis(url, logger, 'bullmq', { blocking: true });
   await Promise.all([commands.ping(), subscriber.ping()]);
   const events = new RedisEventLog(commands, subscriber, prefix);
   logHub.useRedis(commands, subscriber, prefix);
   const control = new RedisControlBus(commands, subscriber, prefix);
   const queue = new RedisTurnQueue(
     {
-      connection: { url, maxRetriesPerRequest: null } as never,
+      connection: bullmq,
       prefix: `${prefix}:bull`,
       lockDurationMs: config.worker.turn_lock_s * 1000,
       stalledIntervalMs: config.worker.stalled_check_s * 1000,
@@ -123,6 +124,7 @@ async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle
       await Promise.all([events.close(), control.close()]);
       commands.disconnect();
       subscriber.disconnect();
+      bullmq.disconnect();
     },
   });
   lifecycle.onStop({ name: 'turn queue', stop: () => queue.close() });
