@@ -22,6 +22,7 @@ import { registerSessionRoutes } from './api/routes/sessions';
 import { registerToolRoutes } from './api/routes/tools';
 import { SessionMemory } from './sessions/session-memory';
 import { userRoutes } from './api/routes/users';
+import { knowledgeRoutes } from './api/routes/knowledge';
 import { createAuth } from './auth';
 import { SamlService } from './auth/saml/service';
 import { resolveSamlSettings } from './auth/saml/settings';
@@ -41,6 +42,7 @@ import { LogHub } from './logs/log-hub';
 import { LOG_STREAM_DEFAULTS, LogStreamSocket } from './logs/log-stream-socket';
 import { createLogger, type Logger } from './logs/logger';
 import { redactUrlCredentials } from './logs/redact';
+import { createKnowledge, type KnowledgeService } from './knowledge';
 import { InProcessTurnQueue } from './queue/in-process-turn-queue';
 import { RedisTurnQueue } from './queue/redis-turn-queue';
 import { createRedis } from './redis/connection';
@@ -139,6 +141,8 @@ interface Core {
   models: Models;
   drivers: Drivers;
   turns: TurnService;
+  /** Knowledge collections: `collections` for the workflow service, `retrieve` for turns. */
+  knowledge: KnowledgeService;
 }
 
 /** What every process needs: config, logs, database (migrated), models and the turn drivers. */
@@ -159,9 +163,10 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const models = initModels(database.sequelize);
     const drivers = await createDrivers(config, logger, lifecycle, readiness, logHub);
     const turns = new TurnService({ models, queue: drivers.queue, events: drivers.events, control: drivers.control, logger });
-    const tools = options.tools ?? createToolRegistry(config.tools, { workspaceDir: path.resolve(options.cwd ?? process.cwd(), config.data_dir, 'workspace') });
+    const knowledge = createKnowledge(database, models);
+    const tools = options.tools ?? createToolRegistry(config.tools, { workspaceDir: path.resolve(options.cwd ?? process.cwd(), config.data_dir, 'workspace'), knowledge });
     const sessionTools = new SessionTools(tools);
-    return { tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, drivers, turns };
+    return { tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, drivers, turns, knowledge };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
@@ -217,6 +222,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       apiKeyRoutes(auth.apiKeys),
       userRoutes(auth.users),
       samlRoutes(saml),
+      knowledgeRoutes(core.knowledge),
       (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
       (api: ApiRouter) =>
         registerToolRoutes(api, {
