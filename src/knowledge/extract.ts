@@ -1,7 +1,7 @@
 import { convert } from 'html-to-text';
-import { extractText, getDocumentProxy } from 'unpdf';
 import { AppError } from '../core/errors';
-import { ACCEPTED_TYPES, type DocumentKind } from './limits';
+import { ACCEPTED_TYPES, KNOWLEDGE_DEFAULTS, type DocumentKind } from './limits';
+import { pdfText } from './pdf-text';
 
 const EXTENSIONS: Record<string, DocumentKind> = { txt: 'txt', text: 'txt', md: 'md', markdown: 'md', html: 'html', htm: 'html', pdf: 'pdf' };
 const MEDIA_TYPES: Record<string, DocumentKind> = {
@@ -83,14 +83,7 @@ export function htmlToText(html: string): string {
 async function pdfToText(content: Buffer): Promise<string> {
   if (content.subarray(0, 5).toString('latin1') !== '%PDF-') throw unreadable('The file is not a PDF.');
   try {
-    // verbosity 0: pdf.js would otherwise print warnings about damaged files to stdout.
-    const pdf = await getDocumentProxy(new Uint8Array(content), { verbosity: 0 });
-    try {
-      const { text } = await extractText(pdf, { mergePages: false });
-      return text.join('\n\n');
-    } finally {
-      await pdf.destroy();
-    }
+    return await pdfText(content, { timeoutMs: KNOWLEDGE_DEFAULTS.pdfTimeoutMs, maxHeapMb: KNOWLEDGE_DEFAULTS.pdfMaxHeapMb });
   } catch (error) {
     throw new AppError('VALIDATION_ERROR', 'The PDF could not be read.', {
       details: { fields: { file: [{ code: 'unreadable_document', message: 'The PDF could not be read.' }] } },

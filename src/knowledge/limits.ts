@@ -9,6 +9,10 @@ export const KNOWLEDGE_DEFAULTS = {
    * 413 instead of a reset connection), but only this much; beyond it the connection is cut.
    */
   maxDrainBytes: 64 * 1024 * 1024,
+  /** Reading one PDF (in a worker thread) is given up after this long: 422. */
+  pdfTimeoutMs: 60_000,
+  /** Heap limit of the PDF reader's worker thread. */
+  pdfMaxHeapMb: 512,
   /** Largest multipart text field (`title`). */
   maxFieldBytes: 1024,
   /** Target size of a chunk, in tokens (o200k): small enough to quote, large enough to carry context. */
