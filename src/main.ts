@@ -22,10 +22,11 @@ import { registerSessionRoutes } from './api/routes/sessions';
 import { registerToolRoutes } from './api/routes/tools';
 import { registerWorkflowRoutes } from './api/routes/workflows';
 import { RoutingService } from './routing/routing-service';
-import { WorkflowService, type KnowledgeCollections } from './workflows/workflow-service';
+import { WorkflowService } from './workflows/workflow-service';
 import { toolNames } from './workflows/workflow-schema';
 import { SessionMemory } from './sessions/session-memory';
 import { userRoutes } from './api/routes/users';
+import { knowledgeRoutes } from './api/routes/knowledge';
 import { createAuth } from './auth';
 import { SamlService } from './auth/saml/service';
 import { resolveSamlSettings } from './auth/saml/settings';
@@ -45,6 +46,9 @@ import { LogHub } from './logs/log-hub';
 import { LOG_STREAM_DEFAULTS, LogStreamSocket } from './logs/log-stream-socket';
 import { createLogger, type Logger } from './logs/logger';
 import { redactUrlCredentials } from './logs/redact';
+import { createKnowledge, type KnowledgeService } from './knowledge';
+import { KNOWLEDGE_DEFAULTS } from './knowledge/limits';
+import { formatPassages } from './knowledge/passages';
 import { InProcessTurnQueue } from './queue/in-process-turn-queue';
 import { RedisTurnQueue } from './queue/redis-turn-queue';
 import { createRedis } from './redis/connection';
@@ -134,7 +138,6 @@ async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle
 
 interface Core {
   logHub: LogHub;
-  collections: KnowledgeCollections;
   tools: ToolCatalog;
   sessionTools: SessionTools;
   config: Readonly<Config>;
@@ -146,6 +149,8 @@ interface Core {
   models: Models;
   drivers: Drivers;
   turns: TurnService;
+  /** Knowledge collections: `collections` for the workflow service, `retrieve` for turns. */
+  knowledge: KnowledgeService;
 }
 
 /** What every process needs: config, logs, database (migrated), models and the turn drivers. */
@@ -166,11 +171,10 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const models = initModels(database.sequelize);
     const drivers = await createDrivers(config, logger, lifecycle, readiness, logHub);
     const turns = new TurnService({ models, queue: drivers.queue, events: drivers.events, control: drivers.control, logger });
-    const tools = options.tools ?? createToolRegistry(config.tools, { workspaceDir: path.resolve(options.cwd ?? process.cwd(), config.data_dir, 'workspace') });
+    const knowledge = createKnowledge(database, models);
+    const tools = options.tools ?? createToolRegistry(config.tools, { workspaceDir: path.resolve(options.cwd ?? process.cwd(), config.data_dir, 'workspace'), knowledge });
     const sessionTools = new SessionTools(tools);
-    // Knowledge collections land with their module; until then no id or name resolves.
-    const collections: KnowledgeCollections = { resolve: async (idsOrNames) => ({ ids: [], missing: [...idsOrNames] }) };
-    return { collections, tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, drivers, turns };
+    return { tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, drivers, turns, knowledge };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
@@ -191,6 +195,14 @@ async function startWorker(core: Core, provider: LlmProvider): Promise<void> {
     agent: core.config.agent,
     contextWindow: core.config.llm.context_window,
     routing: new RoutingService(core.models),
+    knowledge: {
+      // The workflow's collections (ids or names) searched for this message, as a system-prompt block.
+      passagesFor: async (knowledgeBaseIds, query) => {
+        const { ids } = await core.knowledge.resolve(knowledgeBaseIds);
+        const hits = await core.knowledge.retrieve(ids, query, KNOWLEDGE_DEFAULTS.defaultTopK);
+        return hits.length > 0 ? formatPassages(hits) : null;
+      },
+    },
   });
   await worker.start();
   core.lifecycle.onStop({ name: 'worker', stop: () => worker.stop() });
@@ -214,7 +226,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const sessions = new SessionService(models, config.agent.default_tools);
     const workflows = new WorkflowService(models, {
       tools: core.tools,
-      collections: core.collections,
+      collections: core.knowledge,
       promptBudgetTokens: config.llm.context_window - config.agent.working_memory_tokens,
     });
     const hub = new SwitchboardHub({
@@ -232,6 +244,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       apiKeyRoutes(auth.apiKeys),
       userRoutes(auth.users),
       samlRoutes(saml),
+      knowledgeRoutes(core.knowledge),
       (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
       (api: ApiRouter) => registerWorkflowRoutes(api, workflows),
       (api: ApiRouter) =>
