@@ -122,6 +122,7 @@ describe('workflows API', () => {
   it('edits the same bindings through binding-channels and the workflow field', async () => {
     await send(admin, 'POST', '/assistant/workflows/sync', { workflows: [{ ...support, name: 'one', binding_channels: ['web'] }, { ...support, name: 'two', binding_channels: [] }] });
     const put = await send(admin, 'PUT', '/assistant/binding-channels/slack:C123', { workflows: ['one', 'two'] });
+    expect(put.body.error).toBeNull();
     expect(put.body.data).toEqual({ channel: 'slack:C123', workflows: ['one', 'two'] });
     expect((await send(user, 'GET', '/assistant/workflows/two')).body.data.binding_channels).toEqual(['slack:C123']);
     const all = await send(user, 'GET', '/assistant/binding-channels');
