@@ -33,6 +33,7 @@ import { resolveSamlSettings } from './auth/saml/settings';
 import { checkUpgradeCredential, selectProtocol } from './auth/websocket';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DOTENV_FILE, environmentWithDotEnv } from './config/dotenv';
+import type { Hub } from './core/hub';
 import type { Role } from './core/principal';
 import type { ControlBus, EventLog, TurnQueue } from './core/turns';
 import { openDatabase, type Database } from './db/database';
@@ -80,6 +81,8 @@ export interface ServiceOptions {
 
 export interface RunningService {
   config: Readonly<Config>;
+  /** The hub port channels use (null in a worker-only process). */
+  hub: Hub | null;
   logger: Logger;
   port: number;
   url: string;
@@ -231,6 +234,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     });
     const hub = new SwitchboardHub({
       models,
+      defaultTools: config.agent.default_tools,
       turns,
       events: drivers.events,
       control: drivers.control,
@@ -323,7 +327,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     };
     if (process.stdout.isTTY && !options.logDestination && config.log.format !== 'json') process.stdout.write(`${renderBanner(facts)}\n`);
     logger.info(facts, 'Switchboard is ready');
-    return { config, logger, port: http.port, url, lifecycle, stop: () => stopAll(lifecycle, logger) };
+    return { config, hub, logger, port: http.port, url, lifecycle, stop: () => stopAll(lifecycle, logger) };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
@@ -346,7 +350,7 @@ export async function startWorkerProcess(options: ServiceOptions): Promise<Runni
   }
   await startWorker(core, provider);
   core.logger.info({ queue: core.drivers.description, storage: core.database.description }, 'Switchboard worker is ready');
-  return { config: core.config, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, stop: () => stopAll(core.lifecycle, core.logger) };
+  return { config: core.config, hub: null, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, stop: () => stopAll(core.lifecycle, core.logger) };
 }
 
 function stopAll(lifecycle: Lifecycle, logger: Logger): Promise<void> {

@@ -4,7 +4,12 @@ import safeRegex from 'safe-regex2';
 /** Longest trigger pattern accepted. */
 export const MAX_PATTERN_LENGTH = 500;
 /** Time one probe may take before the pattern counts as prone to catastrophic backtracking. */
-export const PROBE_TIMEOUT_MS = 50;
+export const PROBE_TIMEOUT_MS = 100;
+/**
+ * A probe that times out is tried again this many times: a busy machine (or a GC pause) can slow a
+ * safe pattern once, while a catastrophic one times out every time.
+ */
+export const PROBE_ATTEMPTS = 3;
 const PROBE_LENGTH = 5_000;
 
 /**
@@ -24,12 +29,20 @@ export function regexProblem(pattern: string): string | null {
   const characters = [...new Set(pattern.replace(/\\./g, '').replace(/[^\p{L}\p{N} _-]/gu, ''))].slice(0, 8);
   const probes = [...characters.map((character) => `${character.repeat(PROBE_LENGTH)}!`), `${'a'.repeat(PROBE_LENGTH)}!`, `${' '.repeat(PROBE_LENGTH)}!`];
   for (const probe of probes) {
-    try {
-      // vm's timeout interrupts a runaway match, which a plain call could not.
-      vm.runInNewContext('pattern.test(input)', { pattern: compiled, input: probe }, { timeout: PROBE_TIMEOUT_MS });
-    } catch {
-      return 'prone to catastrophic backtracking (too slow on a long input)';
-    }
+    if (!finishesInTime(compiled, probe)) return 'prone to catastrophic backtracking (too slow on a long input)';
   }
   return null;
+}
+
+function finishesInTime(pattern: RegExp, input: string): boolean {
+  for (let attempt = 0; attempt < PROBE_ATTEMPTS; attempt += 1) {
+    try {
+      // vm's timeout interrupts a runaway match, which a plain call could not.
+      vm.runInNewContext('pattern.test(input)', { pattern, input }, { timeout: PROBE_TIMEOUT_MS });
+      return true;
+    } catch {
+      // timed out: try again, unless every attempt does
+    }
+  }
+  return false;
 }
