@@ -109,6 +109,8 @@ export class HubClient {
       throw new CliError(`The hub at ${this.hubUrl} did not accept ${what}: ${code}.`);
     }
     if (status === 403) throw new CliError(`Not allowed (${code}): ${message} Workflow changes need an admin account or an admin's API key.`);
+    // Our requests only go to routes every hub has: a 404 means --url points somewhere else.
+    if (status === 404) throw new CliError(`${this.hubUrl} has no Switchboard API (404 ${code}): check --url or SWITCHBOARD_URL.`);
     if (status >= 400 && status < 500 && status !== 429) {
       const fields = Object.entries(body?.error?.details?.fields ?? {}).flatMap(([field, issues]) => issues.map((issue) => `${field}: ${issue.message}`));
       throw new HubRefusal(status, code, [message, ...fields].join('; '));

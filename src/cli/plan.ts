@@ -46,7 +46,7 @@ export function summary(result: SyncResult, mode: PlanMode): string {
   const counts = `${result.created.length} created, ${result.updated.length} changed, ${result.deleted.length} deleted, ${result.unchanged.length} unchanged`;
   const refused = `${result.errors.length} workflow(s) refused`;
   if (result.errors.length > 0 && mode === 'applied') return `${refused} and left as they were; the rest was applied: ${counts}.`;
-  if (result.errors.length > 0) return `${refused}; nothing was changed (once fixed: ${counts}).`;
+  if (result.errors.length > 0) return `${refused}; nothing was changed. Fix the file(s) named above and run again.`;
   if (mode === 'applied') return `Synced: ${counts}.`;
   if (mode === 'diff') return `Diff (nothing changed): ${counts.replace(`${result.deleted.length} deleted`, `${result.deleted.length} only on the hub`)}.`;
   return `Dry run (nothing changed): ${counts}.`;

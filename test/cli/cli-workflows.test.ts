@@ -134,6 +134,24 @@ describe('switchboard workflows sync', () => {
   });
 });
 
+describe('switchboard workflows export', () => {
+  beforeAll(resetHub);
+
+  it('follows every page of the list (more workflows than one page holds)', async () => {
+    const many = Array.from({ length: 105 }, (_, index) => ({ name: `bulk-${String(index).padStart(3, '0')}`, system_prompt: `Workflow number ${index}.\n` }));
+    const created = await request(`${hub.api}/assistant/workflows/sync`, jsonBody({ workflows: many }, { authorization: `Bearer ${token}` }));
+    expect(created.body.data.created).toHaveLength(105);
+    const dir = makeTempDir();
+    const run = await runCli(['workflows', 'export', dir], env);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/^Exported 105 workflow\(s\) to /);
+    expect(readdirSync(dir)).toHaveLength(105);
+    expect(readFileSync(path.join(dir, 'bulk-104.yaml'), 'utf8')).toContain('system_prompt: |\n  Workflow number 104.\n');
+    const again = await runCli(['workflows', 'sync', dir, '--prune', '--dry-run'], env);
+    expect(again.stdout).toContain('= 105 unchanged');
+  });
+});
+
 describe('refusals (exit 1, file and field named, nothing applied)', () => {
   beforeEach(resetHub);
 
