@@ -2,8 +2,8 @@ import { readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { bearer, signTestJwt, startAuthService, type AuthService } from '../helpers/auth-service';
-import { closedPort, runCli, type CliRun } from '../helpers/cli';
+import { bearer, signTestJwt } from '../helpers/auth-service';
+import { closedPort, runCli, startHubProcess, type CliRun, type HubProcess } from '../helpers/cli';
 import { jsonBody, request } from '../helpers/http';
 import { REPO_ROOT } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
@@ -12,18 +12,18 @@ import { registerUser, type TestUser } from '../helpers/users';
 const EXAMPLES = path.join(REPO_ROOT, 'workflows');
 const PASSWORD = 'pw-cli_auth_admin-long-enough';
 
-let hub: AuthService;
+let hub: HubProcess;
 let hubUrl: string;
 let admin: TestUser;
 
 beforeAll(async () => {
-  hub = await startAuthService();
-  hubUrl = `http://127.0.0.1:${hub.service.port}`;
+  hub = await startHubProcess();
+  hubUrl = hub.url;
   admin = await registerUser(hub.api, 'cli_auth_admin');
 });
 
 afterAll(async () => {
-  await hub.close();
+  await hub.stop();
   removeTempDirs();
 });
 

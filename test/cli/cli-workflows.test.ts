@@ -1,7 +1,6 @@
 import { cpSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { startAuthService, type AuthService } from '../helpers/auth-service';
-import { runCli } from '../helpers/cli';
+import { runCli, startHubProcess, type HubProcess } from '../helpers/cli';
 import { jsonBody, request } from '../helpers/http';
 import { REPO_ROOT } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
@@ -10,21 +9,21 @@ import { registerUser } from '../helpers/users';
 const EXAMPLES = path.join(REPO_ROOT, 'workflows');
 const EXAMPLE_NAMES = ['oncall-runbook', 'sales-faq', 'support-triage'];
 
-let hub: AuthService;
+let hub: HubProcess;
 let token: string;
 /** A logged-in CLI configuration, shared by these scenarios (login itself is tested in cli-auth). */
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  hub = await startAuthService();
+  hub = await startHubProcess();
   token = (await registerUser(hub.api, 'cli_admin')).token;
-  env = { SWITCHBOARD_CONFIG_DIR: makeTempDir('switchboard-cli-config-'), SWITCHBOARD_URL: `http://127.0.0.1:${hub.service.port}` };
+  env = { SWITCHBOARD_CONFIG_DIR: makeTempDir('switchboard-cli-config-'), SWITCHBOARD_URL: hub.url };
   const login = await runCli(['login', '--username', 'cli_admin', '--password', 'pw-cli_admin-long-enough'], env);
   if (login.code !== 0) throw new Error(`login failed: ${login.stderr}`);
 });
 
 afterAll(async () => {
-  await hub.close();
+  await hub.stop();
   removeTempDirs();
 });
 

@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { REPO_ROOT } from './process';
+import { GENEROUS_RATE_LIMITS } from './auth-service';
+import { testEnv } from './env';
+import { REPO_ROOT, readyUrl, spawnService } from './process';
+import { makeTempDir } from './temp-dir';
 
 export interface CliRun {
   code: number | string;
@@ -32,4 +35,30 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+export interface HubProcess {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** http://127.0.0.1:<port>/api/v1 */
+  api: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real hub (`node dist/src/main.js`) in its own process on a loopback port, as the CLI meets it
+ * in use. Its own heap also keeps the hub's timed regex-safety probes clear of the test runner's
+ * garbage-collection pauses.
+ */
+export async function startHubProcess(): Promise<HubProcess> {
+  const service = spawnService(testEnv(makeTempDir(), GENEROUS_RATE_LIMITS), { cwd: makeTempDir() });
+  const url = await readyUrl(service);
+  return {
+    url,
+    api: `${url}/api/v1`,
+    stop: async () => {
+      service.child.kill('SIGTERM');
+      await service.exited;
+    },
+  };
 }
