@@ -38,6 +38,18 @@ describe('the example workflows shipped in workflows/', () => {
     expect(input.knowledge_base_ids).toEqual([]);
   });
 
+  it.each([
+    ['support-triage', 'Ticket SUP-1234 is still open'],
+    ['oncall-runbook', 'we have a sev1 on checkout'],
+    ['sales-faq', 'What would 25 seats cost per year?'],
+  ])('the regex of %s matches a realistic message and not small talk', (name, message) => {
+    const { workflow } = workflows.find((entry) => entry.workflow.name === name)!;
+    // Compiled as the router and the regex-safety check compile them.
+    const patterns = (workflow.triggers as { regex: string[] }).regex.map((pattern) => new RegExp(pattern, 'iu'));
+    expect(patterns.some((pattern) => pattern.test(message))).toBe(true);
+    expect(patterns.some((pattern) => pattern.test('Good morning! How was your weekend?'))).toBe(false);
+  });
+
   describe('synced into a real hub', () => {
     let hub: AuthService;
     let token: string;
