@@ -88,6 +88,7 @@ export class TurnWorker implements ConfirmationWaiters {
   async handle(job: TurnJob, context: QueueContext): Promise<void> {
     const { models, logger } = this.options;
     const started = Date.now();
+    logger.debug({ job }, 'turn taken');
     const session = await models.Session.findOne({ where: { id: job.sessionId } });
     if (!session || session.current_turn_id !== job.userMessageId) {
       logger.debug({ job }, 'turn no longer current (finished or cancelled); skipped');
