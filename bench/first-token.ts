@@ -66,7 +66,7 @@ async function hubProber(variant: 'embedded' | 'redis', prefix: string): Promise
   const hub: BenchHub = await startBenchHub({ env, provider: new FixedAnswerProvider(FIRST_TOKEN_BENCH.answer) });
   let ws: WebSocket | null = null;
   try {
-    const token = await registerUser(hub.api);
+    const { token } = await registerUser(hub.api);
     let turns = FIRST_TOKEN_BENCH.turnsPerSession;
     const freshSocket = async () => {
       if (ws) await closeSockets([ws]);

@@ -67,10 +67,16 @@ function discard(): Writable {
   return new Writable({ write: (_chunk, _encoding, done) => done() });
 }
 
-/** Registers a user through the API (the first on a hub is admin) and returns its access token. */
-export async function registerUser(api: string, username = 'bench'): Promise<string> {
+export interface BenchUser {
+  id: string;
+  token: string;
+}
+
+/** Registers a user through the API (the first on a hub is admin) and returns its id and access token. */
+export async function registerUser(api: string, username = 'bench'): Promise<BenchUser> {
   const body = await postJson(`${api}/auth/register`, { username, email: `${username}@example.com`, password: `pw-${username}-long-enough` }, 201);
-  return (body as { data: { access_token: string } }).data.access_token;
+  const data = (body as { data: { access_token: string; user: { id: string } } }).data;
+  return { id: data.user.id, token: data.access_token };
 }
 
 /** Creates `count` sessions through the API, a few requests at a time; returns their ids. */
