@@ -47,6 +47,10 @@ export class SessionRows {
     await this.models.Session.update({ current_turn_id: null, turn_phase: null, state: 'idle' }, { where: {} });
   }
 
+  get sequelize() {
+    return this.database.sequelize;
+  }
+
   close(): Promise<void> {
     return this.database.close();
   }
