@@ -95,6 +95,7 @@ function takeTurnsWithTransactions(sequelize: Sequelize): void {
 }
 
 interface ConnectionManager {
+  connections: Record<string, unknown>;
   getConnection(options?: { uuid?: string }): Promise<unknown>;
   releaseConnection(connection: unknown, force?: boolean): unknown;
 }
@@ -114,7 +115,15 @@ function reuseOneTransactionConnection(sequelize: Sequelize): void {
     shared ??= await getConnection({ ...options, uuid: 'transactions' });
     return shared;
   };
-  manager.releaseConnection = (connection, force) => (connection === shared && !force ? undefined : releaseConnection(connection, force));
+  manager.releaseConnection = (connection, force) => {
+    if (connection !== shared) return releaseConnection(connection, force);
+    if (!force) return undefined;
+    // A failed commit leaves the connection in an unknown state; Sequelize closes it. Forget it so
+    // the next transaction opens a fresh one (it is cached under the key we asked for).
+    shared = null;
+    delete manager.connections.transactions;
+    return releaseConnection(connection, force);
+  };
 }
 
 function wrap(sequelize: Sequelize, dialect: Database['dialect'], description: string): Database {
