@@ -47,26 +47,35 @@ async function drive(options: autocannon.Options, label: string): Promise<Load> 
 }
 
 /** The hub: each request takes the next session of the pool (one message per session per run). */
-function driveHub(hub: BenchHub, token: string, sessions: readonly string[], durationS: number): Promise<Load> {
+async function driveHub(hub: BenchHub, token: string, sessions: readonly string[], durationS: number): Promise<Load> {
   let next = 0;
-  return drive(
-    {
-      url: hub.api.replace(/\/api\/v1$/, ''),
-      connections: INGEST_BENCH.connections,
-      pipelining: 1,
-      duration: durationS,
-      requests: [
-        {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: INGEST_BENCH.body,
-          // Past the pool a session would be reused and answer 409: the run then fails, saying so.
-          setupRequest: (request) => ({ ...request, path: `/api/v1/sessions/${sessions[next++ % sessions.length]}/messages` }),
-        },
-      ],
-    },
-    'hub',
-  );
+  let refusal = '';
+  try {
+    return await drive(
+      {
+        url: hub.api.replace(/\/api\/v1$/, ''),
+        connections: INGEST_BENCH.connections,
+        pipelining: 1,
+        duration: durationS,
+        requests: [
+          {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: INGEST_BENCH.body,
+            // Past the pool a session would be reused and answer 409: the run then fails, saying so.
+            setupRequest: (request) => ({ ...request, path: `/api/v1/sessions/${sessions[next++ % sessions.length]}/messages` }),
+            // Kept for the failure message: which answer, to which request.
+            onResponse: (status, body) => {
+              if (status !== 202 && !refusal) refusal = `${status} ${String(body).slice(0, 300)}`;
+            },
+          },
+        ],
+      },
+      'hub',
+    );
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; first refusal: ${refusal || 'none seen'}`);
+  }
 }
 
 async function startBaseline(): Promise<{ url: string; close(): Promise<void> }> {
