@@ -151,14 +151,18 @@ export class ChatRenderer {
 
   private async renderError(code: string, message: string): Promise<void> {
     this.sawError = true;
-    if (code === 'CANCELLED') {
-      this.turnOver = true;
-      await this.replaceOrSend(CANCELLED_TEXT);
-      return this.endTurn();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.turnOver = true;
+    if (code !== 'CANCELLED') {
+      // The payload's message stays in the logs: the chat gets an apology, never internals.
+      this.options.logger.warn({ session_id: this.options.sessionId, code, message }, 'telegram: the turn reported an error');
     }
-    // The payload's message stays in the logs: the chat gets an apology, never internals.
-    this.options.logger.warn({ session_id: this.options.sessionId, code, message }, 'telegram: the turn reported an error');
-    await this.call(() => this.options.telegram.sendMessage(this.options.chatId, APOLOGY_TEXT));
+    const note = code === 'CANCELLED' ? CANCELLED_TEXT : APOLOGY_TEXT;
+    // An empty placeholder becomes the note; text already streamed stays, the note follows it.
+    if (this.shown === PLACEHOLDER_TEXT) await this.replaceOrSend(note);
+    else await this.call(() => this.options.telegram.sendMessage(this.options.chatId, note));
+    if (code === 'CANCELLED') this.endTurn();
   }
 
   /** Edits the placeholder into `text` while it shows nothing yet or streamed text; sends otherwise. */
