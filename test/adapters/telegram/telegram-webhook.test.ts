@@ -109,6 +109,8 @@ it('shows an internal error only as an apology, with the details in the logs', a
   h.provider.failAt = null;
   h.provider.failWith = null;
   expect(JSON.stringify(h.telegram.calls.filter(forChat(105)))).not.toMatch(/hunter2|internal\.ts/);
+  const logged = h.logs.entries().find((entry) => entry.msg === 'telegram: the turn reported an error');
+  expect(logged).toMatchObject({ code: expect.any(String), session_id: (await sessionOf(105)).id });
 });
 
 it('answers /info@ThisBot in a group as the /info command', async () => {
