@@ -12,7 +12,7 @@ import { createProvider } from './agent/providers';
 import type { ToolCatalog } from './agent/tool-box';
 import { createToolRegistry } from './agent/tools';
 import { SessionTools } from './sessions/session-tools';
-import { createApp } from './api/app';
+import { API_PREFIX, createApp } from './api/app';
 import type { ApiRouter } from './api/endpoint';
 import { allowedOrigins } from './api/origins';
 import { apiKeyRoutes } from './api/routes/api-keys';
@@ -64,6 +64,7 @@ import { SessionService } from './sessions/session-service';
 import { TurnService } from './sessions/turn-service';
 import { VERSION } from './version';
 import { TurnWorker } from './worker/turn-worker';
+import { createTelegramChannel } from './server/telegram-channel';
 
 /** Exit status for configuration errors (sysexits.h EX_CONFIG). */
 export const EXIT_CONFIG = 78;
@@ -263,6 +264,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           memory: new SessionMemory(models, { systemPrompt: config.agent.system_prompt, contextWindow: config.llm.context_window }),
         }),
     ];
+    // Chat channels are built before the app: their webhook routes mount before the JSON parser.
+    const telegram = createTelegramChannel(config, logger);
     const rateLimiter = await createRateLimiter({ config, logger });
     lifecycle.onStop({ name: 'rate limiter', stop: () => rateLimiter.close() });
 
@@ -272,7 +275,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       lifecycle,
       readiness: core.readiness,
       guard: auth.guard,
-      rawRoutes: [{ path: SAML_PATH, handler: samlPreamble(saml) }],
+      rawRoutes: [
+        { path: SAML_PATH, handler: samlPreamble(saml) },
+        ...(telegram?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
+      ],
       before: rateLimiter.registerEndpoint,
       rateLimit: rateLimiter.middleware,
       modules,
@@ -313,6 +319,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // worker finishes or hands back its turns, then drivers and the database close.
     lifecycle.onStop({ name: 'http', stop: () => http.close(config.server.shutdown_timeout_s * 1000) });
     lifecycle.onStop({ name: 'web channel', stop: () => web.stop() });
+    if (telegram) {
+      await telegram.start(hub);
+      lifecycle.onStop({ name: 'telegram channel', stop: () => telegram.stop() });
+    }
 
     const url = config.server.public_url ?? `http://${displayHost(config.server.host)}:${http.port}`;
     const facts: BannerFacts = {
