@@ -18,7 +18,7 @@ const BENCH_DIR = __dirname; // dist/bench when compiled
 const RESULTS_DIR = path.resolve(__dirname, '../../bench/results');
 const NOT_BENCHMARKS = new Set(['run']);
 /** Benchmarks of issue 9 whose subject does not exist yet: listed, so their absence is explicit. */
-const PENDING: Record<string, string> = { routing: 'not yet: the workflow router does not exist (workflows issue)' };
+const PENDING: Record<string, string> = {};
 
 function availableBenchmarks(): string[] {
   return readdirSync(BENCH_DIR)

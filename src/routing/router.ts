@@ -44,6 +44,8 @@ export const DEFAULT_MIN_SCORE = 1;
 export class Router {
   private workflows: CompiledWorkflow[] = [];
   private byName = new Map<string, CompiledWorkflow>();
+  /** The workflows bound to each channel seen since the last load (few channels, many messages). */
+  private byChannel = new Map<string, CompiledWorkflow[]>();
 
   constructor(rows: readonly WorkflowRow[] = []) {
     this.load(rows);
@@ -63,6 +65,7 @@ export class Router {
         minScore: row.triggers.min_score ?? DEFAULT_MIN_SCORE,
       }));
     this.byName = new Map(this.workflows.map((workflow) => [workflow.name, workflow]));
+    this.byChannel.clear();
   }
 
   get size(): number {
@@ -87,7 +90,11 @@ export class Router {
 
   /** Score of every workflow bound to the channel; the sorted list makes the first best the alphabetical one. */
   private bestTrigger(input: RouteInput): { workflow: CompiledWorkflow; score: number } | null {
-    const candidates = this.workflows.filter((workflow) => workflow.bindings.some((binding) => bindingCovers(binding, input.channel)));
+    let candidates = this.byChannel.get(input.channel);
+    if (!candidates) {
+      candidates = this.workflows.filter((workflow) => workflow.bindings.some((binding) => bindingCovers(binding, input.channel)));
+      this.byChannel.set(input.channel, candidates);
+    }
     if (candidates.length === 0) return null;
     const words = stems(input.text);
     const positions = new Map<string, number[]>();
