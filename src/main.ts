@@ -7,12 +7,14 @@ import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type { DestinationStream } from 'pino';
 import { createWebAdapter, WEB_ADAPTER_DEFAULTS } from '../adapters/web';
+import { createSlackAdapter } from '../adapters/slack';
+import { slackSettings } from './config/slack-settings';
 import type { LlmProvider } from './agent/provider';
 import { createProvider } from './agent/providers';
 import type { ToolCatalog } from './agent/tool-box';
 import { createToolRegistry } from './agent/tools';
 import { SessionTools } from './sessions/session-tools';
-import { createApp } from './api/app';
+import { API_PREFIX, createApp } from './api/app';
 import type { ApiRouter } from './api/endpoint';
 import { allowedOrigins } from './api/origins';
 import { apiKeyRoutes } from './api/routes/api-keys';
@@ -220,6 +222,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     // A misconfigured provider (no key, no model) stops startup here, before anything listens.
     const provider = options.provider ?? createProvider(config.llm);
+    // Chat channels: refused here (ConfigError) when enabled without what they need.
+    const slackConfig = slackSettings(config);
+    const slack = slackConfig && createSlackAdapter({ ...slackConfig, logger });
     // Auth: one authenticator for REST (the guard) and WebSocket upgrades.
     const auth = createAuth(config.auth, core.database);
     const authenticateSocket = (request: IncomingMessage, socketOptions: { queryToken: boolean; role?: Role }) =>
@@ -272,11 +277,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       lifecycle,
       readiness: core.readiness,
       guard: auth.guard,
-      rawRoutes: [{ path: SAML_PATH, handler: samlPreamble(saml) }],
+      rawRoutes: [
+        { path: SAML_PATH, handler: samlPreamble(saml) },
+        ...(slack?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
+      ],
       before: rateLimiter.registerEndpoint,
       rateLimit: rateLimiter.middleware,
       modules,
     });
+    if (slack) await slack.start(hub);
     const http = await listen(app.express, config.server.host, config.server.port);
     const origins = allowedOrigins(config, http.port);
     const web = createWebAdapter({
@@ -313,6 +322,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // worker finishes or hands back its turns, then drivers and the database close.
     lifecycle.onStop({ name: 'http', stop: () => http.close(config.server.shutdown_timeout_s * 1000) });
     lifecycle.onStop({ name: 'web channel', stop: () => web.stop() });
+    if (slack) lifecycle.onStop({ name: 'slack channel', stop: () => slack.stop() });
 
     const url = config.server.public_url ?? `http://${displayHost(config.server.host)}:${http.port}`;
     const facts: BannerFacts = {
