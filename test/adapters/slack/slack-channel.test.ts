@@ -265,13 +265,12 @@ describe('tool confirmations as buttons', () => {
   });
 
   it('a click on an answered confirmation changes nothing', async () => {
-    const { event } = await confirmWith('CA7', 'allow');
+    await confirmWith('CA7', 'allow');
     await finalReply('CA7', 'Noted.');
     const confirmation = slack.callsOf('chat.postMessage').find((c) => c.args.channel === 'CA7' && Array.isArray(c.args.blocks))!;
     expect((await clickButton(confirmation, 'deny')).status).toBe(200);
     await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'CA7' && c.args.text === 'This confirmation is no longer pending.');
     expect(tools.runs).toHaveLength(1);
-    expect(event.ts).toBeDefined();
   });
 });
 
