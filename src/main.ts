@@ -7,6 +7,8 @@ import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type { DestinationStream } from 'pino';
 import { createWebAdapter, WEB_ADAPTER_DEFAULTS } from '../adapters/web';
+import { createSlackAdapter } from '../adapters/slack';
+import { slackSettings } from './config/slack-settings';
 import type { LlmProvider } from './agent/provider';
 import { createProvider } from './agent/providers';
 import type { ToolCatalog } from './agent/tool-box';
@@ -221,6 +223,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     // A misconfigured provider (no key, no model) stops startup here, before anything listens.
     const provider = options.provider ?? createProvider(config.llm);
+    // Chat channels: refused here (ConfigError) when enabled without what they need.
+    const slackConfig = slackSettings(config);
+    const slack = slackConfig && createSlackAdapter({ ...slackConfig, logger });
     // Auth: one authenticator for REST (the guard) and WebSocket upgrades.
     const auth = createAuth(config.auth, core.database);
     const authenticateSocket = (request: IncomingMessage, socketOptions: { queryToken: boolean; role?: Role }) =>
@@ -278,11 +283,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       rawRoutes: [
         { path: SAML_PATH, handler: samlPreamble(saml) },
         ...(telegram?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
+        ...(slack?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
       ],
       before: rateLimiter.registerEndpoint,
       rateLimit: rateLimiter.middleware,
       modules,
     });
+    if (slack) await slack.start(hub);
     const http = await listen(app.express, config.server.host, config.server.port);
     const origins = allowedOrigins(config, http.port);
     const web = createWebAdapter({
@@ -323,6 +330,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await telegram.start(hub);
       lifecycle.onStop({ name: 'telegram channel', stop: () => telegram.stop() });
     }
+    if (slack) lifecycle.onStop({ name: 'slack channel', stop: () => slack.stop() });
 
     const url = config.server.public_url ?? `http://${displayHost(config.server.host)}:${http.port}`;
     const facts: BannerFacts = {

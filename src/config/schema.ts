@@ -205,6 +205,10 @@ const slackSchema = z.strictObject({
   signing_secret: z.string().min(1).nullable().default(null),
   app_token: z.string().min(1).nullable().default(null),
   api_url: z.url().default('https://slack.com/api/'),
+  /** `events`: Events API over HTTP (needs the signing secret); `socket`: Socket Mode (needs the app token, no public URL). */
+  mode: z.enum(['events', 'socket']).default('events'),
+  /** Streamed replies are edited at most this often (Slack tolerates about one chat.update per second). */
+  edit_interval_ms: z.number().int().min(200).max(60_000).default(1000),
 });
 
 const telegramSchema = z.strictObject({
