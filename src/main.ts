@@ -7,12 +7,14 @@ import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type { DestinationStream } from 'pino';
 import { createWebAdapter, WEB_ADAPTER_DEFAULTS } from '../adapters/web';
+import { createSlackAdapter } from '../adapters/slack';
+import { slackSettings } from './config/slack-settings';
 import type { LlmProvider } from './agent/provider';
 import { createProvider } from './agent/providers';
 import type { ToolCatalog } from './agent/tool-box';
 import { createToolRegistry } from './agent/tools';
 import { SessionTools } from './sessions/session-tools';
-import { createApp } from './api/app';
+import { API_PREFIX, createApp } from './api/app';
 import type { ApiRouter } from './api/endpoint';
 import { allowedOrigins } from './api/origins';
 import { apiKeyRoutes } from './api/routes/api-keys';
@@ -20,14 +22,20 @@ import { authRoutes } from './api/routes/auth';
 import { SAML_PATH, samlPreamble, samlRoutes } from './api/routes/saml';
 import { registerSessionRoutes } from './api/routes/sessions';
 import { registerToolRoutes } from './api/routes/tools';
+import { registerWorkflowRoutes } from './api/routes/workflows';
+import { RoutingService } from './routing/routing-service';
+import { WorkflowService } from './workflows/workflow-service';
+import { toolNames } from './workflows/workflow-schema';
 import { SessionMemory } from './sessions/session-memory';
 import { userRoutes } from './api/routes/users';
+import { knowledgeRoutes } from './api/routes/knowledge';
 import { createAuth } from './auth';
 import { SamlService } from './auth/saml/service';
 import { resolveSamlSettings } from './auth/saml/settings';
 import { checkUpgradeCredential, selectProtocol } from './auth/websocket';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DOTENV_FILE, environmentWithDotEnv } from './config/dotenv';
+import type { Hub } from './core/hub';
 import type { Role } from './core/principal';
 import type { ControlBus, EventLog, TurnQueue } from './core/turns';
 import { openDatabase, type Database } from './db/database';
@@ -41,6 +49,9 @@ import { LogHub } from './logs/log-hub';
 import { LOG_STREAM_DEFAULTS, LogStreamSocket } from './logs/log-stream-socket';
 import { createLogger, type Logger } from './logs/logger';
 import { redactUrlCredentials } from './logs/redact';
+import { createKnowledge, type KnowledgeService } from './knowledge';
+import { KNOWLEDGE_DEFAULTS } from './knowledge/limits';
+import { formatPassages } from './knowledge/passages';
 import { InProcessTurnQueue } from './queue/in-process-turn-queue';
 import { RedisTurnQueue } from './queue/redis-turn-queue';
 import { createRedis } from './redis/connection';
@@ -55,6 +66,7 @@ import { SessionService } from './sessions/session-service';
 import { TurnService } from './sessions/turn-service';
 import { VERSION } from './version';
 import { TurnWorker } from './worker/turn-worker';
+import { createTelegramChannel } from './server/telegram-channel';
 
 /** Exit status for configuration errors (sysexits.h EX_CONFIG). */
 export const EXIT_CONFIG = 78;
@@ -72,6 +84,8 @@ export interface ServiceOptions {
 
 export interface RunningService {
   config: Readonly<Config>;
+  /** The hub port channels use (null in a worker-only process). */
+  hub: Hub | null;
   logger: Logger;
   port: number;
   url: string;
@@ -99,13 +113,14 @@ async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle
   const prefix = config.redis.prefix;
   const commands = createRedis(url, logger, 'commands');
   const subscriber = createRedis(url, logger, 'subscriber', { blocking: true });
+  const bullmq = createRedis(url, logger, 'bullmq', { blocking: true });
   await Promise.all([commands.ping(), subscriber.ping()]);
   const events = new RedisEventLog(commands, subscriber, prefix);
   logHub.useRedis(commands, subscriber, prefix);
   const control = new RedisControlBus(commands, subscriber, prefix);
   const queue = new RedisTurnQueue(
     {
-      connection: { url, maxRetriesPerRequest: null } as never,
+      connection: bullmq,
       prefix: `${prefix}:bull`,
       lockDurationMs: config.worker.turn_lock_s * 1000,
       stalledIntervalMs: config.worker.stalled_check_s * 1000,
@@ -119,6 +134,7 @@ async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle
       await Promise.all([events.close(), control.close()]);
       commands.disconnect();
       subscriber.disconnect();
+      bullmq.disconnect();
     },
   });
   lifecycle.onStop({ name: 'turn queue', stop: () => queue.close() });
@@ -139,6 +155,8 @@ interface Core {
   models: Models;
   drivers: Drivers;
   turns: TurnService;
+  /** Knowledge collections: `collections` for the workflow service, `retrieve` for turns. */
+  knowledge: KnowledgeService;
 }
 
 /** What every process needs: config, logs, database (migrated), models and the turn drivers. */
@@ -159,9 +177,10 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const models = initModels(database.sequelize);
     const drivers = await createDrivers(config, logger, lifecycle, readiness, logHub);
     const turns = new TurnService({ models, queue: drivers.queue, events: drivers.events, control: drivers.control, logger });
-    const tools = options.tools ?? createToolRegistry(config.tools, { workspaceDir: path.resolve(options.cwd ?? process.cwd(), config.data_dir, 'workspace') });
+    const knowledge = createKnowledge(database, models);
+    const tools = options.tools ?? createToolRegistry(config.tools, { workspaceDir: path.resolve(options.cwd ?? process.cwd(), config.data_dir, 'workspace'), knowledge });
     const sessionTools = new SessionTools(tools);
-    return { tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, drivers, turns };
+    return { tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, drivers, turns, knowledge };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
@@ -181,6 +200,15 @@ async function startWorker(core: Core, provider: LlmProvider): Promise<void> {
     concurrency: core.config.worker.concurrency,
     agent: core.config.agent,
     contextWindow: core.config.llm.context_window,
+    routing: new RoutingService(core.models),
+    knowledge: {
+      // The workflow's collections (ids or names) searched for this message, as a system-prompt block.
+      passagesFor: async (knowledgeBaseIds, query) => {
+        const { ids } = await core.knowledge.resolve(knowledgeBaseIds);
+        const hits = await core.knowledge.retrieve(ids, query, KNOWLEDGE_DEFAULTS.defaultTopK);
+        return hits.length > 0 ? formatPassages(hits) : null;
+      },
+    },
   });
   await worker.start();
   core.lifecycle.onStop({ name: 'worker', stop: () => worker.stop() });
@@ -195,6 +223,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     // A misconfigured provider (no key, no model) stops startup here, before anything listens.
     const provider = options.provider ?? createProvider(config.llm);
+    // Chat channels: refused here (ConfigError) when enabled without what they need.
+    const slackConfig = slackSettings(config);
+    const slack = slackConfig && createSlackAdapter({ ...slackConfig, logger });
     // Auth: one authenticator for REST (the guard) and WebSocket upgrades.
     const auth = createAuth(config.auth, core.database);
     const authenticateSocket = (request: IncomingMessage, socketOptions: { queryToken: boolean; role?: Role }) =>
@@ -202,8 +233,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const samlSettings = resolveSamlSettings(config.auth.saml, config.server.public_url ?? `http://localhost:${config.server.port}`, options.cwd);
     const saml = samlSettings && new SamlService(samlSettings, auth.models, auth.users, auth.sessions, logger);
     const sessions = new SessionService(models, config.agent.default_tools);
+    const workflows = new WorkflowService(models, {
+      tools: core.tools,
+      collections: core.knowledge,
+      promptBudgetTokens: config.llm.context_window - config.agent.working_memory_tokens,
+    });
     const hub = new SwitchboardHub({
       models,
+      defaultTools: config.agent.default_tools,
       turns,
       events: drivers.events,
       control: drivers.control,
@@ -217,15 +254,23 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       apiKeyRoutes(auth.apiKeys),
       userRoutes(auth.users),
       samlRoutes(saml),
+      knowledgeRoutes(core.knowledge),
       (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
+      (api: ApiRouter) => registerWorkflowRoutes(api, workflows),
       (api: ApiRouter) =>
         registerToolRoutes(api, {
+          pinningWorkflow: async (session) => {
+            const workflow = session.active_workflow_id ? await models.Workflow.findOne({ where: { id: session.active_workflow_id } }) : null;
+            return workflow ? { name: workflow.name, tools: toolNames(workflow.tool_list) } : null;
+          },
           catalog: core.tools,
           sessionTools: core.sessionTools,
           sessions,
           memory: new SessionMemory(models, { systemPrompt: config.agent.system_prompt, contextWindow: config.llm.context_window }),
         }),
     ];
+    // Chat channels are built before the app: their webhook routes mount before the JSON parser.
+    const telegram = createTelegramChannel(config, logger);
     const rateLimiter = await createRateLimiter({ config, logger });
     lifecycle.onStop({ name: 'rate limiter', stop: () => rateLimiter.close() });
 
@@ -235,11 +280,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       lifecycle,
       readiness: core.readiness,
       guard: auth.guard,
-      rawRoutes: [{ path: SAML_PATH, handler: samlPreamble(saml) }],
+      rawRoutes: [
+        { path: SAML_PATH, handler: samlPreamble(saml) },
+        ...(telegram?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
+        ...(slack?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
+      ],
       before: rateLimiter.registerEndpoint,
       rateLimit: rateLimiter.middleware,
       modules,
     });
+    if (slack) await slack.start(hub);
     const http = await listen(app.express, config.server.host, config.server.port);
     const origins = allowedOrigins(config, http.port);
     const web = createWebAdapter({
@@ -276,6 +326,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // worker finishes or hands back its turns, then drivers and the database close.
     lifecycle.onStop({ name: 'http', stop: () => http.close(config.server.shutdown_timeout_s * 1000) });
     lifecycle.onStop({ name: 'web channel', stop: () => web.stop() });
+    if (telegram) {
+      await telegram.start(hub);
+      lifecycle.onStop({ name: 'telegram channel', stop: () => telegram.stop() });
+    }
+    if (slack) lifecycle.onStop({ name: 'slack channel', stop: () => slack.stop() });
 
     const url = config.server.public_url ?? `http://${displayHost(config.server.host)}:${http.port}`;
     const facts: BannerFacts = {
@@ -290,7 +345,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     };
     if (process.stdout.isTTY && !options.logDestination && config.log.format !== 'json') process.stdout.write(`${renderBanner(facts)}\n`);
     logger.info(facts, 'Switchboard is ready');
-    return { config, logger, port: http.port, url, lifecycle, stop: () => stopAll(lifecycle, logger) };
+    return { config, hub, logger, port: http.port, url, lifecycle, stop: () => stopAll(lifecycle, logger) };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
@@ -313,7 +368,7 @@ export async function startWorkerProcess(options: ServiceOptions): Promise<Runni
   }
   await startWorker(core, provider);
   core.logger.info({ queue: core.drivers.description, storage: core.database.description }, 'Switchboard worker is ready');
-  return { config: core.config, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, stop: () => stopAll(core.lifecycle, core.logger) };
+  return { config: core.config, hub: null, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, stop: () => stopAll(core.lifecycle, core.logger) };
 }
 
 function stopAll(lifecycle: Lifecycle, logger: Logger): Promise<void> {

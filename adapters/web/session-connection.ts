@@ -51,16 +51,10 @@ export class SessionConnection {
     initialState: AgentState,
   ) {
     this.turnRunning = WORKING_STATES.has(initialState);
-  }
-
-  /** Subscribes, replays after `lastSeq` (null: no replay), then announces the current state. */
-  async open(lastSeq: number | null, currentState: AgentState, pendingConfirmation: SessionSummary['pendingConfirmation'] = null): Promise<void> {
-    let markOpen!: () => void;
-    const opened = new Promise<void>((resolve) => (markOpen = resolve));
-    // Listen at once (ws drops messages nobody listens to), but act on them only once open:
-    // replies must come after the on-connect frames.
-    // Frames are handled one at a time, in the order they came (a `cancel` after a `user_message`
-    // must see that message accepted).
+    // Listen from the first moment: ws drops frames nobody listens to, and the client may send
+    // before `open` has run (it awaits Redis round trips). Frames wait until the on-connect frames
+    // are out, then are handled one at a time, in order (a `cancel` must see the message before it).
+    const opened = new Promise<void>((resolve) => (this.markOpen = resolve));
     let inbox: Promise<void> = opened;
     this.socket.on('message', (data, isBinary) => {
       this.lastClientFrameAt = Date.now();
@@ -72,6 +66,12 @@ export class SessionConnection {
           this.close(CLOSE.INTERNAL_ERROR, 'internal error');
         });
     });
+  }
+
+  private markOpen!: () => void;
+
+  /** Subscribes, replays after `lastSeq` (null: no replay), then announces the current state. */
+  async open(lastSeq: number | null, currentState: AgentState, pendingConfirmation: SessionSummary['pendingConfirmation'] = null): Promise<void> {
     this.unsubscribe = await this.hub.events.subscribe(this.sessionId, (frame) => this.onFrame(frame));
     let replayed: SessionFrame[] = [];
     if (lastSeq !== null) {
@@ -89,7 +89,7 @@ export class SessionConnection {
     const buffered = this.pending ?? [];
     this.pending = null;
     for (const frame of buffered) this.send(frame);
-    markOpen();
+    this.markOpen();
   }
 
   close(code: number, reason: string): void {

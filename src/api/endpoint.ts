@@ -46,6 +46,11 @@ export interface Endpoint<
   body?: ZodType<TBody>;
   /** How the body is encoded; default JSON. A form body needs its parser mounted (AppOptions.rawRoutes). */
   bodyMediaType?: BodyMediaType;
+  /**
+   * For a handler that reads its own body (no `body` schema; e.g. JSON or multipart upload): the
+   * accepted media types and their schemas, for the OpenAPI document only.
+   */
+  documentedBodies?: Record<string, ZodType>;
   query?: ZodType<TQuery>;
   params?: ZodType<TParams>;
   /** The success status and the schema of `data`. */
@@ -233,6 +238,12 @@ function describe(endpoint: Endpoint<any, any, any, any, any>): RouteConfig {
     request.body = {
       required: endpoint.method !== 'delete',
       content: { [endpoint.bodyMediaType ?? 'application/json']: { schema: endpoint.body } },
+    };
+  }
+  else if (endpoint.documentedBodies) {
+    request.body = {
+      required: true,
+      content: Object.fromEntries(Object.entries(endpoint.documentedBodies).map(([mediaType, schema]) => [mediaType, { schema }])),
     };
   }
   return {

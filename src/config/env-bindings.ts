@@ -50,6 +50,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'SERVICE_TELEGRAM_BOT_TOKEN', path: ['channels', 'telegram', 'bot_token'], kind: 'nullable-string', secret: true },
   { env: 'SERVICE_TELEGRAM_WEBHOOK_SECRET', path: ['channels', 'telegram', 'webhook_secret'], kind: 'nullable-string', secret: true },
   { env: 'SERVICE_TELEGRAM_API_ROOT', path: ['channels', 'telegram', 'api_root'], kind: 'string' },
+  { env: 'SERVICE_TELEGRAM_MODE', path: ['channels', 'telegram', 'mode'], kind: 'string' },
 ];
 
 /** `SERVICE_RATE_LIMIT_<ROUTE_KEY>` sets `api.rate_limits.<route_key>` (spec, Limits rule 3). */

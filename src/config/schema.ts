@@ -205,6 +205,10 @@ const slackSchema = z.strictObject({
   signing_secret: z.string().min(1).nullable().default(null),
   app_token: z.string().min(1).nullable().default(null),
   api_url: z.url().default('https://slack.com/api/'),
+  /** `events`: Events API over HTTP (needs the signing secret); `socket`: Socket Mode (needs the app token, no public URL). */
+  mode: z.enum(['events', 'socket']).default('events'),
+  /** Streamed replies are edited at most this often (Slack tolerates about one chat.update per second). */
+  edit_interval_ms: z.number().int().min(200).max(60_000).default(1000),
 });
 
 const telegramSchema = z.strictObject({
@@ -213,6 +217,12 @@ const telegramSchema = z.strictObject({
   bot_token: z.string().min(1).nullable().default(null),
   webhook_secret: z.string().min(1).nullable().default(null),
   api_root: z.url().default('https://api.telegram.org'),
+  /** `webhook` (Telegram POSTs to /api/v1/channels/telegram/webhook; needs webhook_secret) or `polling`. */
+  mode: z.enum(['webhook', 'polling']).default('webhook'),
+  /** Minimum milliseconds between two edits of a streamed reply (Telegram throttles frequent edits). */
+  edit_interval_ms: positiveInt.max(60_000).default(1500),
+  /** Longest Bot API `retry_after` (429) waited before a call is given up. */
+  max_retry_after_s: positiveInt.max(600).default(30),
 });
 
 const channelsSchema = z.strictObject({

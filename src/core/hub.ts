@@ -25,8 +25,12 @@ export interface SessionSummary {
  * Adapters translate; everything behind this port (storage, queue, routing, agent) is the hub's.
  */
 export interface Hub {
-  /** Stores the message and queues its turn. Throws AppError (TURN_IN_PROGRESS, SESSION_NOT_FOUND, …). */
-  ingest(message: InboundMessage): Promise<{ sessionId: string; userMessageId: string }>;
+  /**
+   * Stores the message and queues its turn. Chat channels address a session by `sessionKey` (found or
+   * created, its contact kept up to date); a repeated `externalId` (a platform retry) makes no second
+   * turn and answers `duplicate: true`. Throws AppError (TURN_IN_PROGRESS, SESSION_NOT_FOUND, …).
+   */
+  ingest(message: InboundMessage): Promise<{ sessionId: string; userMessageId: string; duplicate: boolean }>;
   /** Cancels the session's running turn. Throws AppError (CONFLICT when none runs). */
   cancelTurn(sessionId: string): Promise<void>;
   /** Answers a `tool_confirm_request`. Throws AppError when none with that id is pending. */

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Sequelize } from 'sequelize';
+import { Sequelize, Transaction } from 'sequelize';
 import type { Config } from '../config';
 import { redactUrlCredentials } from '../logs/redact';
 import type { Logger } from '../logs/logger';
@@ -37,6 +37,7 @@ export async function openDatabase(config: Pick<Config, 'database' | 'data_dir'>
   const storage = path.join(dataDir, SQLITE_FILE_NAME);
   const sequelize = new Sequelize({ dialect: 'sqlite', storage, logging });
   waitWhenBusy(sequelize);
+  takeTurnsWithTransactions(sequelize);
   // WAL (a property of the file) lets readers run beside the writer. Sequelize itself turns
   // foreign keys on for every connection it opens.
   await sequelize.query('PRAGMA journal_mode = WAL;');
@@ -63,6 +64,65 @@ function waitWhenBusy(sequelize: Sequelize): void {
       configured.add(connection);
     }
     return connection;
+  };
+}
+
+type ManagedTransaction = (options: { type?: Transaction.TYPES }, work: (transaction: Transaction) => Promise<unknown>) => Promise<unknown>;
+
+/**
+ * Runs this process's SQLite transactions one at a time, each `BEGIN IMMEDIATE`. Sequelize gives every
+ * SQLite transaction a connection of its own; concurrent ones (two messages accepted at once) then
+ * wait for the write lock inside libuv's worker threads, so the lock holder can get no thread for
+ * its next statement: every request stalled for the busy timeout and half failed (measured by
+ * `npm run bench -- ingest`: 200 concurrent posts took 51 s, 100 answered 500). Queued here, a
+ * transaction waits on a promise instead; IMMEDIATE takes the write lock at BEGIN, so a transaction
+ * that reads first cannot fail to upgrade after a write on the default connection. SQLite serves one
+ * process (decisions.md, Storage), so an in-process queue covers every writer's transactions.
+ * Unmanaged transactions (no callback) are not used by this project and pass through unqueued.
+ */
+function takeTurnsWithTransactions(sequelize: Sequelize): void {
+  const transaction = sequelize.transaction.bind(sequelize) as unknown as ManagedTransaction & ((options?: object) => Promise<Transaction>);
+  reuseOneTransactionConnection(sequelize);
+  let tail: Promise<unknown> = Promise.resolve();
+  const queued = (first?: unknown, second?: unknown): Promise<unknown> => {
+    const [options, work] = typeof first === 'function' ? [{}, first] : [(first ?? {}) as object, second];
+    if (typeof work !== 'function') return transaction(options);
+    const run = tail.then(() => transaction({ type: Transaction.TYPES.IMMEDIATE, ...options }, work as (t: Transaction) => Promise<unknown>));
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  (sequelize as unknown as { transaction: typeof queued }).transaction = queued;
+}
+
+interface ConnectionManager {
+  connections: Record<string, unknown>;
+  getConnection(options?: { uuid?: string }): Promise<unknown>;
+  releaseConnection(connection: unknown, force?: boolean): unknown;
+}
+
+/**
+ * Sequelize opens and closes a new SQLite connection for every transaction (about 4 ms of the 5 ms a
+ * one-statement transaction took here). Transactions run one at a time (above), so they can all use
+ * one long-lived connection; the default connection still serves statements outside transactions.
+ */
+function reuseOneTransactionConnection(sequelize: Sequelize): void {
+  const manager = sequelize.connectionManager as unknown as ConnectionManager;
+  const getConnection = manager.getConnection.bind(manager);
+  const releaseConnection = manager.releaseConnection.bind(manager);
+  let shared: unknown = null;
+  manager.getConnection = async (options) => {
+    if (!options?.uuid || options.uuid === 'default') return getConnection(options);
+    shared ??= await getConnection({ ...options, uuid: 'transactions' });
+    return shared;
+  };
+  manager.releaseConnection = (connection, force) => {
+    if (connection !== shared) return releaseConnection(connection, force);
+    if (!force) return undefined;
+    // A failed commit leaves the connection in an unknown state; Sequelize closes it. Forget it so
+    // the next transaction opens a fresh one (it is cached under the key we asked for).
+    shared = null;
+    delete manager.connections.transactions;
+    return releaseConnection(connection, force);
   };
 }
 

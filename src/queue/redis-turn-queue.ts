@@ -1,12 +1,16 @@
-import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { TurnHandler, TurnJob, TurnQueue } from '../core/turns';
 import type { Logger } from '../logs/logger';
 
 export const TURN_QUEUE_NAME = 'turns';
 
 export interface RedisTurnQueueOptions {
-  /** ioredis options or URL pieces for BullMQ's own connections. */
-  connection: ConnectionOptions;
+  /**
+   * A connection made for BullMQ (`maxRetriesPerRequest: null`) by the same factory as every other
+   * Redis connection (named, errors logged once per outage); BullMQ duplicates it for blocking reads.
+   */
+  connection: Redis;
   prefix: string;
   /** How long a worker holds a turn's lock between renewals; a dead worker's turn is redelivered after it. */
   lockDurationMs: number;

@@ -1,14 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../core/errors';
 import type { Hub, SessionSummary, SocketAuthResult } from '../core/hub';
 import type { InboundMessage } from '../core/inbound';
 import type { Role } from '../core/principal';
 import type { ControlBus, EventLog } from '../core/turns';
+import { findOrInsert } from '../db/find-or-insert';
 import type { Models } from '../db/models';
 import type { TurnService } from './turn-service';
 
 export interface HubDependencies {
   models: Models;
+  /** Tools loaded in a new chat session (`agent.default_tools`). */
+  defaultTools: readonly string[];
   turns: TurnService;
   events: EventLog;
   control: ControlBus;
@@ -27,12 +31,71 @@ export class SwitchboardHub implements Hub {
     this.control = deps.control;
   }
 
-  async ingest(message: InboundMessage): Promise<{ sessionId: string; userMessageId: string }> {
-    if (!message.sessionId) throw new Error(`ingest for channel ${message.channel} without a session id is not implemented yet`);
-    const session = await this.deps.models.Session.findOne({ where: { id: message.sessionId } });
+  async ingest(message: InboundMessage): Promise<{ sessionId: string; userMessageId: string; duplicate: boolean }> {
+    const { models, turns } = this.deps;
+    if (message.externalId) {
+      const seen = await models.InboundEvent.findOne({ where: { channel: message.channel, external_id: message.externalId } });
+      if (seen) return { sessionId: seen.session_id ?? '', userMessageId: seen.message_id ?? '', duplicate: true };
+    }
+    const session = message.sessionId
+      ? await models.Session.findOne({ where: { id: message.sessionId } })
+      : await this.chatSession(message);
     if (!session) throw new AppError('SESSION_NOT_FOUND', `No session ${message.sessionId}.`);
-    const stored = await this.deps.turns.accept({ session, text: message.text, mode: message.mode, metadata: message.metadata });
-    return { sessionId: session.id, userMessageId: stored.id };
+    if (message.externalId) {
+      // Claimed before the turn is queued: of two deliveries racing, exactly one gets past here.
+      const [, created] = await findOrInsert(
+        models.InboundEvent,
+        { channel: message.channel, external_id: message.externalId },
+        { channel: message.channel, external_id: message.externalId, session_id: session.id, message_id: null, created_at: new Date() },
+      );
+      if (!created) return { sessionId: session.id, userMessageId: '', duplicate: true };
+    }
+    let stored;
+    try {
+      stored = await turns.accept({ session, text: message.text, mode: message.mode, metadata: message.metadata });
+    } catch (error) {
+      // Not taken in (e.g. queue down): free the event id so the platform's retry is not lost.
+      // TURN_IN_PROGRESS keeps it: that event was answered ("busy"), its retry must not start a turn.
+      if (message.externalId && !(error instanceof AppError && error.code === 'TURN_IN_PROGRESS')) {
+        await models.InboundEvent.destroy({ where: { channel: message.channel, external_id: message.externalId } });
+      }
+      throw error;
+    }
+    if (message.externalId) {
+      await models.InboundEvent.update({ message_id: stored.id }, { where: { channel: message.channel, external_id: message.externalId } });
+    }
+    return { sessionId: session.id, userMessageId: stored.id, duplicate: false };
+  }
+
+  /** The session of a chat conversation (`<channel>::<conversation>`), created on its first message, and its contact. */
+  private async chatSession(message: InboundMessage) {
+    const { models } = this.deps;
+    const key = message.sessionKey;
+    if (!key || !key.startsWith(`${message.channel}::`)) throw new Error(`a ${message.channel} message needs a session key "${message.channel}::…"`);
+    const [session] = await findOrInsert(models.Session, { session_key: key }, {
+        id: randomUUID(),
+        name: `${message.channel}: ${message.sender.displayName ?? key.slice(message.channel.length + 2)}`.slice(0, 200),
+        owner_id: message.sender.userId,
+        channel: message.channel,
+        session_key: key,
+        active_workflow_id: null,
+        config: {},
+        active_tools: [...this.deps.defaultTools],
+        current_turn_id: null,
+        turn_phase: null,
+        archived_at: null,
+        tool_state: null,
+        pending_confirmation: null,
+    });
+    const [contact, created] = await findOrInsert(
+      models.Contact,
+      { session_key: key },
+      { session_key: key, display_name: message.sender.displayName ?? null, tags: message.sender.tags ?? [], workflow_id: null },
+    );
+    if (!created && message.sender.displayName && contact.display_name !== message.sender.displayName) {
+      await contact.update({ display_name: message.sender.displayName });
+    }
+    return session;
   }
 
   async cancelTurn(sessionId: string): Promise<void> {

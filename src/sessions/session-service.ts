@@ -19,8 +19,8 @@ export class SessionService {
   ) {}
 
   async create(principal: Principal, input: { name?: string; workflow?: string; config?: Record<string, unknown> }) {
-    if (input.workflow !== undefined) {
-      // Workflows land with their own issue; until then no name can match one.
+    const workflow = input.workflow === undefined ? null : await this.models.Workflow.findOne({ where: { name: input.workflow } });
+    if (input.workflow !== undefined && !workflow) {
       throw AppError.validation({ workflow: [{ code: 'unknown_workflow', message: `No workflow named "${input.workflow}".` }] });
     }
     const now = new Date();
@@ -30,7 +30,7 @@ export class SessionService {
       owner_id: principal.userId,
       channel: 'web',
       session_key: null,
-      active_workflow_id: null,
+      active_workflow_id: workflow?.id ?? null,
       config: input.config ?? {},
       active_tools: [...this.defaultTools],
       current_turn_id: null,

@@ -36,15 +36,17 @@ export class SessionTools {
     return { approved: session.tool_state?.approved ?? [], disabled: session.tool_state?.disabled ?? [] };
   }
 
-  views(session: SessionRow): SessionToolView[] {
+  /** `pinned`: the active workflow's tool_list, which replaces the session's own loaded tools (spec rule 2). */
+  views(session: SessionRow, pinned?: readonly string[]): SessionToolView[] {
     const state = this.state(session);
+    const loaded = pinned ?? session.active_tools;
     return this.catalog.list().map((tool) => {
       const availability = tool.availability();
       const status: ToolStatus = !availability.ok
         ? 'unavailable'
         : state.disabled.includes(tool.name)
           ? 'disabled'
-          : session.active_tools.includes(tool.name)
+          : loaded.includes(tool.name)
             ? 'active'
             : 'available';
       return {
@@ -59,8 +61,11 @@ export class SessionTools {
     });
   }
 
-  /** Applies changes to the row (not saved). Throws TOOL_EXPANSION_FAILED / VALIDATION_ERROR. */
-  apply(session: SessionRow, changes: ToolChanges): void {
+  /** Applies changes to the row (not saved). Throws TOOL_EXPANSION_FAILED / VALIDATION_ERROR / CONFLICT. */
+  apply(session: SessionRow, changes: ToolChanges, pinnedBy?: string): void {
+    if (pinnedBy && ((changes.load?.length ?? 0) > 0 || (changes.unload?.length ?? 0) > 0)) {
+      throw new AppError('CONFLICT', `The active workflow "${pinnedBy}" pins its tool list; add the tool to its tool_list instead.`);
+    }
     const state = this.state(session);
     const active = new Set(session.active_tools);
     const unknown = Object.values(changes).flat().filter((name) => !this.catalog.get(name));
@@ -82,8 +87,8 @@ export class SessionTools {
   }
 
   /** What the model may call in this session's turn: loaded, available, not disabled. */
-  toolBox(session: SessionRow): ToolBox {
-    const allowed = new Set(this.views(session).filter((view) => view.status === 'active').map((view) => view.name));
+  toolBox(session: SessionRow, pinned?: readonly string[]): ToolBox {
+    const allowed = new Set(this.views(session, pinned).filter((view) => view.status === 'active').map((view) => view.name));
     const tools = this.catalog.list().filter((tool) => allowed.has(tool.name));
     return {
       specs: () => tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),

@@ -26,6 +26,10 @@ export class TurnService {
   async accept(input: AcceptInput): Promise<MessageRow> {
     const { models, queue, logger } = this.deps;
     if (input.session.archived_at) throw new AppError('CONFLICT', 'The session is archived; restore it first.');
+    const requested = input.metadata.workflow;
+    if (requested !== undefined && (typeof requested !== 'string' || !(await models.Workflow.findOne({ where: { name: requested } })))) {
+      throw AppError.validation({ 'metadata.workflow': [{ code: 'unknown_workflow', message: `No workflow named ${JSON.stringify(requested)}.` }] });
+    }
     const messageId = randomUUID();
     const message = await models.Session.sequelize!.transaction(async (transaction) => {
       const [claimed] = await models.Session.update(

@@ -8,7 +8,9 @@ import { newTurnState, runModelLoop, type TurnState } from '../agent/model-loop'
 import { runDelegate, runThink } from '../agent/modes';
 import { ProviderError, type ChatMessage, type LlmProvider, type ToolCall } from '../agent/provider';
 import type { ConfirmAction } from '../agent/tool-box';
-import type { MessageRow, Models, SessionRow } from '../db/models';
+import type { MessageRow, Models, SessionRow, WorkflowRow } from '../db/models';
+import type { RoutingService } from '../routing/routing-service';
+import { toolNames } from '../workflows/workflow-schema';
 import type { Logger } from '../logs/logger';
 import type { SessionTools } from '../sessions/session-tools';
 import { TurnContext, type ConfirmationWaiters } from './turn-context';
@@ -24,6 +26,13 @@ export interface TurnWorkerOptions {
   concurrency: number;
   agent: Config['agent'];
   contextWindow: number;
+  routing: RoutingService;
+  /** Passages of the workflow's knowledge collections for a message, formatted for the system prompt. */
+  knowledge?: TurnKnowledge;
+}
+
+export interface TurnKnowledge {
+  passagesFor(knowledgeBaseIds: readonly string[], query: string): Promise<string | null>;
 }
 
 const WORKING_STATES = new Set<AgentState>(['thinking', 'analyzing', 'researching', 'deep_thinking', 'writing', 'delegating']);
@@ -79,6 +88,7 @@ export class TurnWorker implements ConfirmationWaiters {
   async handle(job: TurnJob, context: QueueContext): Promise<void> {
     const { models, logger } = this.options;
     const started = Date.now();
+    logger.debug({ job }, 'turn taken');
     const session = await models.Session.findOne({ where: { id: job.sessionId } });
     if (!session || session.current_turn_id !== job.userMessageId) {
       logger.debug({ job }, 'turn no longer current (finished or cancelled); skipped');
@@ -155,10 +165,17 @@ export class TurnWorker implements ConfirmationWaiters {
       controller.signal,
       () => controller.abort(new TurnStopped('cancel')),
     );
+    const workflow = await this.applyRouting(session, userMessage);
     const entries = await this.conversation(session);
-    const system = systemWithSummary(agent.system_prompt, session.memory_summary);
+    // The workflow's prompt replaces the default; its knowledge is searched for this message.
+    const passages = workflow && workflow.knowledge_base_ids.length > 0 && this.options.knowledge
+      ? await this.options.knowledge.passagesFor(workflow.knowledge_base_ids, userMessage.content)
+      : null;
+    const prompt = [workflow?.system_prompt || agent.system_prompt, passages].filter(Boolean).join('\n\n');
+    const system = systemWithSummary(prompt, session.memory_summary);
     const messages = fitToBudget(system, entries, this.budget());
-    const request = { provider, messages, tools: sessionTools.toolBox(session), maxRounds: agent.max_tool_rounds };
+    const tools = sessionTools.toolBox(session, workflow ? toolNames(workflow.tool_list) : undefined);
+    const request = { provider, messages, tools, maxRounds: agent.max_tool_rounds };
     const setState = (next: AgentState) => emit({ type: 'agent_state', payload: { state: next } });
     switch ((userMessage.mode ?? 'normal') as TurnMode) {
       case 'think':
@@ -170,23 +187,44 @@ export class TurnWorker implements ConfirmationWaiters {
     }
   }
 
+  /** Picks the turn's workflow; it becomes the session's `active_workflow_id` and the messages' `workflow_id`. */
+  private async applyRouting(session: SessionRow, userMessage: MessageRow): Promise<WorkflowRow | null> {
+    const { models, routing, logger } = this.options;
+    const requested = typeof userMessage.metadata?.workflow === 'string' ? userMessage.metadata.workflow : null;
+    const { decision, workflow } = await routing.route(session, userMessage.content, requested);
+    logger.debug({ session_id: session.id, workflow: workflow?.name ?? null, reason: decision.reason, score: decision.score }, 'routed');
+    if (decision.workflowId !== session.active_workflow_id) {
+      session.active_workflow_id = decision.workflowId;
+      await models.Session.update({ active_workflow_id: decision.workflowId }, { where: { id: session.id } });
+    }
+    userMessage.workflow_id = decision.workflowId;
+    await models.Message.update({ workflow_id: decision.workflowId }, { where: { id: userMessage.id } });
+    return workflow;
+  }
+
   /** `/info`, `/tools`, `/tools load`, `/help`: answered by the hub, not the model. */
   private async runCommandTurn(command: Command, session: SessionRow, userMessage: MessageRow, emit: (event: AgentEvent) => Promise<void>): Promise<string> {
     const { sessionTools, provider, models } = this.options;
     await models.Message.update({ metadata: { ...userMessage.metadata, command: true } }, { where: { id: userMessage.id } });
+    const workflow = await this.options.routing.workflowById(session.active_workflow_id);
+    const pinned = workflow ? toolNames(workflow.tool_list) : undefined;
     const result = await runCommand(command, {
-      workflow: session.active_workflow_id,
+      workflow: workflow?.name ?? null,
       provider: provider.name,
       model: provider.model,
       mode: userMessage.mode ?? 'normal',
       memoryMode: session.memory_mode,
-      tools: sessionTools.views(session).map((view) => ({
+      tools: sessionTools.views(session, pinned).map((view) => ({
         name: view.name,
         status: view.status,
         requiresConfirmation: view.requires_confirmation,
         note: view.reason ?? undefined,
       })),
       loadTool: async (name) => {
+        if (workflow) {
+          // Spec rule 2: a workflow's tools are pinned; not a failure to load, a rule.
+          return { ok: false, reason: `the workflow "${workflow.name}" pins its tool list; add "${name}" to its tool_list instead.`, expansionFailed: false };
+        }
         try {
           sessionTools.apply(session, { load: [name] });
         } catch (error) {

@@ -55,9 +55,11 @@ function redis(): Drivers {
   const events = new RedisEventLog(c0, s0, prefix, shortRetention);
   const otherEvents = new RedisEventLog(c1, s1, prefix, shortRetention);
   const control = new RedisControlBus(c2, s2, prefix);
+  const bullmq = createRedis(TEST_REDIS_URL, logger, 'bullmq', { blocking: true });
+  connections.push(bullmq);
   const otherControl = new RedisControlBus(c1, s1, prefix);
   const queue = new RedisTurnQueue(
-    { connection: { url: TEST_REDIS_URL, maxRetriesPerRequest: null } as any, prefix: `${prefix}:bull`, lockDurationMs: 2_000, stalledIntervalMs: 1_000, stopTimeoutMs: 2_000 },
+    { connection: bullmq, prefix: `${prefix}:bull`, lockDurationMs: 2_000, stalledIntervalMs: 1_000, stopTimeoutMs: 2_000 },
     logger,
   );
   return {

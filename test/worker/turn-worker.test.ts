@@ -14,6 +14,7 @@ import { ScriptedProvider } from '../fakes/scripted-provider';
 import { TestTools } from '../fakes/test-tools';
 import { loadConfig } from '../../src/config';
 import { SessionTools } from '../../src/sessions/session-tools';
+import { RoutingService } from '../../src/routing/routing-service';
 import { TEST_JWT_SECRET } from '../helpers/env';
 import { LogCapture } from '../helpers/log-capture';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
@@ -47,6 +48,7 @@ beforeAll(async () => {
     sessionTools: new SessionTools(tools),
     agent: config.agent,
     contextWindow: config.llm.context_window,
+    routing: new RoutingService(models),
   });
   turns = new TurnService({ models, queue: { ...queue, name: 'in-process', enqueue: async () => undefined } as never, events, control, logger });
 });

@@ -1,4 +1,5 @@
 import type { ChatMessage, LlmProvider, ProviderChunk, ProviderRequest } from '../provider';
+import { parsePassages, type Passage } from '../../knowledge/passages';
 import { countTokens, tokenPieces } from '../tokens';
 
 /** Words too common to say anything about what the user talks about. */
@@ -10,6 +11,10 @@ const STOP_WORDS = new Set(
 
 /** Longest quotation of the user's message kept in the answer. */
 const QUOTE_LIMIT = 160;
+/** Longest quotation of a knowledge passage kept in the answer. */
+const PASSAGE_QUOTE_LIMIT = 400;
+/** How many other passages an answer names besides the one it quotes. */
+const OTHER_SOURCES_LIMIT = 3;
 
 /**
  * The offline, deterministic provider (the default, so the hub runs with no model). It has no
@@ -40,6 +45,8 @@ export class BuiltinProvider implements LlmProvider {
 }
 
 export function composeAnswer(messages: readonly ChatMessage[]): string {
+  const passages = messages.filter((message) => message.role === 'system').flatMap((message) => parsePassages(message.content));
+  if (passages.length > 0) return answerFromPassages(passages, messages.filter((message) => message.role === 'user').at(-1)?.content.trim() ?? '');
   const userMessages = messages.filter((message) => message.role === 'user');
   const current = userMessages.at(-1)?.content.trim() ?? '';
   const earlier = userMessages.slice(0, -1);
@@ -65,6 +72,28 @@ export function composeAnswer(messages: readonly ChatMessage[]): string {
   }
   sentences.push('For real answers, configure a model provider (SERVICE_LLM_PROVIDER=openai or anthropic).');
   return sentences.join(' ');
+}
+
+/**
+ * With retrieved knowledge passages in the system prompt, the answer quotes the passage that shares
+ * the most words with the question (ties: the better-ranked one) and names its source, then the
+ * other sources. Deterministic like the rest of this provider.
+ */
+export function answerFromPassages(passages: readonly Passage[], question: string): string {
+  const wanted = new Set(words(question).filter((word) => !STOP_WORDS.has(word)));
+  const overlap = (passage: Passage) => new Set(words(`${passage.title} ${passage.text}`).filter((word) => wanted.has(word))).size;
+  let best = passages[0];
+  for (const passage of passages) if (overlap(passage) > overlap(best)) best = passage;
+  const quote = best.text.length > PASSAGE_QUOTE_LIMIT ? `${best.text.slice(0, PASSAGE_QUOTE_LIMIT).replace(/\s+\S*$/, '')}…` : best.text;
+  const sentences = [`From the knowledge base: "${quote}" (source: [${best.number}] ${best.title}).`];
+  const others = passages.filter((passage) => passage !== best).slice(0, OTHER_SOURCES_LIMIT);
+  if (others.length > 0) sentences.push(`See also ${others.map((passage) => `[${passage.number}] ${passage.title}`).join('; ')}.`);
+  sentences.push("(I'm the built-in offline assistant: I quote the retrieved passages rather than compose an answer.)");
+  return sentences.join(' ');
+}
+
+function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu)?.filter((word) => word.length >= 3) ?? [];
 }
 
 function delay(milliseconds: number, signal: AbortSignal): Promise<void> {

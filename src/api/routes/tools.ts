@@ -4,10 +4,13 @@ import { AppError } from '../../core/errors';
 import { MEMORY_MODES, type SessionMemory } from '../../sessions/session-memory';
 import type { SessionService } from '../../sessions/session-service';
 import type { SessionTools } from '../../sessions/session-tools';
+import type { SessionRow } from '../../db/models';
 import type { ApiRouter } from '../endpoint';
 import { sessionIdParams } from '../schemas/sessions';
 
 export interface ToolRoutesDeps {
+  /** The session's active workflow when it pins the tool list (spec rule 2), else null. */
+  pinningWorkflow(session: SessionRow): Promise<{ name: string; tools: string[] } | null>;
   catalog: ToolCatalog;
   sessionTools: SessionTools;
   memory: SessionMemory;
@@ -88,7 +91,10 @@ export function registerToolRoutes(api: ApiRouter, deps: ToolRoutesDeps): void {
     params: sessionIdParams,
     errors: ['SESSION_NOT_FOUND'],
     response: { status: 200, description: 'Tools and their status.', data: z.array(sessionToolSchema) },
-    handler: async ({ principal, params }) => sessionTools.views(await sessions.visible(principal, params.id)),
+    handler: async ({ principal, params }) => {
+      const session = await sessions.visible(principal, params.id);
+      return sessionTools.views(session, (await deps.pinningWorkflow(session))?.tools);
+    },
   });
 
   api.add({
@@ -99,13 +105,14 @@ export function registerToolRoutes(api: ApiRouter, deps: ToolRoutesDeps): void {
     access: 'user',
     params: sessionIdParams,
     body: toolChanges,
-    errors: ['SESSION_NOT_FOUND', 'TOOL_EXPANSION_FAILED'],
+    errors: ['SESSION_NOT_FOUND', 'TOOL_EXPANSION_FAILED', 'CONFLICT'],
     response: { status: 200, description: 'Tools and their status after the change.', data: z.array(sessionToolSchema) },
     handler: async ({ principal, params, body }) => {
       const session = await sessions.visible(principal, params.id);
-      sessionTools.apply(session, body);
+      const pinning = await deps.pinningWorkflow(session);
+      sessionTools.apply(session, body, pinning?.name);
       await session.save();
-      return sessionTools.views(session);
+      return sessionTools.views(session, pinning?.tools);
     },
   });
 

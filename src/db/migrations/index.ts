@@ -2,6 +2,9 @@ import type { Migration } from '../migrator';
 import { authMigration } from './0001-auth';
 import { sessionsAndMessages } from './0002-sessions-and-messages';
 import { agent } from './0003-agent';
+import { workflows } from './0004-workflows';
+import { inboundEvents } from './0006-inbound-events';
+import { knowledge } from './0005-knowledge';
 
 /** Every migration, in order. Append only; a released migration is never edited. */
-export const MIGRATIONS: readonly Migration[] = [authMigration, sessionsAndMessages, agent];
+export const MIGRATIONS: readonly Migration[] = [authMigration, sessionsAndMessages, agent, workflows, knowledge, inboundEvents];

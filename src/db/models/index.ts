@@ -2,18 +2,25 @@ import type { Sequelize } from 'sequelize';
 import { initMessageModel } from './message';
 import { initSessionModel } from './session';
 import { initToolRunModel } from './tool-run';
+import { initWorkflowModels } from './workflow';
+import { initInboundEventModel } from './inbound-event';
 
 export { MessageRow, type MessageRole } from './message';
 export { SessionRow, type PendingConfirmation, type ToolState, type TurnPhase } from './session';
 export { ToolRunRow } from './tool-run';
+export { InboundEventRow } from './inbound-event';
+export { ContactRow, WorkflowRow, type Triggers } from './workflow';
 
 /** The models bound to one database. */
 export interface Models {
   Session: ReturnType<typeof initSessionModel>;
   Message: ReturnType<typeof initMessageModel>;
   ToolRun: ReturnType<typeof initToolRunModel>;
+  Workflow: ReturnType<typeof initWorkflowModels>['Workflow'];
+  Contact: ReturnType<typeof initWorkflowModels>['Contact'];
+  InboundEvent: ReturnType<typeof initInboundEventModel>;
 }
 
 export function initModels(sequelize: Sequelize): Models {
-  return { Session: initSessionModel(sequelize), Message: initMessageModel(sequelize), ToolRun: initToolRunModel(sequelize) };
+  return { Session: initSessionModel(sequelize), Message: initMessageModel(sequelize), ToolRun: initToolRunModel(sequelize), ...initWorkflowModels(sequelize), InboundEvent: initInboundEventModel(sequelize) };
 }

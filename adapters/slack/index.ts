@@ -1,0 +1,10 @@
+export { SLACK_PATHS, type SlackAdapterConfig } from './slack-adapter';
+export { SLACK_LIMITS } from './limits';
+import { SlackAdapter, type SlackAdapterConfig } from './slack-adapter';
+
+/** The Slack channel: Events API (routes under /api/v1/channels/slack) or Socket Mode. */
+export function createSlackAdapter(config: SlackAdapterConfig): SlackAdapter {
+  return new SlackAdapter(config);
+}
+
+export type { SlackAdapter };

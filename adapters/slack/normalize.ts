@@ -1,0 +1,83 @@
+import { channelOwner } from '../../src/core/channel';
+import type { InboundMessage } from '../../src/core/inbound';
+
+/** The fields of a Slack `message` / `app_mention` event this channel reads. */
+export interface SlackMessageEvent {
+  type: string;
+  subtype?: string;
+  user?: string;
+  bot_id?: string;
+  text?: string;
+  ts: string;
+  thread_ts?: string;
+  channel: string;
+  channel_type?: string;
+  team?: string;
+}
+
+/** Where a conversation's replies go: the channel, and the thread (null: top level of a DM). */
+export interface SlackConversation {
+  team: string;
+  channel: string;
+  threadTs: string | null;
+}
+
+/**
+ * Which events start a turn: direct messages (`message` in an `im`) and mentions in channels
+ * (`app_mention`). Bot posts (ours included), edits, deletions and other subtypes are ignored, and
+ * a plain channel `message` is ignored too, because its mention arrives again as `app_mention`.
+ */
+export function isConversationalEvent(event: SlackMessageEvent, botUserId: string | undefined): boolean {
+  if (event.bot_id || event.subtype !== undefined || !event.user) return false;
+  if (botUserId && event.user === botUserId) return false;
+  if (event.type === 'app_mention') return event.channel_type !== 'im';
+  return event.type === 'message' && event.channel_type === 'im';
+}
+
+/**
+ * The conversation a message belongs to (decisions.md §3): a thread is one session
+ * (`slack::T:C:thread_ts`); a mention at a channel's top level starts a thread under itself; a
+ * direct message outside a thread belongs to the DM as a whole (`slack::T:D`).
+ */
+export function conversationOf(event: SlackMessageEvent, teamId: string): SlackConversation {
+  const threadTs = event.thread_ts ?? (event.type === 'app_mention' ? event.ts : null);
+  return { team: event.team ?? teamId, channel: event.channel, threadTs };
+}
+
+export function sessionKeyOf(conversation: SlackConversation): string {
+  const base = `slack::${conversation.team}:${conversation.channel}`;
+  return conversation.threadTs ? `${base}:${conversation.threadTs}` : base;
+}
+
+/** Removes the bot's mention (`<@U123>` or `<@U123|name>`), so `@bot /help` reaches the worker as `/help`. */
+export function stripBotMention(text: string, botUserId: string | undefined): string {
+  const mention = botUserId ? new RegExp(`<@${botUserId}(\\|[^>]*)?>`, 'g') : /^\s*<@[UW][A-Z0-9]+(\|[^>]*)?>/;
+  return text.replace(mention, ' ').replace(/\s+/g, ' ').trim();
+}
+
+export interface NormalizeInput {
+  event: SlackMessageEvent;
+  /** The envelope's `event_id`: the same on Slack's retries, so the hub recognises them. */
+  eventId: string | undefined;
+  teamId: string;
+  botUserId: string | undefined;
+  displayName: string | undefined;
+}
+
+/** A Slack event as the hub's InboundMessage, or null when it is not for the agent (or says nothing). */
+export function normalizeMessage({ event, eventId, teamId, botUserId, displayName }: NormalizeInput): InboundMessage | null {
+  if (!isConversationalEvent(event, botUserId)) return null;
+  const text = stripBotMention(event.text ?? '', botUserId);
+  if (text === '') return null;
+  const conversation = conversationOf(event, teamId);
+  return {
+    channel: 'slack',
+    sessionKey: sessionKeyOf(conversation),
+    sender: { userId: channelOwner('slack'), contactId: event.user, displayName },
+    text,
+    mode: 'normal',
+    metadata: {},
+    externalId: eventId,
+    raw: event,
+  };
+}

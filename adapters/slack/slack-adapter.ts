@@ -1,0 +1,182 @@
+import { App, ExpressReceiver, type AllMiddlewareArgs, type BlockAction, type ButtonAction, type SlackActionMiddlewareArgs, type webApi } from '@slack/bolt';
+type WebClient = webApi.WebClient;
+import type { Logger } from 'pino';
+import type { ChannelAdapter } from '../../src/core/channel';
+import { AppError } from '../../src/core/errors';
+import type { Hub } from '../../src/core/hub';
+import { boltLogger } from './bolt-logger';
+import { answeredBlocks, CONFIRM_ACTION_PREFIX, decodeChoice } from './confirm-buttons';
+import { SLACK_LIMITS } from './limits';
+import { conversationOf, isConversationalEvent, normalizeMessage, type SlackMessageEvent } from './normalize';
+import { REPLY_TEXT, TurnRenderer, type ReplyTarget, type SlackCalls } from './render';
+import { TurnWatch } from './turn-watch';
+import { UserNames } from './user-names';
+
+export interface SlackAdapterConfig {
+  logger: Logger;
+  /** Events API over HTTP (our express app) or Socket Mode (an outbound WebSocket, no public URL). */
+  mode: 'events' | 'socket';
+  botToken: string;
+  /** Required in events mode: bolt verifies every request's signature and 5-minute timestamp with it. */
+  signingSecret: string | null;
+  /** Required in socket mode (`xapp-…`, connections:write). */
+  appToken: string | null;
+  /** The Web API base (a sovereign deployment, or a fake in tests); ends with `/`. */
+  apiUrl: string;
+  editIntervalMs: number;
+}
+
+/** Paths under /api/v1/channels/slack (decisions.md §7). */
+export const SLACK_PATHS = { base: '/channels/slack', events: '/events', interactions: '/interactions' } as const;
+
+/**
+ * The Slack channel on bolt: messages become `Hub.ingest` calls, acknowledged only once stored and
+ * queued (`processBeforeResponse`), and the session's events are rendered back in the thread.
+ */
+export class SlackAdapter implements ChannelAdapter {
+  readonly name = 'slack' as const;
+  readonly routes?: ChannelAdapter['routes'];
+  private readonly app: App;
+  private readonly users: UserNames;
+  private readonly watches = new Set<TurnWatch>();
+  private readonly renders = new Set<Promise<void>>();
+  /** Conversation → session, so the next message's turn is listened to before it is stored. */
+  private readonly sessions = new Map<string, string>();
+  private hub: Hub | null = null;
+
+  constructor(private readonly config: SlackAdapterConfig) {
+    const logger = boltLogger(config.logger);
+    const clientOptions = { slackApiUrl: config.apiUrl, retryConfig: { retries: SLACK_LIMITS.apiRetries, factor: 2, minTimeout: 500 } };
+    if (config.mode === 'socket') {
+      this.app = new App({ token: config.botToken, appToken: config.appToken ?? undefined, socketMode: true, logger, clientOptions });
+    } else {
+      const receiver = new ExpressReceiver({
+        signingSecret: config.signingSecret ?? '',
+        endpoints: { events: SLACK_PATHS.events, interactions: SLACK_PATHS.interactions },
+        // Answer Slack only after the listener stored and queued the message (and 500 if it could not, so Slack retries).
+        processBeforeResponse: true,
+        logger,
+      });
+      this.app = new App({ token: config.botToken, receiver, logger, clientOptions });
+      this.routes = [{ path: SLACK_PATHS.base, handler: receiver.router as never }];
+    }
+    this.users = new UserNames(config.logger);
+    this.app.event('message', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
+    this.app.event('app_mention', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
+    this.app.action({ action_id: new RegExp(`^${CONFIRM_ACTION_PREFIX}`) }, async (args) => this.onButton(args as SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs));
+  }
+
+  async start(hub: Hub): Promise<void> {
+    this.hub = hub;
+    if (this.config.mode === 'socket') await this.app.start();
+  }
+
+  async stop(): Promise<void> {
+    for (const watch of [...this.watches]) watch.stop();
+    await Promise.allSettled([...this.renders]);
+    if (this.config.mode === 'socket') await this.app.stop();
+    this.hub = null;
+  }
+
+  private async onMessage(event: SlackMessageEvent, body: { event_id?: string; team_id?: string }, context: { botUserId?: string; teamId?: string }, client: WebClient): Promise<void> {
+    const hub = this.requireHub();
+    if (!isConversationalEvent(event, context.botUserId)) return;
+    const teamId = context.teamId ?? body.team_id ?? 'T0';
+    const displayName = await this.users.lookup(client, event.user!);
+    const message = normalizeMessage({ event, eventId: body.event_id, teamId, botUserId: context.botUserId, displayName });
+    if (!message) return;
+    const conversation = conversationOf(event, teamId);
+    const target: ReplyTarget = { channel: conversation.channel, threadTs: conversation.threadTs };
+    const calls = this.calls(client);
+    const storedAfter = Date.now();
+    const key = message.sessionKey!;
+    const known = this.sessions.get(key);
+    const watch = known ? await this.watch(hub, calls, target, known, storedAfter, false) : null;
+    let result;
+    try {
+      result = await hub.ingest(message);
+    } catch (error) {
+      watch?.stop();
+      if (error instanceof AppError && error.code === 'TURN_IN_PROGRESS') return this.note(calls, target, REPLY_TEXT.busy);
+      // Not stored (queue or database down): a 500 makes Slack deliver again, and the hub freed the event id.
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      this.config.logger.warn({ err: error, session_key: key }, 'a Slack message was refused');
+      return this.note(calls, target, REPLY_TEXT.apology);
+    }
+    if (result.duplicate) {
+      watch?.stop(); // Slack's retry of a message already taken in: no second turn, no second reply
+      return;
+    }
+    this.remember(key, result.sessionId);
+    if (!watch) await this.watch(hub, calls, target, result.sessionId, storedAfter, true);
+  }
+
+  private async watch(hub: Hub, calls: SlackCalls, target: ReplyTarget, sessionId: string, storedAfter: number, replay: boolean): Promise<TurnWatch> {
+    const renderer = new TurnRenderer(calls, target, sessionId, { editIntervalMs: this.config.editIntervalMs, logger: this.config.logger });
+    const watch: TurnWatch = new TurnWatch(hub, renderer, storedAfter, () => this.release(watch, renderer), this.config.logger);
+    this.watches.add(watch);
+    await watch.begin(sessionId, replay);
+    return watch;
+  }
+
+  private release(watch: TurnWatch, renderer: TurnRenderer): void {
+    this.watches.delete(watch);
+    const settled = renderer.settled();
+    this.renders.add(settled);
+    void settled.finally(() => this.renders.delete(settled));
+  }
+
+  private async onButton({ ack, action, body, client }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> {
+    const hub = this.requireHub();
+    const choice = decodeChoice(action.value);
+    if (!choice) return ack();
+    let text: string;
+    try {
+      await hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action);
+      text = `${choice.tool}: ${choice.action}`;
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) this.config.logger.error({ err: error, session_id: choice.sessionId }, 'a Slack confirmation failed');
+      text = 'This confirmation is no longer pending.';
+    }
+    await ack();
+    const channel = body.channel?.id;
+    const ts = body.message?.ts;
+    if (!channel || !ts) return;
+    const blocks = text === 'This confirmation is no longer pending.' ? [{ type: 'section', text: { type: 'mrkdwn', text } }] : answeredBlocks(choice.tool, choice.action, body.user.id);
+    // After the ack (Slack's 3-second deadline is about the ack, not this edit).
+    this.track(client.chat.update({ channel, ts, text, blocks }).then(() => undefined));
+  }
+
+  private calls(client: WebClient): SlackCalls {
+    return {
+      post: async (message) => {
+        const answer = await client.chat.postMessage(message as Parameters<WebClient['chat']['postMessage']>[0]);
+        return answer.ts!;
+      },
+      update: async (message) => void (await client.chat.update(message as Parameters<WebClient['chat']['update']>[0])),
+    };
+  }
+
+  private note(calls: SlackCalls, target: ReplyTarget, text: string): void {
+    const thread = target.threadTs ? { thread_ts: target.threadTs } : {};
+    this.track(calls.post({ channel: target.channel, ...thread, text }).then(() => undefined));
+  }
+
+  private track(call: Promise<void>): void {
+    const tracked = call.catch((error: unknown) => this.config.logger.error({ err: error }, 'a Slack call failed'));
+    this.renders.add(tracked);
+    void tracked.finally(() => this.renders.delete(tracked));
+  }
+
+  private remember(key: string, sessionId: string): void {
+    this.sessions.delete(key);
+    this.sessions.set(key, sessionId);
+    if (this.sessions.size > SLACK_LIMITS.sessionCacheSize) this.sessions.delete(this.sessions.keys().next().value!);
+  }
+
+  private requireHub(): Hub {
+    // Slack delivers again after a 500, so an event arriving while not started is not lost.
+    if (!this.hub) throw new Error('the Slack channel is not started');
+    return this.hub;
+  }
+}

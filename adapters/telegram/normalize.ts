@@ -1,0 +1,59 @@
+import { channelOwner } from '../../src/core/channel';
+import type { InboundMessage } from '../../src/core/inbound';
+import type { Update } from 'telegraf/types';
+
+/** One session per chat (decisions.md §3): private chats and groups alike. */
+export function telegramSessionKey(chatId: number | string): string {
+  return `telegram::${chatId}`;
+}
+
+/** A text message the hub should take in, with where to answer it. */
+export interface TelegramInbound {
+  chatId: number;
+  messageId: number;
+  message: InboundMessage;
+}
+
+const CHAT_TYPES = new Set(['private', 'group', 'supergroup']);
+
+/**
+ * A Bot API update → the hub's InboundMessage, or null for what the channel ignores: non-text
+ * messages, edits, channel posts, messages from bots, and commands addressed to another bot.
+ * `botUsername` (from getMe) strips `/info@ThisBot` to `/info`, as groups send commands.
+ */
+export function normalizeUpdate(update: Update, botUsername: string | null): TelegramInbound | null {
+  if (!('message' in update)) return null;
+  const message = update.message;
+  if (!('text' in message) || typeof message.text !== 'string') return null;
+  if (!message.from || message.from.is_bot) return null;
+  if (!CHAT_TYPES.has(message.chat.type)) return null;
+  const text = normalizeCommand(message.text, botUsername);
+  if (text === null || text.trim() === '') return null;
+  const from = message.from;
+  const displayName = [from.first_name, from.last_name].filter(Boolean).join(' ') || from.username || String(from.id);
+  return {
+    chatId: message.chat.id,
+    messageId: message.message_id,
+    message: {
+      channel: 'telegram',
+      sessionKey: telegramSessionKey(message.chat.id),
+      sender: { userId: channelOwner('telegram'), contactId: String(from.id), displayName },
+      text,
+      mode: 'normal',
+      metadata: {},
+      // Telegram redelivers an update (same update_id) until the webhook answers 200.
+      externalId: String(update.update_id),
+      raw: update,
+    },
+  };
+}
+
+const COMMAND = /^\/([A-Za-z0-9_]+)@([A-Za-z0-9_]+)(?=\s|$)/;
+
+/** `/info@ThisBot rest` → `/info rest`; a command for another bot → null; anything else unchanged. */
+export function normalizeCommand(text: string, botUsername: string | null): string | null {
+  const match = COMMAND.exec(text);
+  if (!match) return text;
+  if (botUsername && match[2]!.toLowerCase() !== botUsername.toLowerCase()) return null;
+  return `/${match[1]}${text.slice(match[0].length)}`;
+}

@@ -1,0 +1,179 @@
+import { Telegraf } from 'telegraf';
+import type { CallbackQuery, Update } from 'telegraf/types';
+import type { ChannelAdapter } from '../../src/core/channel';
+import { isAppError } from '../../src/core/errors';
+import type { Hub } from '../../src/core/hub';
+import type { Unsubscribe } from '../../src/core/turns';
+import { loggableError, withFloodRetry } from './bot-api';
+import { decodeCallbackData } from './callback-data';
+import { ChatRenderer } from './chat-renderer';
+import { TELEGRAM_DEFAULTS, type TelegramAdapterConfig } from './config';
+import { normalizeUpdate, type TelegramInbound } from './normalize';
+import { ACTION_LABELS, answeredConfirmationText, STALE_CONFIRMATION_TEXT, STILL_ANSWERING_TEXT } from './render';
+import { TELEGRAM_WEBHOOK_PATH, webhookHandler } from './webhook';
+
+/** A session whose turn this process is rendering into its chat. */
+interface Following {
+  renderer: ChatRenderer;
+  unsubscribe: Unsubscribe | null;
+}
+
+/**
+ * The Telegram channel: updates in (webhook route or long polling) → `Hub.ingest`; the session's
+ * frames out → Bot API calls. It only translates: storage, routing and the agent are the hub's.
+ */
+export class TelegramAdapter implements ChannelAdapter {
+  readonly name = 'telegram' as const;
+  readonly routes: ChannelAdapter['routes'];
+  private readonly bot: Telegraf;
+  private hub: Hub | null = null;
+  private botUsername: string | null = null;
+  private polling: Promise<void> | null = null;
+  private readonly following = new Map<string, Following>();
+
+  constructor(private readonly config: TelegramAdapterConfig) {
+    this.bot = new Telegraf(config.botToken, { telegram: { apiRoot: config.apiRoot, webhookReply: false } });
+    if (config.mode === 'webhook') {
+      if (!config.webhookSecret) throw new Error('telegram: webhook mode needs a webhook secret');
+      this.routes = [
+        {
+          path: TELEGRAM_WEBHOOK_PATH,
+          handler: webhookHandler({
+            secret: config.webhookSecret,
+            maxBytes: TELEGRAM_DEFAULTS.maxWebhookBytes,
+            receive: (update) => this.receive(update),
+            onFailure: (error) => this.logFailure(error, 'telegram: an update could not be taken in'),
+          }),
+        },
+      ];
+    }
+    // Long polling: an update that fails is logged; telegraf would otherwise stop polling.
+    this.bot.use((context) => this.receive(context.update).catch((error: unknown) => this.logFailure(error, 'telegram: an update could not be taken in')));
+  }
+
+  async start(hub: Hub): Promise<void> {
+    this.hub = hub;
+    try {
+      const me = await this.bot.telegram.getMe();
+      this.bot.botInfo = me;
+      this.botUsername = me.username;
+    } catch (error) {
+      // Webhook mode can take updates without it (commands keep any @suffix stripped); polling cannot.
+      if (this.config.mode === 'polling') throw new Error(`telegram: getMe failed (${JSON.stringify(loggableError(error, this.config.botToken))})`);
+      this.logFailure(error, 'telegram: getMe failed; will work without the bot name');
+    }
+    if (this.config.mode === 'polling') {
+      this.polling = this.bot.launch().catch((error: unknown) => this.logFailure(error, 'telegram: long polling stopped'));
+    }
+    this.config.logger.info({ mode: this.config.mode, bot: this.botUsername }, 'telegram channel started');
+  }
+
+  async stop(): Promise<void> {
+    if (this.polling) {
+      this.bot.stop('shutdown');
+      await this.polling;
+      this.polling = null;
+    }
+    const following = [...this.following.values()];
+    this.following.clear();
+    for (const entry of following) entry.unsubscribe?.();
+    await Promise.all(following.map((entry) => entry.renderer.stop()));
+  }
+
+  /** One update: a text message to ingest, or a confirmation button click. Throws to be redelivered. */
+  async receive(update: Update): Promise<void> {
+    const hub = this.hub;
+    if (!hub) throw new Error('telegram: the channel has not started');
+    if ('callback_query' in update) return this.onButton(hub, update.callback_query);
+    const inbound = normalizeUpdate(update, this.botUsername);
+    if (!inbound) return;
+    // Frames of this turn are appended after this moment; earlier ones in a replay are older turns'.
+    const since = Date.now();
+    let result;
+    try {
+      result = await hub.ingest(inbound.message);
+    } catch (error) {
+      if (isAppError(error) && error.code === 'TURN_IN_PROGRESS') return this.sayStillAnswering(inbound);
+      throw error;
+    }
+    if (result.duplicate) return;
+    await this.follow(hub, result.sessionId, inbound, since);
+  }
+
+  /** Subscribes to the session's frames for this turn (once per running turn), then catches up. */
+  private async follow(hub: Hub, sessionId: string, inbound: TelegramInbound, since: number): Promise<void> {
+    const existing = this.following.get(sessionId);
+    if (existing) {
+      existing.renderer.replyTo = inbound.messageId;
+      return;
+    }
+    const renderer = new ChatRenderer({
+      telegram: this.bot.telegram,
+      chatId: inbound.chatId,
+      sessionId,
+      botToken: this.config.botToken,
+      editIntervalMs: this.config.editIntervalMs,
+      maxMessageChars: TELEGRAM_DEFAULTS.maxMessageChars,
+      maxAttempts: TELEGRAM_DEFAULTS.maxAttempts,
+      maxRetryAfterMs: this.config.maxRetryAfterS * 1000,
+      logger: this.config.logger,
+      onTurnEnd: () => this.unfollow(sessionId, entry),
+    });
+    renderer.replyTo = inbound.messageId;
+    const entry: Following = { renderer, unsubscribe: null };
+    this.following.set(sessionId, entry);
+    // Live frames wait while the replay is read, so that they are rendered after it, in seq order.
+    let held: Parameters<ChatRenderer['push']>[0][] | null = [];
+    entry.unsubscribe = await hub.events.subscribe(sessionId, (frame) => (held ? held.push(frame) : renderer.push(frame)));
+    const replay = await hub.events.replay(sessionId, -1);
+    for (const frame of replay.frames) if (Date.parse(frame.ts) >= since) renderer.push(frame);
+    for (const frame of held) renderer.push(frame);
+    held = null;
+    if (this.following.get(sessionId) !== entry) entry.unsubscribe();
+  }
+
+  private unfollow(sessionId: string, entry: Following): void {
+    if (this.following.get(sessionId) === entry) this.following.delete(sessionId);
+    entry.unsubscribe?.();
+  }
+
+  private async sayStillAnswering(inbound: TelegramInbound): Promise<void> {
+    await this.call(() =>
+      this.bot.telegram.sendMessage(inbound.chatId, STILL_ANSWERING_TEXT, {
+        reply_parameters: { message_id: inbound.messageId, allow_sending_without_reply: true },
+      }),
+    );
+  }
+
+  /** A click on a confirmation button → `tool_confirm`, the click answered, the choice shown. */
+  private async onButton(hub: Hub, query: CallbackQuery): Promise<void> {
+    const decoded = 'data' in query ? decodeCallbackData(query.data) : null;
+    if (!decoded) {
+      await this.call(() => this.bot.telegram.answerCbQuery(query.id));
+      return;
+    }
+    try {
+      await hub.confirmTool(decoded.sessionId, decoded.confirmationId, decoded.action);
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      await this.call(() => this.bot.telegram.answerCbQuery(query.id, STALE_CONFIRMATION_TEXT));
+      return;
+    }
+    await this.call(() => this.bot.telegram.answerCbQuery(query.id, ACTION_LABELS[decoded.action]));
+    const message = query.message;
+    if (message && 'text' in message) {
+      const by = [query.from.first_name, query.from.last_name].filter(Boolean).join(' ') || String(query.from.id);
+      await this.call(() =>
+        this.bot.telegram.editMessageText(message.chat.id, message.message_id, undefined, answeredConfirmationText(message.text, decoded.action, by)),
+      ).catch((error: unknown) => this.logFailure(error, 'telegram: could not show the confirmation choice'));
+    }
+  }
+
+  private call<T>(request: () => Promise<T>): Promise<T> {
+    return withFloodRetry(request, { maxAttempts: TELEGRAM_DEFAULTS.maxAttempts, maxRetryAfterMs: this.config.maxRetryAfterS * 1000 });
+  }
+
+  private logFailure(error: unknown, message: string): void {
+    this.config.logger.error({ err: loggableError(error, this.config.botToken) }, message);
+  }
+}

@@ -1,0 +1,178 @@
+import type WebSocket from 'ws';
+import type { Benchmark, Metric } from './lib/benchmark';
+import { startEchoServer, type EchoServer } from './lib/echo-server';
+import { closeSockets, createSessions, openSessionSocket, openSocket, registerUser, startBenchHub, type BenchHub } from './lib/hub';
+import { elapsedMs, percentile, withTimeout } from './lib/latency';
+import { FixedAnswerProvider, wordTokens } from './lib/models';
+import { BENCH_REDIS_URL, deleteRedisKeys, uniquePrefix } from './lib/stores';
+
+/**
+ * Time from sending `user_message` on a session socket to receiving the turn's first `token` frame,
+ * one turn at a time (each waits for the previous `done`), with a model that answers at once — so
+ * the figure is the hub's own path: socket → store + enqueue → worker → event log → socket. Two
+ * driver sets: embedded (in-process queue and event log, SQLite) and Redis (BullMQ, Streams,
+ * pub/sub; still SQLite, one process). Baseline: the same frame echoed by a bare `ws` server.
+ */
+export const FIRST_TOKEN_BENCH = {
+  /** Turns per session before moving to a fresh one: the worker reads the whole history each turn. */
+  turnsPerSession: 10,
+  answer: wordTokens(3),
+  message: JSON.stringify({ type: 'user_message', payload: { text: 'How fast is the first token?', mode: 'normal' } }),
+  frameTimeoutMs: 10_000,
+  goals: { embeddedP50Ms: 2, redisP50Ms: 5 },
+};
+
+type Variant = 'echo' | 'embedded' | 'redis';
+
+interface Prober {
+  /** One measured round trip, in milliseconds. */
+  probe(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Resolves with the next frame (parsed) that matches, from one socket. */
+function nextFrame(ws: WebSocket, matches: (frame: { type?: string }) => boolean): Promise<{ type?: string }> {
+  return new Promise((resolve) => {
+    const onMessage = (data: WebSocket.RawData) => {
+      const frame = JSON.parse(data.toString()) as { type?: string };
+      if (!matches(frame)) return;
+      ws.off('message', onMessage);
+      resolve(frame);
+    };
+    ws.on('message', onMessage);
+  });
+}
+
+async function echoProber(): Promise<Prober> {
+  const server: EchoServer = await startEchoServer();
+  const ws = await openSocket(server.url);
+  return {
+    probe: async () => {
+      const start = process.hrtime.bigint();
+      const echoed = nextFrame(ws, () => true);
+      ws.send(FIRST_TOKEN_BENCH.message);
+      await withTimeout(echoed, FIRST_TOKEN_BENCH.frameTimeoutMs, 'echo: no answer');
+      return elapsedMs(start);
+    },
+    stop: async () => {
+      await closeSockets([ws]);
+      await server.close();
+    },
+  };
+}
+
+async function hubProber(variant: 'embedded' | 'redis', prefix: string): Promise<Prober> {
+  const env: Record<string, string> = variant === 'redis' ? { SERVICE_REDIS_URL: BENCH_REDIS_URL, SERVICE_REDIS_PREFIX: prefix } : {};
+  const hub: BenchHub = await startBenchHub({ env, provider: new FixedAnswerProvider(FIRST_TOKEN_BENCH.answer) });
+  let ws: WebSocket | null = null;
+  try {
+    const { token } = await registerUser(hub.api);
+    let turns = FIRST_TOKEN_BENCH.turnsPerSession;
+    const freshSocket = async () => {
+      if (ws) await closeSockets([ws]);
+      ws = null;
+      const [sessionId] = await createSessions(hub.api, token, 1);
+      const opened = await openSessionSocket(hub, sessionId!, token);
+      // The on-connect `agent_state` comes first; wait for it so it is not taken for a turn's frame.
+      await withTimeout(nextFrame(opened, (frame) => frame.type === 'agent_state'), FIRST_TOKEN_BENCH.frameTimeoutMs, `${variant}: no agent_state on connect`);
+      ws = opened;
+      turns = 0;
+      return opened;
+    };
+    return {
+      probe: async () => {
+        const socket = turns >= FIRST_TOKEN_BENCH.turnsPerSession || !ws ? await freshSocket() : ws;
+        turns += 1;
+        const done = nextFrame(socket, (frame) => frame.type === 'done' || frame.type === 'error');
+        const start = process.hrtime.bigint();
+        const first = nextFrame(socket, (frame) => frame.type === 'token' || frame.type === 'error');
+        socket.send(FIRST_TOKEN_BENCH.message);
+        const frame = await withTimeout(first, FIRST_TOKEN_BENCH.frameTimeoutMs, `${variant}: no token frame`);
+        const latency = elapsedMs(start);
+        const last = await withTimeout(done, FIRST_TOKEN_BENCH.frameTimeoutMs, `${variant}: no done frame`);
+        if (frame.type !== 'token' || last.type !== 'done') throw new Error(`${variant}: the turn failed: ${JSON.stringify(last)}`);
+        return latency;
+      },
+      stop: async () => {
+        if (ws) await closeSockets([ws]);
+        await hub.stop();
+      },
+    };
+  } catch (error) {
+    await hub.stop();
+    throw error;
+  }
+}
+
+/** Probes back to back for `seconds`; returns every latency. */
+async function sample(prober: Prober, seconds: number): Promise<number[]> {
+  const latencies: number[] = [];
+  const until = Date.now() + seconds * 1000;
+  while (Date.now() < until) latencies.push(await prober.probe());
+  return latencies;
+}
+
+export const benchmark: Benchmark = {
+  name: 'first-token',
+  description: 'user_message → first token frame (0-latency model), embedded and Redis drivers, vs a raw ws echo',
+  async run({ runs, durationS, warmupS, log }) {
+    const prefix = uniquePrefix('first-token');
+    const variants: Variant[] = ['echo', 'embedded', 'redis'];
+    const results: Record<Variant, { p50: number[]; p99: number[]; count: number[] }> = {
+      echo: { p50: [], p99: [], count: [] },
+      embedded: { p50: [], p99: [], count: [] },
+      redis: { p50: [], p99: [], count: [] },
+    };
+    // One variant at a time: a hub idling beside another still runs timers and would add noise.
+    try {
+      for (const variant of variants) {
+        const prober = variant === 'echo' ? await echoProber() : await hubProber(variant, prefix);
+        try {
+          log(`warm-up ${variant} (${warmupS} s)`);
+          await sample(prober, warmupS);
+          for (let run = 0; run < runs; run += 1) {
+            const latencies = await sample(prober, durationS);
+            results[variant].p50.push(percentile(latencies, 50));
+            results[variant].p99.push(percentile(latencies, 99));
+            results[variant].count.push(latencies.length);
+            log(`run ${run + 1}/${runs} ${variant}: p50 ${percentile(latencies, 50).toFixed(3)} ms, p99 ${percentile(latencies, 99).toFixed(3)} ms (${latencies.length} turns)`);
+          }
+        } finally {
+          await prober.stop();
+        }
+      }
+    } finally {
+      await deleteRedisKeys(prefix);
+    }
+    const ratio = (variant: Variant) => results[variant].p50.map((p50, run) => p50 / results.echo.p50[run]!);
+    const metrics: Metric[] = [
+      {
+        name: 'embedded: p50',
+        unit: 'ms',
+        samples: results.embedded.p50,
+        goal: { text: `≤ ${FIRST_TOKEN_BENCH.goals.embeddedP50Ms}`, met: (median) => median <= FIRST_TOKEN_BENCH.goals.embeddedP50Ms },
+      },
+      {
+        name: 'redis: p50',
+        unit: 'ms',
+        samples: results.redis.p50,
+        goal: { text: `≤ ${FIRST_TOKEN_BENCH.goals.redisP50Ms}`, met: (median) => median <= FIRST_TOKEN_BENCH.goals.redisP50Ms },
+      },
+      { name: 'echo baseline: p50', unit: 'ms', samples: results.echo.p50 },
+      { name: 'embedded: p50 / echo p50', unit: '×', samples: ratio('embedded') },
+      { name: 'redis: p50 / echo p50', unit: '×', samples: ratio('redis') },
+      ...variants.map((variant): Metric => ({ name: `${variant}: p99`, unit: 'ms', samples: results[variant].p99 })),
+      ...variants.map((variant): Metric => ({ name: `${variant}: round trips per run`, unit: 'count', samples: results[variant].count })),
+    ];
+    return {
+      metrics,
+      setup: {
+        model: `fixed answer of ${FIRST_TOKEN_BENCH.answer.length} tokens, no latency`,
+        turns_per_session: FIRST_TOKEN_BENCH.turnsPerSession,
+        database: 'SQLite (temp dir)',
+        redis: BENCH_REDIS_URL.replace(/\/\/[^@]*@/, '//'),
+        measure: 'one turn at a time on one socket; client in the same process',
+      },
+    };
+  },
+};

@@ -1,0 +1,32 @@
+import type { ChatMessage, LlmProvider, ProviderChunk, ProviderRequest } from '../../src/agent/provider';
+
+/**
+ * A model with no latency at all: it yields `tokens` as fast as the consumer takes them. Benchmarks
+ * use it so the figures measure the hub, not a model (the builtin provider composes its answer from
+ * the conversation, which costs time and gives answers of varying length).
+ */
+export class FixedAnswerProvider implements LlmProvider {
+  readonly name = 'bench';
+  readonly model = 'bench-fixed';
+
+  constructor(private readonly tokens: readonly string[]) {}
+
+  async *stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
+    for (const text of this.tokens) {
+      if (request.signal.aborted) return;
+      yield { type: 'text', text };
+    }
+    yield { type: 'usage', inputTokens: inputTokens(request.messages), outputTokens: this.tokens.length };
+  }
+}
+
+/** `count` tokens of about `size` characters each (a word and a space, like real model output). */
+export function wordTokens(count: number, size = 6): string[] {
+  const word = 'token'.padEnd(size - 1, 's').slice(0, Math.max(1, size - 1));
+  return Array.from({ length: count }, () => `${word} `);
+}
+
+/** A rough count (words), enough for the usage figures stored with the reply. */
+function inputTokens(messages: readonly ChatMessage[]): number {
+  return messages.reduce((sum, message) => sum + ('content' in message ? message.content.split(/\s+/).length : 0), 0);
+}

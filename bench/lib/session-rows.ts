@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../../src/config';
+import { openDatabase, type Database } from '../../src/db/database';
+import { initModels, type Models } from '../../src/db/models';
+import { createLogger } from '../../src/logs/logger';
+import type { BenchHub } from './hub';
+
+/**
+ * A second connection to a benchmarked hub's database, for set-up the API would make slow: creating
+ * thousands of sessions at once, and freeing them between runs (a session takes one turn at a time,
+ * and with no worker its turn never ends). Never used while a run is measured.
+ */
+export class SessionRows {
+  private constructor(
+    private readonly database: Database,
+    private readonly models: Models,
+  ) {}
+
+  static async open(hub: BenchHub, env: Record<string, string | undefined>): Promise<SessionRows> {
+    const { config } = loadConfig({ env, cwd: hub.dataDir });
+    const database = await openDatabase(config, createLogger({ level: 'silent', format: 'json', name: 'bench' }));
+    return new SessionRows(database, initModels(database.sequelize));
+  }
+
+  /** Inserts `count` idle web sessions owned by `ownerId`, as `POST /sessions` would; returns their ids. */
+  async create(ownerId: string, count: number): Promise<string[]> {
+    const rows = Array.from({ length: count }, (_, index) => ({
+      id: randomUUID(),
+      name: `bench ${index}`,
+      owner_id: ownerId,
+      channel: 'web',
+      session_key: null,
+      active_workflow_id: null,
+      config: {},
+      active_tools: [],
+      current_turn_id: null,
+      turn_phase: null,
+      archived_at: null,
+    }));
+    const batch = 1_000; // SQLite limits the variables of one statement
+    for (let start = 0; start < rows.length; start += batch) await this.models.Session.bulkCreate(rows.slice(start, start + batch));
+    return rows.map((row) => row.id);
+  }
+
+  /** Ends every session's turn (as a cancel of a queued turn would), so each can take a message again. */
+  async freeAll(): Promise<void> {
+    await this.models.Session.update({ current_turn_id: null, turn_phase: null, state: 'idle' }, { where: {} });
+  }
+
+  get sequelize() {
+    return this.database.sequelize;
+  }
+
+  close(): Promise<void> {
+    return this.database.close();
+  }
+}

@@ -1,0 +1,153 @@
+import { CliError, EXIT } from './exit-codes';
+import type { CredentialStore } from './credentials';
+
+export const DEFAULTS = {
+  /** The hub `--url` and `SWITCHBOARD_URL` fall back to: what `npm start` serves. */
+  hubUrl: 'http://localhost:8000',
+  /** How long one request may take before the CLI gives up (sync of many workflows included). */
+  requestTimeoutMs: 60_000,
+  /** Page size of list requests (the API's maximum). */
+  pageSize: 100,
+};
+
+/** API keys start with this (decisions.md §2); anything else in SWITCHBOARD_API_KEY is a mistake. */
+export const API_KEY_PREFIX = 'svc_live_';
+
+/** How the client proves who it is: an API key (scripts) or the stored login of `switchboard login`. */
+export type Credential = { kind: 'api-key'; key: string } | { kind: 'login'; store: CredentialStore };
+
+interface Envelope<T> {
+  data: T | null;
+  error: { code: string; message: string; details?: { fields?: Record<string, { code: string; message: string }[]> } } | null;
+}
+
+/** The hub refused a request (4xx other than authentication): exit 1, with its code and message. */
+export class HubRefusal extends CliError {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(`The hub refused the request (${status} ${code}): ${message}`, EXIT.REFUSED);
+  }
+}
+
+/** `http://host:8000/`, `http://host:8000/api/v1` → `http://host:8000` (the key of stored logins). */
+export function normaliseHubUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new CliError(`Not a URL: "${raw}" (expected something like ${DEFAULTS.hubUrl}).`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`Not an http(s) URL: "${raw}".`);
+  const pathname = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+  return `${url.origin}${pathname}`;
+}
+
+/** A small JSON client for the hub's REST API: envelopes unwrapped, errors turned into exit codes. */
+export class HubClient {
+  constructor(
+    readonly hubUrl: string,
+    private readonly credential: Credential | null,
+    private readonly timeoutMs = DEFAULTS.requestTimeoutMs,
+  ) {}
+
+  /** Logs in with a username and password; the caller stores the pair. Wrong credentials exit 2. */
+  async login(username: string, password: string): Promise<{ access_token: string; refresh_token: string; user: { username: string; role: string } }> {
+    const { status, body } = await this.send('POST', '/auth/login', { username, password }, null);
+    if (status === 401) throw new CliError(`Login to ${this.hubUrl} refused: wrong username or password, or the account is disabled.`);
+    return this.unwrap(status, body);
+  }
+
+  async get<T>(path: string): Promise<T> {
+    return this.call<T>('GET', path);
+  }
+
+  async post<T>(path: string, payload: unknown): Promise<T> {
+    return this.call<T>('POST', path, payload);
+  }
+
+  private async call<T>(method: string, path: string, payload?: unknown): Promise<T> {
+    const token = await this.token();
+    let { status, body } = await this.send(method, path, payload, token);
+    if (status === 401 && body?.error?.code === 'TOKEN_EXPIRED' && this.credential?.kind === 'login') {
+      ({ status, body } = await this.send(method, path, payload, await this.refresh()));
+    }
+    return this.unwrap(status, body);
+  }
+
+  private async token(): Promise<string> {
+    if (!this.credential) throw new CliError(`Not logged in to ${this.hubUrl}: run \`switchboard login --url ${this.hubUrl}\` or set SWITCHBOARD_API_KEY.`);
+    if (this.credential.kind === 'api-key') return this.credential.key;
+    const stored = await this.credential.store.get(this.hubUrl);
+    if (!stored) throw new CliError(`Not logged in to ${this.hubUrl}: run \`switchboard login --url ${this.hubUrl}\` or set SWITCHBOARD_API_KEY.`);
+    return stored.access_token;
+  }
+
+  /** Trades the stored refresh token for a new pair (the old one is spent) and stores it. */
+  private async refresh(): Promise<string> {
+    const store = (this.credential as { kind: 'login'; store: CredentialStore }).store;
+    const stored = await store.get(this.hubUrl);
+    if (!stored) throw new CliError(`Not logged in to ${this.hubUrl}: run \`switchboard login\`.`);
+    const { status, body } = await this.send('POST', '/auth/refresh', { refresh_token: stored.refresh_token }, null);
+    if (status === 401) {
+      await store.remove(this.hubUrl);
+      throw new CliError(`Your login to ${this.hubUrl} has expired: run \`switchboard login --url ${this.hubUrl}\` again.`);
+    }
+    const pair = this.unwrap<{ access_token: string; refresh_token: string }>(status, body);
+    await store.save(this.hubUrl, { username: stored.username, access_token: pair.access_token, refresh_token: pair.refresh_token });
+    return pair.access_token;
+  }
+
+  private unwrap<T>(status: number, body: Envelope<T> | null): T {
+    if (status >= 200 && status < 300 && body && body.error === null) return body.data as T;
+    const code = body?.error?.code ?? 'UNKNOWN';
+    const message = body?.error?.message ?? 'no message';
+    if (status === 401) {
+      const what = this.credential?.kind === 'api-key' ? 'SWITCHBOARD_API_KEY' : `your login (run \`switchboard login --url ${this.hubUrl}\`)`;
+      throw new CliError(`The hub at ${this.hubUrl} did not accept ${what}: ${code}.`);
+    }
+    if (status === 403) throw new CliError(`Not allowed (${code}): ${message} Workflow changes need an admin account or an admin's API key.`);
+    // Our requests only go to routes every hub has: a 404 means --url points somewhere else.
+    if (status === 404) throw new CliError(`${this.hubUrl} has no Switchboard API (404 ${code}): check --url or SWITCHBOARD_URL.`);
+    if (status >= 400 && status < 500 && status !== 429) {
+      const fields = Object.entries(body?.error?.details?.fields ?? {}).flatMap(([field, issues]) => issues.map((issue) => `${field}: ${issue.message}`));
+      throw new HubRefusal(status, code, [message, ...fields].join('; '));
+    }
+    throw new CliError(`The hub at ${this.hubUrl} failed (${status} ${code}): ${message}`);
+  }
+
+  private async send(method: string, path: string, payload: unknown, token: string | null): Promise<{ status: number; body: Envelope<any> | null }> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    if (token) headers.authorization = `Bearer ${token}`;
+    let response: Response;
+    try {
+      response = await fetch(`${this.hubUrl}/api/v1${path}`, {
+        method,
+        headers,
+        body: payload === undefined ? undefined : JSON.stringify(payload),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      throw new CliError(`Cannot reach the hub at ${this.hubUrl}: ${reason(error)}.`);
+    }
+    const text = await response.text();
+    if (text === '') return { status: response.status, body: null };
+    try {
+      const body = JSON.parse(text) as Envelope<any>;
+      if (typeof body === 'object' && body !== null && 'data' in body && 'error' in body) return { status: response.status, body };
+    } catch {
+      // falls through: not JSON
+    }
+    throw new CliError(`${this.hubUrl} does not answer like a Switchboard hub (HTTP ${response.status} to ${method} /api/v1${path}).`);
+  }
+}
+
+/** The useful part of a fetch failure: `ECONNREFUSED`, `ENOTFOUND`, a timeout. */
+function reason(error: unknown): string {
+  if (error instanceof DOMException && error.name === 'TimeoutError') return 'no answer in time';
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+}

@@ -1,0 +1,82 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { renderWorkflowYaml, type WorkflowDocument } from '../../workflows/yaml';
+import { DEFAULTS, type HubClient } from '../api-client';
+import { connect, type CliContext } from '../context';
+import { EXIT, type ExitCode } from '../exit-codes';
+import { formatPlan, summary, type PlanMode, type SyncResult } from '../plan';
+import { readWorkflowDir, type WorkflowFile } from '../workflow-files';
+import { urlOption } from './url-option';
+
+/** `switchboard workflows sync | export | diff`: workflow files ⇄ a hub, through the sync API. */
+export function registerWorkflows(program: Command, context: CliContext, setExitCode: (code: ExitCode) => void): void {
+  const workflows = program.command('workflows').description('keep a directory of workflow YAML files and a hub in step');
+
+  workflows
+    .command('sync')
+    .description('create and update the hub\'s workflows from <dir>/*.yaml (nothing is applied if any file is refused)')
+    .argument('<dir>', 'directory of workflow files, one workflow per file')
+    .option('--dry-run', 'only print what would change')
+    .option('--prune', 'also delete workflows that have no file in <dir>')
+    .addOption(urlOption())
+    .action(async (dir: string, options: { url: string; dryRun?: boolean; prune?: boolean }) => {
+      const files = await readWorkflowDir(dir);
+      const client = connect(context, options.url);
+      const prune = options.prune === true;
+      // A dry run first, so one refused file stops the whole sync: a half-applied directory is
+      // harder to reason about than none (the API itself applies the accepted ones).
+      const preview = await sync(client, files, { prune, dryRun: true });
+      if (options.dryRun || preview.errors.length > 0) return setExitCode(report(context, preview, files, 'dry-run'));
+      setExitCode(report(context, await sync(client, files, { prune, dryRun: false }), files, 'applied'));
+    });
+
+  workflows
+    .command('diff')
+    .description('show what `workflows sync <dir>` would change on the hub (changes nothing)')
+    .argument('<dir>', 'directory of workflow files')
+    .addOption(urlOption())
+    .action(async (dir: string, options: { url: string }) => {
+      const files = await readWorkflowDir(dir);
+      // prune in the dry run only to learn which workflows exist on the hub alone.
+      const preview = await sync(connect(context, options.url), files, { prune: true, dryRun: true });
+      setExitCode(report(context, preview, files, 'diff'));
+    });
+
+  workflows
+    .command('export')
+    .description('write every workflow of the hub to <dir>/<name>.yaml (existing files of the same name are replaced)')
+    .argument('<dir>', 'directory to write to (created when missing)')
+    .addOption(urlOption())
+    .action(async (dir: string, options: { url: string }) => {
+      const all = await listAll(connect(context, options.url));
+      await mkdir(dir, { recursive: true });
+      for (const workflow of all) await writeFile(path.join(dir, `${workflow.name}.yaml`), renderWorkflowYaml(workflow));
+      context.out(`Exported ${all.length} workflow(s) to ${dir}${all.length > 0 ? `: ${all.map((workflow) => `${workflow.name}.yaml`).join(', ')}` : ''}.`);
+    });
+}
+
+function sync(client: HubClient, files: readonly WorkflowFile[], options: { prune: boolean; dryRun: boolean }): Promise<SyncResult> {
+  return client.post<SyncResult>('/assistant/workflows/sync', { workflows: files.map((entry) => entry.workflow), prune: options.prune, dry_run: options.dryRun });
+}
+
+function report(context: CliContext, result: SyncResult, files: readonly WorkflowFile[], mode: PlanMode): ExitCode {
+  const { out, err } = formatPlan(result, files.map((entry) => entry.file), mode);
+  for (const line of out) context.out(line);
+  for (const line of err) context.err(line);
+  context.out(summary(result, mode));
+  return result.errors.length > 0 ? EXIT.REFUSED : EXIT.OK;
+}
+
+/** Every workflow, following `next_cursor` through all pages. */
+async function listAll(client: HubClient): Promise<WorkflowDocument[]> {
+  const all: WorkflowDocument[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = `?limit=${DEFAULTS.pageSize}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const page: { items: WorkflowDocument[]; next_cursor: string | null; has_more: boolean } = await client.get(`/assistant/workflows${query}`);
+    all.push(...page.items);
+    cursor = page.has_more ? page.next_cursor : null;
+  } while (cursor);
+  return all;
+}

@@ -1,0 +1,64 @@
+import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+
+export interface Triggers {
+  keywords: string[];
+  regex: string[];
+  contact_tags: string[];
+  min_score?: number;
+}
+
+export class WorkflowRow extends Model<InferAttributes<WorkflowRow>, InferCreationAttributes<WorkflowRow>> {
+  declare ordinal: CreationOptional<number>;
+  declare id: string;
+  declare name: string;
+  declare description: string;
+  declare system_prompt: string;
+  declare tool_list: string;
+  declare knowledge_base_ids: string[];
+  declare triggers: Triggers;
+  declare binding_channels: string[];
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
+export class ContactRow extends Model<InferAttributes<ContactRow>, InferCreationAttributes<ContactRow>> {
+  declare session_key: string;
+  declare display_name: string | null;
+  declare tags: string[];
+  declare workflow_id: string | null;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
+export function initWorkflowModels(sequelize: Sequelize): { Workflow: typeof WorkflowRow; Contact: typeof ContactRow } {
+  const Workflow = class extends WorkflowRow {};
+  Workflow.init(
+    {
+      ordinal: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+      id: { type: DataTypes.UUID, allowNull: false, unique: true },
+      name: { type: DataTypes.STRING(64), allowNull: false, unique: true },
+      description: { type: DataTypes.TEXT, allowNull: false },
+      system_prompt: { type: DataTypes.TEXT, allowNull: false },
+      tool_list: { type: DataTypes.TEXT, allowNull: false },
+      knowledge_base_ids: { type: DataTypes.JSON, allowNull: false },
+      triggers: { type: DataTypes.JSON, allowNull: false },
+      binding_channels: { type: DataTypes.JSON, allowNull: false },
+      created_at: { type: DataTypes.DATE, allowNull: false },
+      updated_at: { type: DataTypes.DATE, allowNull: false },
+    },
+    { sequelize, tableName: 'workflows', timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+  );
+  const Contact = class extends ContactRow {};
+  Contact.init(
+    {
+      session_key: { type: DataTypes.STRING(255), primaryKey: true },
+      display_name: { type: DataTypes.STRING(200), allowNull: true },
+      tags: { type: DataTypes.JSON, allowNull: false },
+      workflow_id: { type: DataTypes.UUID, allowNull: true },
+      created_at: { type: DataTypes.DATE, allowNull: false },
+      updated_at: { type: DataTypes.DATE, allowNull: false },
+    },
+    { sequelize, tableName: 'contacts', timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+  );
+  return { Workflow, Contact };
+}

@@ -1,0 +1,130 @@
+import type { ContactRow, WorkflowRow } from '../db/models';
+import { stems } from './text';
+
+/** A workflow's triggers, prepared once per change so routing a message costs the same at any history length. */
+interface CompiledWorkflow {
+  id: string;
+  name: string;
+  bindings: string[];
+  /** Each keyword as its stem sequence (a phrase matches as a phrase). */
+  keywords: string[][];
+  regex: RegExp[];
+  contactTags: Set<string>;
+  minScore: number;
+}
+
+export type RouteReason = 'metadata' | 'contact' | 'trigger' | 'session' | 'default';
+
+export interface RouteInput {
+  text: string;
+  /** `web`, `slack`, `slack:<channel id>`, `telegram:<chat id>` … */
+  channel: string;
+  /** `metadata.workflow`: a name chosen by the sender. */
+  requestedWorkflow?: string | null;
+  contact?: Pick<ContactRow, 'tags' | 'workflow_id'> | null;
+  sessionWorkflowId?: string | null;
+}
+
+export interface RouteDecision {
+  workflowId: string | null;
+  reason: RouteReason;
+  score?: number;
+}
+
+/** The default minimum score (decisions.md §4). */
+export const DEFAULT_MIN_SCORE = 1;
+
+/**
+ * Picks the workflow for a message (decisions.md §4), first match wins: metadata.workflow → the
+ * contact's bound workflow → the best trigger score among workflows bound to the channel → the
+ * session's current workflow → the config default (null). Score: each distinct keyword present
+ * (stemmed words; phrases as phrases) 1, each matching regex 2, each contact tag the contact carries
+ * 1; below min_score no match; ties go to the alphabetically first name.
+ */
+export class Router {
+  private workflows: CompiledWorkflow[] = [];
+  private byName = new Map<string, CompiledWorkflow>();
+  /** The workflows bound to each channel seen since the last load (few channels, many messages). */
+  private byChannel = new Map<string, CompiledWorkflow[]>();
+
+  constructor(rows: readonly WorkflowRow[] = []) {
+    this.load(rows);
+  }
+
+  /** Recompiles every workflow's triggers (call on every workflow change). */
+  load(rows: readonly WorkflowRow[]): void {
+    this.workflows = [...rows]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((row) => ({
+        id: row.id,
+        name: row.name,
+        bindings: row.binding_channels,
+        keywords: row.triggers.keywords.map((keyword) => stems(keyword)).filter((sequence) => sequence.length > 0),
+        regex: row.triggers.regex.map((pattern) => new RegExp(pattern, 'iu')),
+        contactTags: new Set(row.triggers.contact_tags),
+        minScore: row.triggers.min_score ?? DEFAULT_MIN_SCORE,
+      }));
+    this.byName = new Map(this.workflows.map((workflow) => [workflow.name, workflow]));
+    this.byChannel.clear();
+  }
+
+  get size(): number {
+    return this.workflows.length;
+  }
+
+  route(input: RouteInput): RouteDecision {
+    if (input.requestedWorkflow) {
+      const requested = this.byName.get(input.requestedWorkflow);
+      if (requested) return { workflowId: requested.id, reason: 'metadata' };
+    }
+    if (input.contact?.workflow_id && this.workflows.some((workflow) => workflow.id === input.contact!.workflow_id)) {
+      return { workflowId: input.contact.workflow_id, reason: 'contact' };
+    }
+    const best = this.bestTrigger(input);
+    if (best) return { workflowId: best.workflow.id, reason: 'trigger', score: best.score };
+    if (input.sessionWorkflowId && this.workflows.some((workflow) => workflow.id === input.sessionWorkflowId)) {
+      return { workflowId: input.sessionWorkflowId, reason: 'session' };
+    }
+    return { workflowId: null, reason: 'default' };
+  }
+
+  /** Score of every workflow bound to the channel; the sorted list makes the first best the alphabetical one. */
+  private bestTrigger(input: RouteInput): { workflow: CompiledWorkflow; score: number } | null {
+    let candidates = this.byChannel.get(input.channel);
+    if (!candidates) {
+      candidates = this.workflows.filter((workflow) => workflow.bindings.some((binding) => bindingCovers(binding, input.channel)));
+      this.byChannel.set(input.channel, candidates);
+    }
+    if (candidates.length === 0) return null;
+    const words = stems(input.text);
+    const positions = new Map<string, number[]>();
+    for (const [index, word] of words.entries()) {
+      const list = positions.get(word);
+      if (list) list.push(index);
+      else positions.set(word, [index]);
+    }
+    const tags = new Set(input.contact?.tags ?? []);
+    let best: { workflow: CompiledWorkflow; score: number } | null = null;
+    for (const workflow of candidates) {
+      let score = 0;
+      for (const keyword of workflow.keywords) if (containsSequence(words, positions, keyword)) score += 1;
+      for (const pattern of workflow.regex) if (pattern.test(input.text)) score += 2;
+      for (const tag of workflow.contactTags) if (tags.has(tag)) score += 1;
+      if (score < workflow.minScore || score === 0) continue;
+      if (!best || score > best.score) best = { workflow, score };
+    }
+    return best;
+  }
+}
+
+/** `slack` covers `slack` and `slack:C1`; `slack:C1` covers only itself. */
+export function bindingCovers(binding: string, channel: string): boolean {
+  return binding === channel || channel.startsWith(`${binding}:`);
+}
+
+function containsSequence(words: readonly string[], positions: Map<string, number[]>, sequence: readonly string[]): boolean {
+  const starts = positions.get(sequence[0]!);
+  if (!starts) return false;
+  if (sequence.length === 1) return true;
+  return starts.some((start) => sequence.every((stem, offset) => words[start + offset] === stem));
+}

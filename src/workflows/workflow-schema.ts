@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { regexProblem } from './regex-safety';
+
+/** `^[a-z0-9][a-z0-9_-]{0,63}$` (decisions.md §4). */
+export const WORKFLOW_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** `web`, `slack`, `telegram`, or a narrower `slack:<channel id>` / `telegram:<chat id>`. */
+export const BINDING_CHANNEL = /^(web|slack|telegram)$|^(slack|telegram):[A-Za-z0-9._-]{1,64}$/;
+
+export const triggersSchema = z
+  .strictObject({
+    keywords: z.array(z.string().trim().min(1).max(100)).max(200).default([]),
+    regex: z
+      .array(
+        z.string().superRefine((pattern, context) => {
+          const problem = regexProblem(pattern);
+          if (problem) context.addIssue({ code: 'custom', message: `Refused: ${problem}.`, params: { code: 'unsafe_regex' } });
+        }),
+      )
+      .max(50)
+      .default([]),
+    contact_tags: z.array(z.string().trim().min(1).max(64)).max(100).default([]),
+    min_score: z.number().min(0).max(1000).optional(),
+  })
+  .meta({ id: 'WorkflowTriggers' });
+
+/** The fields a client (or a YAML file) gives: exactly the spec's, plus `description`. */
+export const workflowFields = {
+  name: z.string().regex(WORKFLOW_NAME, 'a slug: lowercase letters, digits, "_" or "-", at most 64'),
+  description: z.string().max(2_000).default(''),
+  system_prompt: z.string().max(200_000).default(''),
+  tool_list: z.string().max(2_000).default('').describe('Comma-separated tool names pinned in this workflow.'),
+  knowledge_base_ids: z.array(z.string().min(1).max(128)).max(50).default([]),
+  triggers: triggersSchema.prefault({}),
+  binding_channels: z.array(z.string().regex(BINDING_CHANNEL, 'web, slack, telegram, slack:<channel id> or telegram:<chat id>')).max(50).default([]),
+};
+
+export const workflowInputSchema = z.strictObject(workflowFields).meta({ id: 'WorkflowInput' });
+export type WorkflowInput = z.infer<typeof workflowInputSchema>;
+
+export const workflowPatchSchema = z
+  .strictObject({
+    // The bare types: a field left out of a patch keeps its value (a default here would reset it).
+    description: z.string().max(2_000).optional(),
+    system_prompt: z.string().max(200_000).optional(),
+    tool_list: z.string().max(2_000).optional(),
+    knowledge_base_ids: z.array(z.string().min(1).max(128)).max(50).optional(),
+    triggers: triggersSchema.optional(),
+    binding_channels: z.array(z.string().regex(BINDING_CHANNEL, 'web, slack, telegram, slack:<channel id> or telegram:<chat id>')).max(50).optional(),
+  })
+  .meta({ id: 'WorkflowPatch' });
+
+export const workflowSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    description: z.string(),
+    system_prompt: z.string(),
+    tool_list: z.string(),
+    knowledge_base_ids: z.array(z.string()),
+    triggers: z.object({ keywords: z.array(z.string()), regex: z.array(z.string()), contact_tags: z.array(z.string()), min_score: z.number().optional() }),
+    binding_channels: z.array(z.string()),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Workflow' });
+
+/** `"a, b,,c "` → `["a", "b", "c"]`. */
+export function toolNames(toolList: string): string[] {
+  return toolList
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+}

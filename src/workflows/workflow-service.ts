@@ -1,0 +1,271 @@
+import { randomUUID } from 'node:crypto';
+import { Op } from 'sequelize';
+import type { ToolCatalog } from '../agent/tool-box';
+import { countTokens } from '../agent/tokens';
+import { AppError, type FieldIssues } from '../core/errors';
+import type { ContactRow, Models, WorkflowRow } from '../db/models';
+import { decodeCursor, encodeCursor } from '../sessions/serialize';
+import { toolNames, workflowInputSchema, type WorkflowInput } from './workflow-schema';
+
+/** Finds knowledge collections by id or name (the knowledge module implements it). */
+export interface KnowledgeCollections {
+  /** The ids of the given collection ids or names, and which of them do not exist. */
+  resolve(idsOrNames: readonly string[]): Promise<{ ids: string[]; missing: string[] }>;
+}
+
+export interface WorkflowServiceOptions {
+  tools: ToolCatalog;
+  collections: KnowledgeCollections;
+  /** Tokens a system prompt may use: the context window minus the working-memory budget (spec rule 3). */
+  promptBudgetTokens: number;
+}
+
+/** The fields compared by sync; a change in any of them is an update. */
+const FIELDS = ['description', 'system_prompt', 'tool_list', 'knowledge_base_ids', 'triggers', 'binding_channels'] as const;
+type Field = (typeof FIELDS)[number];
+
+export interface SyncResult {
+  created: string[];
+  updated: { name: string; fields: Field[] }[];
+  unchanged: string[];
+  deleted: string[];
+  errors: { name: string | null; index: number; code: string; message: string; fields: FieldIssues }[];
+  dry_run: boolean;
+}
+
+export function workflowView(row: WorkflowRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    system_prompt: row.system_prompt,
+    tool_list: row.tool_list,
+    knowledge_base_ids: row.knowledge_base_ids,
+    triggers: row.triggers,
+    binding_channels: row.binding_channels,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export type WorkflowView = ReturnType<typeof workflowView>;
+
+/** Workflows, their channel bindings and contacts: validated writes, one place for every rule. */
+export class WorkflowService {
+  constructor(
+    private readonly models: Models,
+    private readonly options: WorkflowServiceOptions,
+  ) {}
+
+  async list(options: { cursor?: string; limit: number }) {
+    const total = await this.models.Workflow.count();
+    const after = options.cursor === undefined ? null : decodeCursor(options.cursor);
+    if (options.cursor !== undefined && after === null) {
+      throw AppError.validation({ 'query.cursor': [{ code: 'invalid_cursor', message: 'Not a cursor from this list.' }] });
+    }
+    const rows = await this.models.Workflow.findAll({
+      where: after === null ? {} : { ordinal: { [Op.gt]: after } },
+      order: [['ordinal', 'ASC']],
+      limit: options.limit + 1,
+    });
+    const hasMore = rows.length > options.limit;
+    const items = rows.slice(0, options.limit);
+    return { items: items.map(workflowView), next_cursor: hasMore ? encodeCursor(items.at(-1)!.ordinal) : null, has_more: hasMore, total };
+  }
+
+  async all(): Promise<WorkflowRow[]> {
+    return this.models.Workflow.findAll({ order: [['name', 'ASC']] });
+  }
+
+  async find(name: string): Promise<WorkflowRow> {
+    const row = await this.models.Workflow.findOne({ where: { name } });
+    if (!row) throw new AppError('WORKFLOW_NOT_FOUND', `No workflow named "${name}".`);
+    return row;
+  }
+
+  async create(input: WorkflowInput): Promise<WorkflowView> {
+    await this.check(input);
+    if (await this.models.Workflow.findOne({ where: { name: input.name } })) {
+      throw new AppError('CONFLICT', `A workflow named "${input.name}" exists already.`);
+    }
+    return workflowView(await this.models.Workflow.create({ id: randomUUID(), ...input }));
+  }
+
+  async replace(name: string, input: WorkflowInput): Promise<WorkflowView> {
+    if (input.name !== name) throw AppError.validation({ name: [{ code: 'name_mismatch', message: 'The body names another workflow than the path.' }] });
+    const row = await this.find(name);
+    await this.check(input);
+    await row.update(input);
+    return workflowView(row);
+  }
+
+  async patch(name: string, patch: Partial<Omit<WorkflowInput, 'name'>>): Promise<WorkflowView> {
+    const row = await this.find(name);
+    const merged = workflowInputSchema.parse({ ...pick(workflowView(row)), ...patch, name });
+    await this.check(merged);
+    await row.update(merged);
+    return workflowView(row);
+  }
+
+  async delete(name: string): Promise<void> {
+    const row = await this.find(name);
+    await this.models.Contact.update({ workflow_id: null }, { where: { workflow_id: row.id } });
+    await this.models.Session.update({ active_workflow_id: null }, { where: { active_workflow_id: row.id } });
+    await row.destroy();
+  }
+
+  /**
+   * Makes the stored workflows look like `inputs`: creates, updates, (with `prune`) deletes the ones
+   * not named. Refused entries are reported and left as they are; the rest is applied together.
+   * Idempotent: the same inputs twice change nothing the second time.
+   */
+  async sync(inputs: readonly unknown[], options: { prune: boolean; dryRun: boolean }): Promise<SyncResult> {
+    const result: SyncResult = { created: [], updated: [], unchanged: [], deleted: [], errors: [], dry_run: options.dryRun };
+    const existing = new Map((await this.models.Workflow.findAll()).map((row) => [row.name, row]));
+    const named = new Set<string>();
+    const writes: (() => Promise<unknown>)[] = [];
+    for (const [index, raw] of inputs.entries()) {
+      const rawName = typeof raw === 'object' && raw !== null && typeof (raw as { name?: unknown }).name === 'string' ? (raw as { name: string }).name : null;
+      if (rawName && named.has(rawName)) {
+        result.errors.push({ name: rawName, index, code: 'CONFLICT', message: `"${rawName}" is given more than once.`, fields: { name: [{ code: 'duplicate', message: 'Named twice in one sync.' }] } });
+        continue;
+      }
+      if (rawName) named.add(rawName);
+      const parsed = workflowInputSchema.safeParse(raw);
+      if (!parsed.success) {
+        result.errors.push({ name: rawName, index, code: 'VALIDATION_ERROR', message: 'The workflow is not valid.', fields: issuesOf(parsed.error.issues) });
+        continue;
+      }
+      const input = parsed.data;
+      try {
+        await this.check(input);
+      } catch (error) {
+        const known = AppError.from(error);
+        result.errors.push({ name: input.name, index, code: known.code, message: known.message, fields: (known.details.fields as FieldIssues) ?? {} });
+        continue;
+      }
+      const current = existing.get(input.name);
+      if (!current) {
+        result.created.push(input.name);
+        writes.push(() => this.models.Workflow.create({ id: randomUUID(), ...input }));
+        continue;
+      }
+      const changed = FIELDS.filter((field) => JSON.stringify(canonical(input[field])) !== JSON.stringify(canonical(current[field])));
+      if (changed.length === 0) result.unchanged.push(input.name);
+      else {
+        result.updated.push({ name: input.name, fields: changed });
+        writes.push(() => current.update(input));
+      }
+    }
+    if (options.prune) {
+      for (const [name, row] of existing) {
+        if (named.has(name)) continue;
+        result.deleted.push(name);
+        writes.push(async () => {
+          await this.models.Contact.update({ workflow_id: null }, { where: { workflow_id: row.id } });
+          await this.models.Session.update({ active_workflow_id: null }, { where: { active_workflow_id: row.id } });
+          await row.destroy();
+        });
+      }
+    }
+    if (!options.dryRun) for (const write of writes) await write();
+    return result;
+  }
+
+  /** Each channel (the three base ones always) with the workflows bound to it. */
+  async bindingChannels(): Promise<{ channel: string; workflows: string[] }[]> {
+    const rows = await this.all();
+    const channels = new Set(['web', 'slack', 'telegram', ...rows.flatMap((row) => row.binding_channels)]);
+    return [...channels].sort().map((channel) => ({ channel, workflows: rows.filter((row) => row.binding_channels.includes(channel)).map((row) => row.name) }));
+  }
+
+  /** Binds exactly `names` to `channel` (the same data as each workflow's `binding_channels`). */
+  async setBinding(channel: string, names: readonly string[]): Promise<{ channel: string; workflows: string[] }> {
+    const rows = await this.all();
+    const missing = names.filter((name) => !rows.some((row) => row.name === name));
+    if (missing.length > 0) throw AppError.validation({ workflows: [{ code: 'unknown_workflow', message: `No workflow named ${missing.map((m) => `"${m}"`).join(', ')}.` }] });
+    for (const row of rows) {
+      const bound = row.binding_channels.includes(channel);
+      const wanted = names.includes(row.name);
+      if (bound === wanted) continue;
+      await row.update({ binding_channels: wanted ? [...row.binding_channels, channel] : row.binding_channels.filter((value) => value !== channel) });
+    }
+    return { channel, workflows: [...names].sort() };
+  }
+
+  async contacts(options: { cursor?: string; limit: number }) {
+    const rows = await this.models.Contact.findAll({ order: [['session_key', 'ASC']] });
+    const start = options.cursor ? rows.findIndex((row) => row.session_key > Buffer.from(options.cursor!, 'base64url').toString('utf8')) : 0;
+    const page = rows.slice(start < 0 ? rows.length : start, (start < 0 ? rows.length : start) + options.limit);
+    const hasMore = (start < 0 ? rows.length : start) + options.limit < rows.length;
+    const views = await Promise.all(page.map((row) => this.contactView(row)));
+    return { items: views, next_cursor: hasMore ? Buffer.from(page.at(-1)!.session_key).toString('base64url') : null, has_more: hasMore, total: rows.length };
+  }
+
+  async upsertContact(sessionKey: string, input: { display_name?: string | null; tags?: string[]; workflow?: string | null }) {
+    const workflowId = input.workflow === undefined ? undefined : input.workflow === null ? null : (await this.find(input.workflow)).id;
+    const row = await this.models.Contact.findOne({ where: { session_key: sessionKey } });
+    if (row) {
+      await row.update({
+        ...(input.display_name !== undefined ? { display_name: input.display_name } : {}),
+        ...(input.tags !== undefined ? { tags: input.tags } : {}),
+        ...(workflowId !== undefined ? { workflow_id: workflowId } : {}),
+      });
+      return this.contactView(row);
+    }
+    const created = await this.models.Contact.create({ session_key: sessionKey, display_name: input.display_name ?? null, tags: input.tags ?? [], workflow_id: workflowId ?? null });
+    return this.contactView(created);
+  }
+
+  private async contactView(row: ContactRow) {
+    const workflow = row.workflow_id ? await this.models.Workflow.findOne({ where: { id: row.workflow_id } }) : null;
+    return {
+      session_key: row.session_key,
+      display_name: row.display_name,
+      tags: row.tags,
+      workflow: workflow?.name ?? null,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+    };
+  }
+
+  /** The rules zod cannot check: tools and collections exist, the system prompt fits (spec rules 2–4). */
+  private async check(input: WorkflowInput): Promise<void> {
+    const fields: FieldIssues = {};
+    const unknownTools = toolNames(input.tool_list).filter((name) => !this.options.tools.get(name));
+    if (unknownTools.length > 0) fields.tool_list = [{ code: 'unknown_tool', message: `No such tool: ${unknownTools.join(', ')}.` }];
+    const { missing } = await this.options.collections.resolve(input.knowledge_base_ids);
+    if (missing.length > 0) fields.knowledge_base_ids = [{ code: 'unknown_collection', message: `No such knowledge collection: ${missing.join(', ')}.` }];
+    if (Object.keys(fields).length > 0) throw AppError.validation(fields, 'The workflow refers to things that do not exist.');
+    const tokens = countTokens(input.system_prompt);
+    if (tokens > this.options.promptBudgetTokens) {
+      throw new AppError('SYSTEM_PROMPT_TOO_LONG', `The system prompt uses ${tokens} tokens; at most ${this.options.promptBudgetTokens} fit (context window minus the working-memory budget).`, {
+        details: { fields: { system_prompt: [{ code: 'too_long', message: `${tokens} tokens, at most ${this.options.promptBudgetTokens}` }] }, tokens, limit: this.options.promptBudgetTokens },
+      });
+    }
+  }
+}
+
+function pick(view: WorkflowView) {
+  return Object.fromEntries(FIELDS.map((field) => [field, view[field]]));
+}
+
+/** Defaults applied and key order fixed, so equal workflows compare equal whatever their source. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, child]) => child !== undefined)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, child]) => [key, canonical(child)]),
+    );
+  }
+  return value;
+}
+
+function issuesOf(issues: readonly { path: PropertyKey[]; code: string; message: string }[]): FieldIssues {
+  const fields: FieldIssues = {};
+  for (const issue of issues) (fields[issue.path.map(String).join('.') || 'body'] ??= []).push({ code: issue.code, message: issue.message });
+  return fields;
+}

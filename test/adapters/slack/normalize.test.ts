@@ -1,0 +1,39 @@
+import { normalizeMessage, stripBotMention, type SlackMessageEvent } from '../../../adapters/slack/normalize';
+import { decodeChoice, encodeChoice } from '../../../adapters/slack/confirm-buttons';
+import { slackText } from '../../../adapters/slack/render';
+
+const base: SlackMessageEvent = { type: 'message', channel_type: 'im', channel: 'D1', user: 'U1', text: 'hi', ts: '1.000100', team: 'T1' };
+const normalize = (event: Partial<SlackMessageEvent>) => normalizeMessage({ event: { ...base, ...event }, eventId: 'Ev1', teamId: 'T1', botUserId: 'UBOT', displayName: 'Ada' });
+
+describe('normalize', () => {
+  it('keys a DM by conversation, a DM thread and a channel mention by thread', () => {
+    expect(normalize({})).toMatchObject({ channel: 'slack', sessionKey: 'slack::T1:D1', externalId: 'Ev1', sender: { userId: 'channel:slack', contactId: 'U1', displayName: 'Ada' } });
+    expect(normalize({ thread_ts: '0.5' })?.sessionKey).toBe('slack::T1:D1:0.5');
+    expect(normalize({ type: 'app_mention', channel_type: 'channel', channel: 'C1', text: '<@UBOT> /help' })).toMatchObject({ sessionKey: 'slack::T1:C1:1.000100', text: '/help' });
+  });
+
+  it('ignores bots, edits, our own posts, plain channel messages and empty text', () => {
+    expect(normalize({ bot_id: 'B1' })).toBeNull();
+    expect(normalize({ subtype: 'message_changed' })).toBeNull();
+    expect(normalize({ user: 'UBOT' })).toBeNull();
+    expect(normalize({ channel_type: 'channel', channel: 'C1' })).toBeNull();
+    expect(normalize({ text: '<@UBOT>' })).toBeNull();
+  });
+
+  it('strips only the bot mention', () => {
+    expect(stripBotMention('<@UBOT|switchboard> ask <@U2>', 'UBOT')).toBe('ask <@U2>');
+  });
+});
+
+describe('buttons and text', () => {
+  it('round-trips a choice and refuses foreign values', () => {
+    const choice = { sessionId: 's', confirmationId: 'c', action: 'allow_all' as const, tool: 'save_note' };
+    expect(decodeChoice(encodeChoice(choice))).toEqual(choice);
+    expect(decodeChoice('{"s":"s","c":"c","a":"explode","t":"x"}')).toBeNull();
+    expect(decodeChoice('not json')).toBeNull();
+  });
+
+  it('escapes Slack control characters', () => {
+    expect(slackText('a <b> & c')).toBe('a &lt;b&gt; &amp; c');
+  });
+});

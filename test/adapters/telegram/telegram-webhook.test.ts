@@ -1,0 +1,242 @@
+import { decodeCallbackData } from '../../../adapters/telegram/callback-data';
+import { APOLOGY_TEXT, CANCELLED_TEXT, STILL_ANSWERING_TEXT } from '../../../adapters/telegram/render';
+import { jsonBody, request } from '../../helpers/http';
+import { removeTempDirs } from '../../helpers/temp-dir';
+import { BOT_TOKEN, clickUpdate, forChat, lastText, startTelegramHarness, textUpdate, WEBHOOK_SECRET, type TelegramHarness } from './telegram-harness';
+
+/**
+ * The Telegram channel in webhook mode through the real stack: telegraf against a fake Bot API
+ * server, the hub's ingest, queue, worker and event log, with a scripted model.
+ */
+let h: TelegramHarness;
+
+beforeAll(async () => {
+  h = await startTelegramHarness('webhook');
+});
+
+afterAll(async () => {
+  await h.service.stop();
+  await h.telegram.stop();
+  removeTempDirs();
+});
+
+const webhook = () => `${h.api}/channels/telegram/webhook`;
+const deliver = (update: unknown, secret: string | null = WEBHOOK_SECRET) =>
+  request(webhook(), jsonBody(update, secret === null ? {} : { 'x-telegram-bot-api-secret-token': secret }));
+const admin = () => ({ authorization: `Bearer ${h.adminToken}` });
+
+async function sessionOf(chatId: number): Promise<any> {
+  const sessions = await request(`${h.api}/sessions`, { headers: admin() });
+  return sessions.body.data.items.find((item: any) => item.session_key === `telegram::${chatId}`);
+}
+
+/** Waits until the chat's reply ends with `text` as a final edit or message. */
+const finalText = (chatId: number, text: string) =>
+  h.telegram.waitFor((call) => forChat(chatId)(call) && ['editMessageText', 'sendMessage'].includes(call.method) && call.params.text === text);
+
+it('streams a reply as edits of a placeholder, ending with the full done text; acknowledges after storing', async () => {
+  h.provider.pieces = ['Hello', ' there', ', friend', '.'];
+  h.provider.pauseBefore = 2;
+  const response = await deliver(textUpdate(101, 'hi bot'));
+  expect(response.status).toBe(200);
+  // Acknowledged only once stored: the session and the user message exist already.
+  const session = await sessionOf(101);
+  expect(session).toMatchObject({ channel: 'telegram', name: 'telegram: Ada Lovelace' });
+  const history = await request(`${h.api}/sessions/${session.id}/messages`, { headers: admin() });
+  expect(history.body.data.items.filter((m: any) => m.role === 'user').map((m: any) => m.content)).toEqual(['hi bot']);
+
+  await h.provider.paused();
+  await h.telegram.waitFor((call) => call.method === 'editMessageText' && forChat(101)(call) && call.params.text === 'Hello there');
+  h.provider.pauseBefore = null;
+  h.provider.release();
+  await finalText(101, 'Hello there, friend.');
+
+  const chatCalls = h.telegram.calls.filter(forChat(101));
+  expect(chatCalls[0]).toMatchObject({ method: 'sendMessage', params: { text: '…', reply_parameters: { message_id: expect.any(Number) } } });
+  const placeholderId = chatCalls[0]!.result.message_id;
+  const edits = chatCalls.filter((call) => call.method === 'editMessageText');
+  expect(edits.every((edit) => edit.params.message_id === placeholderId)).toBe(true);
+  expect(edits.at(-1)!.params.text).toBe('Hello there, friend.');
+  expect(chatCalls.filter((call) => call.method === 'sendMessage')).toHaveLength(1);
+});
+
+it('refuses a missing or wrong secret without taking the update in', async () => {
+  const before = h.provider.requests.length;
+  expect((await deliver(textUpdate(102, 'no secret'), null)).status).toBe(401);
+  expect((await deliver(textUpdate(102, 'wrong secret'), 'not-the-secret')).status).toBe(401);
+  expect((await deliver(textUpdate(102, 'almost'), `${WEBHOOK_SECRET}x`)).status).toBe(401);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(await sessionOf(102)).toBeUndefined();
+  expect(h.provider.requests.length).toBe(before);
+  expect(h.telegram.calls.filter(forChat(102))).toEqual([]);
+});
+
+it('makes no second turn for a redelivered update', async () => {
+  h.provider.pieces = ['Once.'];
+  const update = textUpdate(103, 'deliver me twice');
+  expect((await deliver(update)).status).toBe(200);
+  await finalText(103, 'Once.');
+  const requests = h.provider.requests.length;
+  expect((await deliver(update)).status).toBe(200);
+  expect((await deliver(update)).status).toBe(200);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(h.provider.requests.length).toBe(requests);
+  expect(h.telegram.calls.filter((call) => call.method === 'sendMessage' && forChat(103)(call))).toHaveLength(1);
+  const history = await request(`${h.api}/sessions/${(await sessionOf(103)).id}/messages`, { headers: admin() });
+  expect(history.body.data.items.filter((m: any) => m.role === 'user')).toHaveLength(1);
+});
+
+it('answers a message sent while the chat’s turn still runs with a short note', async () => {
+  h.provider.pieces = ['Slow', ' answer.'];
+  h.provider.pauseBefore = 1;
+  await deliver(textUpdate(104, 'first'));
+  await h.provider.paused();
+  const requests = h.provider.requests.length;
+  expect((await deliver(textUpdate(104, 'second'))).status).toBe(200);
+  await finalText(104, STILL_ANSWERING_TEXT);
+  h.provider.pauseBefore = null;
+  h.provider.release();
+  await finalText(104, 'Slow answer.');
+  expect(h.provider.requests.length).toBe(requests);
+});
+
+it('shows an internal error only as an apology, with the details in the logs', async () => {
+  h.provider.pieces = ['Partial', ' never'];
+  h.provider.failAt = 1;
+  h.provider.failWith = new Error('database password is hunter2 at /srv/internal.ts:42');
+  await deliver(textUpdate(105, 'break please'));
+  await finalText(105, APOLOGY_TEXT);
+  h.provider.failAt = null;
+  h.provider.failWith = null;
+  expect(JSON.stringify(h.telegram.calls.filter(forChat(105)))).not.toMatch(/hunter2|internal\.ts/);
+  const logged = h.logs.entries().find((entry) => entry.msg === 'telegram: the turn reported an error');
+  expect(logged).toMatchObject({ code: expect.any(String), session_id: (await sessionOf(105)).id });
+});
+
+it('answers /info@ThisBot in a group as the /info command', async () => {
+  await deliver(textUpdate(-106, '/info@SwitchboardTestBot'));
+  const reply = await h.telegram.waitFor((call) => forChat(-106)(call) && call.method === 'editMessageText' && /Model: scripted-1/.test(call.params.text));
+  expect(reply.params.text).toMatch(/Tools: lookup, save_note/);
+  // A command for another bot in the group is not ours.
+  const requests = h.provider.requests.length;
+  await deliver(textUpdate(-106, '/info@SomeOtherBot'));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(h.telegram.calls.filter(forChat(-106)).filter((call) => call.method === 'sendMessage')).toHaveLength(1);
+  expect(h.provider.requests.length).toBe(requests);
+});
+
+it('waits out a 429 retry_after and still delivers the reply', async () => {
+  h.provider.pieces = ['After', ' the flood.'];
+  h.telegram.floodOnce('sendMessage', 1);
+  const started = Date.now();
+  await deliver(textUpdate(107, 'flood me'));
+  await finalText(107, 'After the flood.');
+  expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+  const placeholders = h.telegram.calls.filter((call) => call.method === 'sendMessage' && call.params.text === '…' && forChat(107)(call));
+  expect(placeholders).toHaveLength(2); // refused once with 429, sent again after retry_after
+});
+
+describe('confirmation buttons', () => {
+  /** Asks for save_note in a fresh chat, clicks `action`, and returns what happened. */
+  async function clickThrough(chatId: number, action: string) {
+    const note = `note for ${action}`;
+    h.provider.rounds = [{ calls: [{ id: `c-${chatId}`, name: 'save_note', arguments: JSON.stringify({ text: note }) }] }, { text: ['Ok.'] }];
+    await deliver(textUpdate(chatId, 'save a note'));
+    const asked = await h.telegram.waitFor((call) => forChat(chatId)(call) && call.method === 'sendMessage' && call.params.reply_markup !== undefined);
+    const buttons = asked.params.reply_markup.inline_keyboard.flat();
+    expect(buttons.map((button: any) => decodeCallbackData(button.callback_data)?.action)).toEqual(['allow', 'deny', 'allow_all', 'disable', 'forbid_all', 'cancel']);
+    for (const button of buttons) expect(Buffer.byteLength(button.callback_data)).toBeLessThanOrEqual(64);
+    const chosen = buttons.find((button: any) => decodeCallbackData(button.callback_data)?.action === action);
+    const click = clickUpdate({ message_id: asked.result.message_id, chat_id: chatId, text: asked.params.text }, chosen.callback_data);
+    expect((await deliver(click)).status).toBe(200);
+    await h.telegram.waitFor((call) => call.method === 'answerCallbackQuery' && call.params.callback_query_id === click.callback_query.id);
+    const shown = await h.telegram.waitFor((call) => call.method === 'editMessageText' && call.params.message_id === asked.result.message_id);
+    expect(shown.params.text).toContain(asked.params.text);
+    expect(shown.params.reply_markup).toBeUndefined();
+    const session = await sessionOf(chatId);
+    const ran = () => h.tools.runs.filter((run) => run.input.text === note);
+    return { session, ran, asked };
+  }
+
+  const toolStatus = async (sessionId: string) =>
+    (await request(`${h.api}/sessions/${sessionId}/tools`, { headers: admin() })).body.data.find((tool: any) => tool.name === 'save_note');
+
+  it('allow runs the call once', async () => {
+    const { ran } = await clickThrough(201, 'allow');
+    await finalText(201, 'Ok.');
+    expect(ran()).toHaveLength(1);
+  });
+
+  it('deny does not run it', async () => {
+    const { ran } = await clickThrough(202, 'deny');
+    await finalText(202, 'Ok.');
+    expect(ran()).toEqual([]);
+  });
+
+  it('allow_all runs it and approves the tool for the session', async () => {
+    const { ran, session } = await clickThrough(203, 'allow_all');
+    await finalText(203, 'Ok.');
+    expect(ran()).toHaveLength(1);
+    expect((await toolStatus(session.id)).auto_approved).toBe(true);
+  });
+
+  it('disable refuses it and disables the tool for the session', async () => {
+    const { ran, session } = await clickThrough(204, 'disable');
+    await finalText(204, 'Ok.');
+    expect(ran()).toEqual([]);
+    expect((await toolStatus(session.id)).status).toBe('disabled');
+  });
+
+  it('forbid_all refuses every tool call of the turn', async () => {
+    const { ran } = await clickThrough(205, 'forbid_all');
+    await finalText(205, 'Ok.');
+    expect(ran()).toEqual([]);
+    const lastRequest = h.provider.requests.at(-1)!;
+    expect(lastRequest.messages.at(-1)!.content).toMatch(/blocked all further tool use/);
+  });
+
+  it('cancel ends the turn, shown as cancelled', async () => {
+    const { ran } = await clickThrough(206, 'cancel');
+    await finalText(206, CANCELLED_TEXT);
+    expect(ran()).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(lastText(h.telegram, 206)).toBe(CANCELLED_TEXT);
+  });
+
+  it('a second click on an answered confirmation is told it is no longer pending', async () => {
+    const { asked } = await clickThrough(207, 'allow');
+    await finalText(207, 'Ok.');
+    const data = asked.params.reply_markup.inline_keyboard[0][0].callback_data;
+    const again = clickUpdate({ message_id: asked.result.message_id, chat_id: 207, text: asked.params.text }, data);
+    await deliver(again);
+    const answer = await h.telegram.waitFor((call) => call.method === 'answerCallbackQuery' && call.params.callback_query_id === again.callback_query.id);
+    expect(answer.params.text).toBe('This request is no longer pending.');
+  });
+});
+
+describe('routing', () => {
+  it('a workflow bound to telegram:42 routes chat 42 only', async () => {
+    const workflow = {
+      name: 'invoices',
+      system_prompt: 'You handle invoices for chat forty-two.',
+      tool_list: 'lookup',
+      triggers: { keywords: ['invoice'] },
+      binding_channels: ['telegram:42'],
+    };
+    expect((await request(`${h.api}/assistant/workflows`, jsonBody(workflow, admin()))).status).toBe(201);
+    h.provider.pieces = ['Routed.'];
+    await deliver(textUpdate(42, 'about my invoice'));
+    await finalText(42, 'Routed.');
+    await deliver(textUpdate(43, 'about my invoice'));
+    await finalText(43, 'Routed.');
+    const id = (await request(`${h.api}/assistant/workflows/invoices`, { headers: admin() })).body.data.id;
+    expect((await sessionOf(42)).active_workflow_id).toBe(id);
+    expect((await sessionOf(43)).active_workflow_id).toBeNull();
+  });
+});
+
+it('never writes the bot token or the webhook secret to the logs', () => {
+  expect(h.logs.lines.length).toBeGreaterThan(0);
+  expect(h.logs.text).not.toContain(BOT_TOKEN);
+  expect(h.logs.text).not.toContain(WEBHOOK_SECRET);
+});
