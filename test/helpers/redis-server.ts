@@ -1,14 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 
-/** The shared Redis the suite uses (never stopped or reconfigured by tests: others use it too). */
-export const SHARED_REDIS_URL = 'redis://127.0.0.1:6379';
-
-/** A key prefix no other test (or test run) uses, so tests on the shared Redis never see each other. */
-export function uniqueRedisPrefix(label = 'test'): string {
-  return `switchboard-test-${label}-${randomBytes(6).toString('hex')}`;
-}
+// The shared Redis and unique key prefixes are in ./redis (TEST_REDIS_URL, uniquePrefix).
 
 export async function freePort(): Promise<number> {
   const server = createServer();

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { RATE_LIMIT_KEYS } from '../../src/core/principal';
 import { jsonBody, request } from '../helpers/http';
 import { burst, countOf, startRateLimitedApp, testRoutes, type RateLimitedApp } from '../helpers/rate-limited-app';
-import { SHARED_REDIS_URL, uniqueRedisPrefix } from '../helpers/redis-server';
+import { TEST_REDIS_URL, uniquePrefix } from '../helpers/redis';
 import { removeTempDirs } from '../helpers/temp-dir';
 
 afterAll(removeTempDirs);
@@ -17,7 +17,7 @@ const post = (url: string, headers: Record<string, string> = {}) => fetch(url, j
 
 const backends: [string, () => Record<string, string>][] = [
   ['memory', () => ({})],
-  ['redis', () => ({ SERVICE_SHARED_STORE_URL: SHARED_REDIS_URL, SERVICE_REDIS_PREFIX: uniqueRedisPrefix('http') })],
+  ['redis', () => ({ SERVICE_SHARED_STORE_URL: TEST_REDIS_URL, SERVICE_REDIS_PREFIX: uniquePrefix('http') })],
 ];
 
 describe.each(backends)('over HTTP with the %s store', (_name, backendEnv) => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { testEnv } from '../helpers/env';
 import { readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
 import { burst, countOf } from '../helpers/rate-limited-app';
-import { SHARED_REDIS_URL, uniqueRedisPrefix } from '../helpers/redis-server';
+import { TEST_REDIS_URL, uniquePrefix } from '../helpers/redis';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 
 afterAll(removeTempDirs);
@@ -28,8 +28,8 @@ function start(extraEnv: Record<string, string>, yamlText?: string): ServiceProc
 describe('real processes', () => {
   it('two processes sharing one Redis let exactly 5 of 50 parallel requests through in total', async () => {
     const env = {
-      SERVICE_SHARED_STORE_URL: SHARED_REDIS_URL,
-      SERVICE_REDIS_PREFIX: uniqueRedisPrefix('replicas'),
+      SERVICE_SHARED_STORE_URL: TEST_REDIS_URL,
+      SERVICE_REDIS_PREFIX: uniquePrefix('replicas'),
       SERVICE_RATE_LIMIT_DEFAULT: '5/minute',
     };
     const [first, second] = [start(env), start(env)];
@@ -42,7 +42,7 @@ describe('real processes', () => {
   it('logs the active backend at startup with the password redacted', async () => {
     const service = start({
       SERVICE_SHARED_STORE_URL: 'redis://:not-the-real-pw@127.0.0.1:6379',
-      SERVICE_REDIS_PREFIX: uniqueRedisPrefix('banner'),
+      SERVICE_REDIS_PREFIX: uniquePrefix('banner'),
     });
     await readyUrl(service);
     const line = await service.waitForLog((entry) => entry.msg === 'rate limiting enabled');

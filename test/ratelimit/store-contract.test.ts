@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { MemoryStore, RedisStore, type RateLimitStore } from '../../src/ratelimit';
-import { SHARED_REDIS_URL, uniqueRedisPrefix } from '../helpers/redis-server';
+import { TEST_REDIS_URL, uniquePrefix } from '../helpers/redis';
 
 /**
  * One contract, both stores (STYLE.md 10). Times come from the stores' own answers (nextFreeMs), not
@@ -16,7 +16,7 @@ const stores: [string, () => Promise<RateLimitStore>][] = [
   [
     'redis',
     async () => {
-      const store = new RedisStore({ url: SHARED_REDIS_URL, prefix: uniqueRedisPrefix('contract') });
+      const store = new RedisStore({ url: TEST_REDIS_URL, prefix: uniquePrefix('contract') });
       expect(await store.connect()).toBe(true);
       return store;
     },
@@ -140,10 +140,10 @@ describe('memory store', () => {
 
 describe('redis store', () => {
   it('keeps its keys under <prefix>:ratelimit: with a TTL of at most the window', async () => {
-    const prefix = uniqueRedisPrefix('keys');
-    const store = new RedisStore({ url: SHARED_REDIS_URL, prefix });
+    const prefix = uniquePrefix('keys');
+    const store = new RedisStore({ url: TEST_REDIS_URL, prefix });
     await store.connect();
-    const inspector = new Redis(SHARED_REDIS_URL);
+    const inspector = new Redis(TEST_REDIS_URL);
     try {
       await store.hit('default:GET /x:10.0.0.1', 5, 60_000);
       const keys = await inspector.keys(`${prefix}:*`);
@@ -158,13 +158,13 @@ describe('redis store', () => {
   });
 
   it('is not reset when a new process (store) starts with the same prefix', async () => {
-    const prefix = uniqueRedisPrefix('restart');
-    const before = new RedisStore({ url: SHARED_REDIS_URL, prefix });
+    const prefix = uniquePrefix('restart');
+    const before = new RedisStore({ url: TEST_REDIS_URL, prefix });
     await before.connect();
     await before.hit('b', 3, 60_000);
     await before.hit('b', 3, 60_000);
     await before.close();
-    const after = new RedisStore({ url: SHARED_REDIS_URL, prefix });
+    const after = new RedisStore({ url: TEST_REDIS_URL, prefix });
     await after.connect();
     expect(await after.hit('b', 3, 60_000)).toMatchObject({ allowed: true, remaining: 0 });
     expect((await after.hit('b', 3, 60_000)).allowed).toBe(false);

@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import { createLogger } from '../../src/logs/logger';
 import { StoreFailureLog } from '../../src/ratelimit/store-failure-log';
 import { burst, countOf, startRateLimitedApp, testRoutes, type RateLimitedApp } from '../helpers/rate-limited-app';
-import { startOwnRedis, uniqueRedisPrefix, type OwnRedis } from '../helpers/redis-server';
+import { startOwnRedis, type OwnRedis } from '../helpers/redis-server';
+import { uniquePrefix } from '../helpers/redis';
 import { removeTempDirs } from '../helpers/temp-dir';
 import { jsonBody } from '../helpers/http';
 
@@ -18,7 +19,7 @@ describe('the Redis store stops mid-test (own redis-server, killed)', () => {
   beforeAll(async () => {
     redis = await startOwnRedis({ password: PASSWORD });
     app = await startRateLimitedApp(
-      { SERVICE_SHARED_STORE_URL: redis.url, SERVICE_REDIS_PREFIX: uniqueRedisPrefix('failure'), SERVICE_RATE_LIMIT_AUTH_LOGIN: '5/minute' },
+      { SERVICE_SHARED_STORE_URL: redis.url, SERVICE_REDIS_PREFIX: uniquePrefix('failure'), SERVICE_RATE_LIMIT_AUTH_LOGIN: '5/minute' },
       { modules: [testRoutes] },
     );
   });
@@ -55,7 +56,7 @@ describe('the Redis store hangs (own redis-server, paused with SIGSTOP)', () => 
   beforeAll(async () => {
     redis = await startOwnRedis();
     app = await startRateLimitedApp(
-      { SERVICE_SHARED_STORE_URL: redis.url, SERVICE_REDIS_PREFIX: uniqueRedisPrefix('hang'), SERVICE_RATE_LIMIT_AUTH_LOGIN: '2/minute' },
+      { SERVICE_SHARED_STORE_URL: redis.url, SERVICE_REDIS_PREFIX: uniquePrefix('hang'), SERVICE_RATE_LIMIT_AUTH_LOGIN: '2/minute' },
       { modules: [testRoutes] },
     );
   });
