@@ -3,13 +3,11 @@ import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
 import { clientFrameSchemas, type ClientFrameType } from '../../src/core/client-frames';
 import { AppError, type ErrorCode } from '../../src/core/errors';
-import type { AgentState, SessionFrame } from '../../src/core/events';
+import { WORKING_STATES, type AgentState, type SessionFrame } from '../../src/core/events';
 import type { Hub, SessionSummary } from '../../src/core/hub';
 import type { Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
 
-/** States during which a turn is running (the idle timeout does not apply then). */
-const WORKING_STATES = new Set<AgentState>(['thinking', 'analyzing', 'researching', 'deep_thinking', 'writing', 'delegating']);
 
 export const CLOSE = {
   NORMAL: 1000,

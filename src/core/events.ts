@@ -14,6 +14,9 @@ export const AGENT_STATES = [
 ] as const;
 export type AgentState = (typeof AGENT_STATES)[number];
 
+/** The states during which a turn is running (between `thinking` and `done`/`error`/`idle`). */
+export const WORKING_STATES: ReadonlySet<AgentState> = new Set<AgentState>(['thinking', 'analyzing', 'researching', 'deep_thinking', 'writing', 'delegating']);
+
 export const TURN_MODES = ['normal', 'think', 'delegate'] as const;
 export type TurnMode = (typeof TURN_MODES)[number];
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { Op } from 'sequelize';
 import type { Config } from '../config';
-import type { AgentEvent, AgentState, DonePayload, TurnMode } from '../core/events';
+import { WORKING_STATES, type AgentEvent, type AgentState, type DonePayload, type TurnMode } from '../core/events';
 import type { ControlBus, EventLog, TurnContext as QueueContext, TurnJob, TurnQueue, Unsubscribe } from '../core/turns';
 import { parseCommand, runCommand, type Command } from '../agent/commands';
 import { compact, fitToBudget, systemWithSummary, type MemoryEntry, type MemoryMode } from '../agent/memory';
@@ -34,8 +35,6 @@ export interface TurnWorkerOptions {
 export interface TurnKnowledge {
   passagesFor(knowledgeBaseIds: readonly string[], query: string): Promise<string | null>;
 }
-
-const WORKING_STATES = new Set<AgentState>(['thinking', 'analyzing', 'researching', 'deep_thinking', 'writing', 'delegating']);
 
 /** Why a running turn was stopped early. */
 class TurnStopped extends Error {
@@ -292,9 +291,13 @@ export class TurnWorker implements ConfirmationWaiters {
 
   /** The conversation the model sees (after the summary), oldest first, in-chat commands left out. */
   private async conversation(session: SessionRow): Promise<MemoryEntry[]> {
-    const rows = await this.options.models.Message.findAll({ where: { session_id: session.id }, order: [['ordinal', 'ASC']] });
+    // Only the messages after the rolling summary: the cost of a turn does not grow with the history.
+    const rows = await this.options.models.Message.findAll({
+      where: { session_id: session.id, ordinal: { [Op.gt]: session.memory_through ?? 0 } },
+      order: [['ordinal', 'ASC']],
+    });
     return rows
-      .filter((row) => row.ordinal > (session.memory_through ?? 0) && !row.metadata?.command && row.role !== 'system')
+      .filter((row) => !row.metadata?.command && row.role !== 'system')
       .map((row) => ({ ordinal: row.ordinal, turnId: row.turn_id ?? row.reply_to ?? null, message: toChatMessage(row) }));
   }
 
