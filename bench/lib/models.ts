@@ -9,11 +9,16 @@ export class FixedAnswerProvider implements LlmProvider {
   readonly name = 'bench';
   readonly model = 'bench-fixed';
 
-  constructor(private readonly tokens: readonly string[]) {}
+  /** `delayMs` between tokens (0: as fast as the consumer takes them). */
+  constructor(
+    private readonly tokens: readonly string[],
+    private readonly delayMs = 0,
+  ) {}
 
   async *stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
     for (const text of this.tokens) {
       if (request.signal.aborted) return;
+      if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
       yield { type: 'text', text };
     }
     yield { type: 'usage', inputTokens: inputTokens(request.messages), outputTokens: this.tokens.length };

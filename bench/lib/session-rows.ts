@@ -42,6 +42,29 @@ export class SessionRows {
     return rows.map((row) => row.id);
   }
 
+  /** Adds `count` messages to each session, alternating user and assistant, as earlier turns would have stored them. */
+  async fillHistory(sessionIds: readonly string[], count: number): Promise<void> {
+    for (const sessionId of sessionIds) {
+      const rows = Array.from({ length: count }, (_, index) => {
+        const turn = Math.floor(index / 2);
+        const user = index % 2 === 0;
+        return {
+          id: randomUUID(),
+          session_id: sessionId,
+          role: user ? ('user' as const) : ('assistant' as const),
+          content: user ? `Earlier question number ${turn}: what changed in the deployment?` : `Earlier answer number ${turn}: the deployment moved to the new cluster.`,
+          tool_calls: [],
+          workflow_id: null,
+          mode: 'normal',
+          metadata: {},
+          reply_to: null,
+          turn_id: null,
+        };
+      });
+      for (let start = 0; start < rows.length; start += 200) await this.models.Message.bulkCreate(rows.slice(start, start + 200));
+    }
+  }
+
   /** Ends every session's turn (as a cancel of a queued turn would), so each can take a message again. */
   async freeAll(): Promise<void> {
     await this.models.Session.update({ current_turn_id: null, turn_phase: null, state: 'idle' }, { where: {} });

@@ -1,0 +1,18 @@
+/**
+ * A hub process for benchmarks that measure from outside (CPU per turn, SIGKILL takeover): the
+ * same `startService` / `startWorkerProcess` as `npm start` / `npm run worker`, with a model that
+ * answers `BENCH_ANSWER_TOKENS` tokens (`BENCH_TOKEN_DELAY_MS` apart; 0: at once). Role from
+ * `BENCH_ROLE` (`api`, default, or `worker`). Prints `bench hub ready <port>` when it serves.
+ */
+import { runProcess, startService, startWorkerProcess } from '../../src/main';
+import { FixedAnswerProvider, wordTokens } from './models';
+
+const tokens = wordTokens(Number(process.env.BENCH_ANSWER_TOKENS ?? '20'));
+const provider = new FixedAnswerProvider(tokens, Number(process.env.BENCH_TOKEN_DELAY_MS ?? '0'));
+const start = process.env.BENCH_ROLE === 'worker' ? startWorkerProcess : startService;
+
+void runProcess(async (options) => {
+  const service = await start(options);
+  process.stdout.write(`bench hub ready ${service.port}\n`);
+  return service;
+}, { provider });

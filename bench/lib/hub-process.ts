@@ -1,0 +1,160 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
+import { spawnNode, type Child } from './child';
+import { benchEnv, createSessions, registerUser } from './hub';
+import { processCpuSeconds } from './proc-cpu';
+import { BENCH_REDIS_URL, createPostgresDatabase, deleteRedisKeys, uniquePrefix, type ThrowAwayDatabase } from './stores';
+
+/** What a benchmark can measure from outside: the processes, where to connect, how to get sessions. */
+export interface HubUnderTest {
+  label: string;
+  /** http://127.0.0.1:<port> */
+  base: string;
+  /** Headers every socket and request carries (the bearer token; none for the floor). */
+  headers: Record<string, string>;
+  /** `count` fresh sessions' socket URLs. */
+  sessions(count: number): Promise<{ ids: string[]; urls: string[] }>;
+  /** CPU seconds used so far by every process serving the hub, by part (api, worker, postgres, redis). */
+  cpu(): Promise<Record<string, number>>;
+  /** The API process and, when separate, the worker processes (for SIGKILL tests). */
+  children: Child[];
+  dataDir: string;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export interface HubProcessOptions {
+  variant: 'floor' | 'embedded' | 'scaled';
+  answerTokens?: number;
+  tokenDelayMs?: number;
+  /** Worker processes of the scaled variant (default 1). */
+  workers?: number;
+  env?: Record<string, string>;
+  /** Every hub process writes a V8 CPU profile here when it exits (`--cpu-prof`). */
+  profileDir?: string;
+}
+
+const READY = /bench (?:hub|floor) ready (\d+)/;
+
+async function startChild(entry: string, env: Record<string, string>, cwd: string, nodeArguments: string[]): Promise<{ child: Child; port: number }> {
+  const child = spawnNode(path.join(__dirname, entry), env, cwd, nodeArguments);
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = READY.exec(output);
+      if (!match) return;
+      child.process.stdout!.off('data', onData);
+      resolve(Number(match[1]));
+    };
+    child.process.stdout!.on('data', onData);
+    child.waitFor('ready', 60_000).catch(reject);
+  });
+  return { child, port };
+}
+
+/** Starts the floor program, the embedded hub, or the scaled hub (API + worker processes, PostgreSQL, Redis). */
+export async function startHubProcess(options: HubProcessOptions): Promise<HubUnderTest> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `switchboard-bench-${options.variant}-`));
+  const model = { BENCH_ANSWER_TOKENS: String(options.answerTokens ?? 20), BENCH_TOKEN_DELAY_MS: String(options.tokenDelayMs ?? 0) };
+  const children: Child[] = [];
+  const nodeArguments = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  let database: ThrowAwayDatabase | null = null;
+  const prefix = uniquePrefix(options.variant);
+  const cleanup = async () => {
+    await Promise.all(children.map((child) => child.stop()));
+    await database?.drop();
+    if (options.variant === 'scaled') await deleteRedisKeys(prefix);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    if (options.variant === 'floor') {
+      const { child, port } = await startChild('floor-entry.js', { ...model }, dataDir, nodeArguments);
+      children.push(child);
+      const base = `http://127.0.0.1:${port}`;
+      return {
+        label: 'floor',
+        base,
+        headers: {},
+        children,
+        dataDir,
+        env: {},
+        sessions: async (count) => {
+          const ids = Array.from({ length: count }, () => crypto.randomUUID());
+          return { ids, urls: ids.map((id) => `ws://127.0.0.1:${port}/ws/v1/sessions/${id}`) };
+        },
+        cpu: async () => ({ floor: processCpuSeconds(child.process.pid!) }),
+        stop: cleanup,
+      };
+    }
+    let extra: Record<string, string> = { ...options.env };
+    if (options.variant === 'scaled') {
+      database = await createPostgresDatabase();
+      extra = { ...extra, SERVICE_DATABASE_URL: database.url, SERVICE_REDIS_URL: BENCH_REDIS_URL, SERVICE_REDIS_PREFIX: prefix, SERVICE_EMBEDDED_WORKER: 'false' };
+    }
+    const env = { ...benchEnv(dataDir, extra), ...model };
+    const api = await startChild('hub-entry.js', env, dataDir, nodeArguments);
+    children.push(api.child);
+    for (let index = 0; index < (options.variant === 'scaled' ? (options.workers ?? 1) : 0); index += 1) {
+      const worker = await startChild('hub-entry.js', { ...env, BENCH_ROLE: 'worker' }, dataDir, nodeArguments);
+      children.push(worker.child);
+    }
+    const base = `http://127.0.0.1:${api.port}`;
+    const user = await registerUser(`${base}/api/v1`);
+    const headers = { authorization: `Bearer ${user.token}` };
+    const redis = options.variant === 'scaled' ? new Redis(BENCH_REDIS_URL, { maxRetriesPerRequest: 1 }) : null;
+    const redisPid = redis ? Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]) : 0;
+    const postgresPids = async (): Promise<number[]> => {
+      if (!database) return [];
+      const client = new Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        const result = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+        return result.rows.map((row) => row.pid);
+      } finally {
+        await client.end();
+      }
+    };
+    return {
+      label: options.variant,
+      base,
+      headers,
+      children,
+      dataDir,
+      env,
+      sessions: async (count) => {
+        const ids = await createSessions(`${base}/api/v1`, user.token, count);
+        return { ids, urls: ids.map((id) => `ws://127.0.0.1:${api.port}/ws/v1/sessions/${id}`) };
+      },
+      cpu: async () => {
+        const parts: Record<string, number> = { api: processCpuSeconds(api.child.process.pid!) };
+        const workers = children.slice(1);
+        if (workers.length > 0) parts.worker = workers.reduce((sum, child) => sum + processCpuSeconds(child.process.pid!), 0);
+        if (database) parts.postgres = (await postgresPids()).reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
+        if (redisPid) parts.redis = processCpuSeconds(redisPid);
+        return parts;
+      },
+      stop: async () => {
+        redis?.disconnect();
+        await cleanup();
+      },
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
+
+/** CPU seconds used between two readings, by part, and their sum under `total`. */
+export function cpuDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  const delta: Record<string, number> = {};
+  let total = 0;
+  for (const [part, seconds] of Object.entries(after)) {
+    delta[part] = seconds - (before[part] ?? 0);
+    total += delta[part]!;
+  }
+  return { ...delta, total };
+}

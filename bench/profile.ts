@@ -1,0 +1,79 @@
+/**
+ * Profiles the hub under turn load (not a benchmark: `npm run bench:profile -- [embedded|scaled]
+ * [turns-per-socket]`). Starts the hub processes with `--cpu-prof`, runs 64 sockets of 20-token
+ * turns, stops them, and prints where the CPU went: self time by function and by package, per
+ * process. The .cpuprofile files stay in bench/profiles/ (open them in Chrome DevTools).
+ */
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startHubProcess } from './lib/hub-process';
+import { driveTurns } from './lib/turn-driver';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Self time per function and per package (node_modules/<name>, our own files, node internals). */
+export function summariseProfile(profile: CpuProfile, top = 25): string {
+  const self = new Map<number, number>();
+  for (let index = 0; index < profile.samples.length; index += 1) {
+    const id = profile.samples[index]!;
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0));
+  }
+  const byFunction = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const micros = self.get(node.id) ?? 0;
+    if (micros === 0) continue;
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)') continue;
+    total += micros;
+    const file = url.replace(/^file:\/\//, '');
+    const name = `${functionName || '(anonymous)'} ${file ? `${path.basename(file)}:${lineNumber + 1}` : ''}`.trim();
+    byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
+    const packageName = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? (file.includes('/dist/') ? 'switchboard' : file.startsWith('node:') ? 'node' : functionName.startsWith('(') ? functionName : 'node');
+    byPackage.set(packageName, (byPackage.get(packageName) ?? 0) + micros);
+  }
+  const rows = (map: Map<string, number>) =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, micros]) => `  ${((micros / total) * 100).toFixed(1).padStart(5)} %  ${(micros / 1000).toFixed(0).padStart(7)} ms  ${name}`);
+  return [`busy ${(total / 1000).toFixed(0)} ms`, 'by package:', ...rows(byPackage).slice(0, 15), 'by function (self):', ...rows(byFunction)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const [variant = 'embedded', turns = '40'] = process.argv.slice(2);
+  if (variant !== 'embedded' && variant !== 'scaled' && variant !== 'floor') throw new Error('usage: profile [embedded|scaled|floor] [turns-per-socket]');
+  const directory = path.resolve(__dirname, '../../bench/profiles', new Date().toISOString().replace(/[:.]/g, '-'));
+  mkdirSync(directory, { recursive: true });
+  const hub = await startHubProcess({ variant, profileDir: directory });
+  try {
+    const { urls } = await hub.sessions(64);
+    const run = await driveTurns(urls, hub.headers, Number(turns));
+    process.stdout.write(`${run.turns} turns in ${run.seconds.toFixed(2)} s (${(run.turns / run.seconds).toFixed(0)} turns/s)\n`);
+  } finally {
+    await hub.stop();
+  }
+  for (const file of readdirSync(directory).filter((name) => name.endsWith('.cpuprofile'))) {
+    process.stdout.write(`\n${path.join(directory, file)}\n${summariseProfile(JSON.parse(readFileSync(path.join(directory, file), 'utf8')) as CpuProfile)}\n`);
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import type { Benchmark, Metric } from './lib/benchmark';
+import type { BenchHub } from './lib/hub';
+import { cpuDelta, startHubProcess, type HubUnderTest } from './lib/hub-process';
+import { percentile } from './lib/latency';
+import { SessionRows } from './lib/session-rows';
+import { driveTurns, type TurnRun } from './lib/turn-driver';
+
+/**
+ * What a turn costs at saturation: complete 20-token turns per second with `sockets` sessions each
+ * sending its next message as soon as `done` arrives, and the CPU every serving process used per
+ * turn (read from /proc, so the figure includes everything: HTTP, sockets, queue, database driver,
+ * and for the scaled hub its PostgreSQL backends and the Redis server). Three systems, one at a time:
+ * the floor program (bench/lib/floor-entry.ts), the embedded hub (one process, SQLite, in-process
+ * queue) and the scaled hub (an API process, a worker process, PostgreSQL, Redis). Then the embedded
+ * hub's CPU per turn on sessions with `historyMessages` messages of history against fresh sessions
+ * (context window large enough that every message is in the prompt). Each run uses fresh sessions.
+ */
+export const TURN_COST_BENCH = {
+  sockets: 64,
+  answerTokens: 20,
+  historyMessages: 500,
+  historySockets: 8,
+  historyTurnsPerSocket: 10,
+  /** Large enough that no history is folded into the summary: the turn reads and sends all of it. */
+  historyContextWindow: '200000',
+  goals: {
+    embedded: { turnsPerSecond: 300, cpuMsPerTurn: 4 },
+    scaled: { turnsPerSecond: 200, cpuMsPerTurn: 8 },
+    historyRatio: 1.2,
+  },
+};
+
+type Variant = 'floor' | 'embedded' | 'scaled';
+
+interface Measured {
+  rate: number;
+  cpuMs: Record<string, number>;
+  p50: number;
+  p99: number;
+}
+
+async function measure(hub: HubUnderTest, sockets: number, turnsPerSocket: number): Promise<Measured> {
+  const { urls } = await hub.sessions(sockets);
+  const before = await hub.cpu();
+  const run: TurnRun = await driveTurns(urls, hub.headers, turnsPerSocket);
+  const delta = cpuDelta(before, await hub.cpu());
+  const cpuMs = Object.fromEntries(Object.entries(delta).map(([part, seconds]) => [part, (seconds * 1000) / run.turns]));
+  return { rate: run.turns / run.seconds, cpuMs, p50: percentile(run.turnMs, 50), p99: percentile(run.turnMs, 99) };
+}
+
+/** Inserts `count` alternating user/assistant messages into each session, as earlier turns would have. */
+async function fillHistory(hub: HubUnderTest, sessionIds: readonly string[], count: number): Promise<void> {
+  const rows = await SessionRows.open({ dataDir: hub.dataDir } as BenchHub, hub.env);
+  try {
+    await rows.fillHistory(sessionIds, count);
+  } finally {
+    await rows.close();
+  }
+}
+
+export const benchmark: Benchmark = {
+  name: 'turn-cost',
+  description: 'complete 20-token turns/s at saturation and CPU ms per turn (all serving processes): floor, embedded, scaled; history 500 vs fresh',
+  async run({ runs, durationS, warmupS, log }) {
+    const { sockets, answerTokens } = TURN_COST_BENCH;
+    const results: Record<Variant, Measured[]> = { floor: [], embedded: [], scaled: [] };
+    for (const variant of ['floor', 'embedded', 'scaled'] as const) {
+      const hub = await startHubProcess({ variant, answerTokens });
+      try {
+        log(`warm-up ${variant}`);
+        const warm = await measure(hub, sockets, 3);
+        const warmAgain = await measure(hub, sockets, Math.max(3, Math.round((warm.rate * warmupS) / sockets)));
+        const turnsPerSocket = Math.max(5, Math.round((warmAgain.rate * durationS) / sockets));
+        for (let run = 0; run < runs; run += 1) {
+          const measured = await measure(hub, sockets, turnsPerSocket);
+          results[variant].push(measured);
+          const parts = Object.entries(measured.cpuMs).map(([part, ms]) => `${part} ${ms.toFixed(2)}`).join(', ');
+          log(`run ${run + 1}/${runs} ${variant}: ${measured.rate.toFixed(0)} turns/s, CPU ms/turn: ${parts}; turn p50 ${measured.p50.toFixed(1)} ms`);
+        }
+      } finally {
+        await hub.stop();
+      }
+    }
+
+    // History: the same embedded hub, fresh sessions against sessions with 500 messages.
+    const history: { fresh: number[]; long: number[] } = { fresh: [], long: [] };
+    const hub = await startHubProcess({ variant: 'embedded', answerTokens, env: { SERVICE_LLM_CONTEXT_WINDOW: TURN_COST_BENCH.historyContextWindow } });
+    try {
+      const { historySockets, historyTurnsPerSocket, historyMessages } = TURN_COST_BENCH;
+      const cpuPerTurn = async (prefill: number): Promise<number> => {
+        const { ids, urls } = await hub.sessions(historySockets);
+        if (prefill > 0) await fillHistory(hub, ids, prefill);
+        const before = await hub.cpu();
+        const run = await driveTurns(urls, hub.headers, historyTurnsPerSocket);
+        return (cpuDelta(before, await hub.cpu()).total! * 1000) / run.turns;
+      };
+      log('warm-up history');
+      await cpuPerTurn(0);
+      await cpuPerTurn(historyMessages);
+      for (let run = 0; run < runs; run += 1) {
+        history.fresh.push(await cpuPerTurn(0));
+        history.long.push(await cpuPerTurn(historyMessages));
+        log(`run ${run + 1}/${runs} history: fresh ${history.fresh[run]!.toFixed(2)} ms/turn, ${historyMessages} messages ${history.long[run]!.toFixed(2)} ms/turn`);
+      }
+    } finally {
+      await hub.stop();
+    }
+
+    const { goals } = TURN_COST_BENCH;
+    const floorRate = (run: number) => results.floor[run]!.rate;
+    const floorCpu = (run: number) => results.floor[run]!.cpuMs.total!;
+    const metrics: Metric[] = [];
+    for (const variant of ['embedded', 'scaled'] as const) {
+      const goal = goals[variant];
+      metrics.push(
+        {
+          name: `${variant}: turns at saturation`,
+          unit: 'turns/s',
+          samples: results[variant].map((m) => m.rate),
+          goal: { text: `≥ ${goal.turnsPerSecond}`, met: (median) => median >= goal.turnsPerSecond },
+        },
+        {
+          name: `${variant}: CPU per turn, all processes`,
+          unit: 'ms',
+          samples: results[variant].map((m) => m.cpuMs.total!),
+          goal: { text: `≤ ${goal.cpuMsPerTurn}`, met: (median) => median <= goal.cpuMsPerTurn },
+        },
+        { name: `${variant}: turns/s ÷ floor`, unit: '×', samples: results[variant].map((m, run) => m.rate / floorRate(run)) },
+        { name: `${variant}: CPU per turn ÷ floor`, unit: '×', samples: results[variant].map((m, run) => m.cpuMs.total! / floorCpu(run)) },
+        { name: `${variant}: turn p50 at saturation`, unit: 'ms', samples: results[variant].map((m) => m.p50) },
+      );
+      for (const part of Object.keys(results[variant][0]!.cpuMs).filter((name) => name !== 'total')) {
+        metrics.push({ name: `${variant}: CPU per turn, ${part}`, unit: 'ms', samples: results[variant].map((m) => m.cpuMs[part]!) });
+      }
+    }
+    metrics.push(
+      { name: 'floor: turns at saturation', unit: 'turns/s', samples: results.floor.map((m) => m.rate) },
+      { name: 'floor: CPU per turn', unit: 'ms', samples: results.floor.map((m) => m.cpuMs.total!) },
+      { name: 'floor: turn p50 at saturation', unit: 'ms', samples: results.floor.map((m) => m.p50) },
+      {
+        name: `embedded: CPU per turn at ${TURN_COST_BENCH.historyMessages} messages ÷ fresh`,
+        unit: '×',
+        samples: history.long.map((long, run) => long / history.fresh[run]!),
+        goal: { text: `≤ ${goals.historyRatio}`, met: (median) => median <= goals.historyRatio },
+      },
+      { name: 'embedded: CPU per turn, fresh sessions (large context)', unit: 'ms', samples: history.fresh },
+      { name: `embedded: CPU per turn, ${TURN_COST_BENCH.historyMessages} messages of history`, unit: 'ms', samples: history.long },
+    );
+    return {
+      metrics,
+      setup: {
+        sockets,
+        answer_tokens: answerTokens,
+        model: 'fixed answer, no latency (bench/lib/models.ts)',
+        client: 'this process; each socket sends its next user_message when `done` arrives; fresh sessions per run',
+        cpu: '/proc/<pid>/stat user+system of the hub processes; scaled adds the PostgreSQL backends of its database and the Redis server (shared with anything else using it)',
+        history: `${TURN_COST_BENCH.historySockets} sockets × ${TURN_COST_BENCH.historyTurnsPerSocket} turns, context window ${TURN_COST_BENCH.historyContextWindow}`,
+        run_id: randomUUID(),
+      },
+    };
+  },
+};
