@@ -37,14 +37,21 @@ import { ConfigError, loadConfig, type Config } from './config';
 import { DOTENV_FILE, environmentWithDotEnv } from './config/dotenv';
 import type { Hub } from './core/hub';
 import type { Role } from './core/principal';
-import type { ControlBus, EventLog, TurnQueue } from './core/turns';
+import type { ControlBus, EventLog, TurnQueue, TurnRegistry, WorkerPresence } from './core/turns';
 import { openDatabase, type Database } from './db/database';
 import { migrateToLatest } from './db/migrator';
 import { initModels, type Models } from './db/models';
 import { InProcessControlBus } from './events/in-process-control-bus';
 import { InProcessEventLog } from './events/in-process-event-log';
+import { InProcessTurnRegistry } from './events/in-process-turn-registry';
 import { RedisControlBus } from './events/redis-control-bus';
 import { RedisEventLog } from './events/redis-event-log';
+import { RedisTurnRegistry } from './events/redis-turn-registry';
+import { InProcessWorkerPresence, RedisWorkerPresence, WORKER_PRESENCE_DEFAULTS } from './events/worker-presence';
+import { openTurnStore } from './db/open-turn-store';
+import type { TurnStore } from './db/turn-store';
+import { PickupWatch } from './sessions/pickup-watch';
+import { SessionAccess } from './sessions/session-access';
 import { LogHub } from './logs/log-hub';
 import { LOG_STREAM_DEFAULTS, LogStreamSocket } from './logs/log-stream-socket';
 import { createLogger, type Logger } from './logs/logger';
@@ -67,6 +74,9 @@ import { TurnService } from './sessions/turn-service';
 import { VERSION } from './version';
 import { TurnWorker } from './worker/turn-worker';
 import { createTelegramChannel } from './server/telegram-channel';
+
+/** How often the API process looks for accepted turns no worker took (PickupWatch). */
+const PICKUP_SWEEP_MS = 5_000;
 
 /** Exit status for configuration errors (sysexits.h EX_CONFIG). */
 export const EXIT_CONFIG = 78;
@@ -97,6 +107,8 @@ interface Drivers {
   queue: TurnQueue;
   events: EventLog;
   control: ControlBus;
+  registry: TurnRegistry;
+  presence: WorkerPresence;
   description: string;
 }
 
@@ -104,14 +116,21 @@ interface Drivers {
 async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle: Lifecycle, readiness: ReadinessCheck[], logHub: LogHub): Promise<Drivers> {
   const stopTimeoutMs = config.server.shutdown_timeout_s * 1000;
   if (!config.redis.url) {
-    const drivers = { queue: new InProcessTurnQueue(logger), events: new InProcessEventLog(), control: new InProcessControlBus() };
+    const drivers = {
+      queue: new InProcessTurnQueue(logger),
+      events: new InProcessEventLog(),
+      control: new InProcessControlBus(),
+      registry: new InProcessTurnRegistry(),
+      presence: new InProcessWorkerPresence(),
+    };
     lifecycle.onStop({ name: 'event bus', stop: async () => void (await Promise.all([drivers.events.close(), drivers.control.close()])) });
     lifecycle.onStop({ name: 'turn queue', stop: () => drivers.queue.close() });
     return { ...drivers, description: 'in-process (embedded)' };
   }
   const url = config.redis.url;
   const prefix = config.redis.prefix;
-  const commands = createRedis(url, logger, 'commands');
+  // Commands sent in one tick go in one write (a turn's token appends, registry updates).
+  const commands = createRedis(url, logger, 'commands', { autoPipelining: true });
   const subscriber = createRedis(url, logger, 'subscriber', { blocking: true });
   const bullmq = createRedis(url, logger, 'bullmq', { blocking: true });
   await Promise.all([commands.ping(), subscriber.ping()]);
@@ -139,7 +158,9 @@ async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle
   });
   lifecycle.onStop({ name: 'turn queue', stop: () => queue.close() });
   readiness.push({ name: 'redis', check: async () => void (await commands.ping()) });
-  return { queue, events, control, description: `BullMQ on Redis ${redactUrlCredentials(url)} (prefix "${prefix}")` };
+  const registry = new RedisTurnRegistry(commands, prefix);
+  const presence = new RedisWorkerPresence(commands, prefix);
+  return { queue, events, control, registry, presence, description: `BullMQ on Redis ${redactUrlCredentials(url)} (prefix "${prefix}")` };
 }
 
 interface Core {
@@ -153,8 +174,11 @@ interface Core {
   readiness: ReadinessCheck[];
   database: Database;
   models: Models;
+  store: TurnStore;
   drivers: Drivers;
+  routing: RoutingService;
   turns: TurnService;
+  pickup: PickupWatch;
   /** Knowledge collections: `collections` for the workflow service, `retrieve` for turns. */
   knowledge: KnowledgeService;
 }
@@ -175,12 +199,30 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const applied = await migrateToLatest(database, logger);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
     const models = initModels(database.sequelize);
+    const store = await openTurnStore(database, config);
+    lifecycle.onStop({ name: 'turn store', stop: () => store.close() });
     const drivers = await createDrivers(config, logger, lifecycle, readiness, logHub);
-    const turns = new TurnService({ models, queue: drivers.queue, events: drivers.events, control: drivers.control, logger });
+    const routing = new RoutingService(models);
+    await routing.start(drivers.control);
+    lifecycle.onStop({ name: 'routing', stop: async () => routing.stop() });
+    const pickup = new PickupWatch(
+      { registry: drivers.registry, events: drivers.events, workers: drivers.presence, logger },
+      { warnAfterMs: config.worker.pickup_warning_s * 1000, sweepMs: PICKUP_SWEEP_MS },
+    );
+    const turns = new TurnService({
+      store,
+      registry: drivers.registry,
+      queue: drivers.queue,
+      events: drivers.events,
+      control: drivers.control,
+      logger,
+      hasWorkflow: (name) => routing.hasWorkflow(name),
+      pickup,
+    });
     const knowledge = createKnowledge(database, models);
     const tools = options.tools ?? createToolRegistry(config.tools, { workspaceDir: path.resolve(options.cwd ?? process.cwd(), config.data_dir, 'workspace'), knowledge });
     const sessionTools = new SessionTools(tools);
-    return { tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, drivers, turns, knowledge };
+    return { tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, store, drivers, routing, pickup, turns, knowledge };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
@@ -190,7 +232,10 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
 /** Starts consuming turns in this process, after queueing again any turn a dead process left unfinished. */
 async function startWorker(core: Core, provider: LlmProvider): Promise<void> {
   const worker = new TurnWorker({
-    models: core.models,
+    store: core.store,
+    registry: core.drivers.registry,
+    presence: core.drivers.presence,
+    heartbeatMs: WORKER_PRESENCE_DEFAULTS.heartbeatMs,
     queue: core.drivers.queue,
     events: core.drivers.events,
     control: core.drivers.control,
@@ -200,7 +245,7 @@ async function startWorker(core: Core, provider: LlmProvider): Promise<void> {
     concurrency: core.config.worker.concurrency,
     agent: core.config.agent,
     contextWindow: core.config.llm.context_window,
-    routing: new RoutingService(core.models),
+    routing: core.routing,
     knowledge: {
       // The workflow's collections (ids or names) searched for this message, as a system-prompt block.
       passagesFor: async (knowledgeBaseIds, query) => {
@@ -232,14 +277,29 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       checkUpgradeCredential(request, auth.authenticator, socketOptions);
     const samlSettings = resolveSamlSettings(config.auth.saml, config.server.public_url ?? `http://localhost:${config.server.port}`, options.cwd);
     const saml = samlSettings && new SamlService(samlSettings, auth.models, auth.users, auth.sessions, logger);
-    const sessions = new SessionService(models, config.agent.default_tools);
+    const access = new SessionAccess(core.store);
+    await access.start(drivers.control);
+    lifecycle.onStop({ name: 'session access', stop: async () => access.stop() });
+    const sessions = new SessionService({
+      models,
+      store: core.store,
+      registry: drivers.registry,
+      access,
+      control: drivers.control,
+      defaultTools: config.agent.default_tools,
+      workflowById: (id) => core.routing.workflowById(id),
+      workflowByName: (name) => core.routing.workflowByName(name),
+    });
     const workflows = new WorkflowService(models, {
       tools: core.tools,
       collections: core.knowledge,
       promptBudgetTokens: config.llm.context_window - config.agent.working_memory_tokens,
+      onChange: () => drivers.control.publish({ kind: 'workflows_changed' }),
     });
     const hub = new SwitchboardHub({
       models,
+      store: core.store,
+      registry: drivers.registry,
       defaultTools: config.agent.default_tools,
       turns,
       events: drivers.events,
@@ -249,18 +309,27 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       isDraining: () => lifecycle.draining,
     });
     if (config.worker.embedded) await startWorker(core, provider);
+    core.pickup.start();
+    lifecycle.onStop({ name: 'pickup watch', stop: async () => core.pickup.stop() });
+    // An API process whose turns no worker runs is not ready (decisions.md: readiness).
+    core.readiness.push({
+      name: 'workers',
+      check: async () => {
+        if ((await drivers.presence.alive()) === 0) throw new Error('no worker has sent a heartbeat lately: start one with `npm run worker`');
+      },
+    });
     const modules = [
       authRoutes(auth),
       apiKeyRoutes(auth.apiKeys),
       userRoutes(auth.users),
       samlRoutes(saml),
       knowledgeRoutes(core.knowledge),
-      (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
+      (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, events: drivers.events, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
       (api: ApiRouter) => registerWorkflowRoutes(api, workflows),
       (api: ApiRouter) =>
         registerToolRoutes(api, {
           pinningWorkflow: async (session) => {
-            const workflow = session.active_workflow_id ? await models.Workflow.findOne({ where: { id: session.active_workflow_id } }) : null;
+            const workflow = await core.routing.workflowById(session.active_workflow_id);
             return workflow ? { name: workflow.name, tools: toolNames(workflow.tool_list) } : null;
           },
           catalog: core.tools,

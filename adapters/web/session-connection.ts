@@ -35,7 +35,9 @@ export class SessionConnection {
   lastClientFrameAt = Date.now();
   turnRunning: boolean;
   private lastSentSeq = Number.NEGATIVE_INFINITY;
-  private pending: SessionFrame[] | null = [];
+  private pending: [SessionFrame, string][] | null = [];
+  /** The socket's writes are corked while frames come in one tick, and go out in one write after it. */
+  private corked = false;
   private unsubscribe: Unsubscribe | null = null;
   private closed = false;
 
@@ -68,25 +70,30 @@ export class SessionConnection {
 
   private markOpen!: () => void;
 
-  /** Subscribes, replays after `lastSeq` (null: no replay), then announces the current state. */
-  async open(lastSeq: number | null, currentState: AgentState, pendingConfirmation: SessionSummary['pendingConfirmation'] = null): Promise<void> {
-    this.unsubscribe = await this.hub.events.subscribe(this.sessionId, (frame) => this.onFrame(frame));
+  /**
+   * Subscribes, replays after `lastSeq` (null: no replay), then announces the current state (with the
+   * running turn's id, when one runs).
+   */
+  async open(lastSeq: number | null, session: Pick<SessionSummary, 'state' | 'turnId' | 'pendingConfirmation'>): Promise<void> {
+    const { state: currentState, pendingConfirmation } = session;
+    const turn = session.turnId ? { turn_id: session.turnId } : {};
+    this.unsubscribe = await this.hub.events.subscribe(this.sessionId, (frame, text) => this.onFrame(frame, text));
     let replayed: SessionFrame[] = [];
     if (lastSeq !== null) {
       const replay = await this.hub.events.replay(this.sessionId, lastSeq);
       // Too old (buffer expired): the spec says send only the current state.
       if (replay.complete) replayed = replay.frames;
-      for (const frame of replayed) this.send(frame);
+      for (const frame of replayed) this.send(frame, JSON.stringify(frame));
     }
-    await this.hub.events.append(this.sessionId, { type: 'agent_state', payload: { state: currentState } });
+    await this.hub.events.append(this.sessionId, { type: 'agent_state', payload: { state: currentState, ...turn } });
     // A confirmation still waiting, and not in the replay: ask again (decisions.md §5).
     const pending = pendingConfirmation;
     if (pending && !replayed.some((frame) => frame.type === 'tool_confirm_request' && frame.payload.confirmation_id === pending.confirmation_id)) {
-      await this.hub.events.append(this.sessionId, { type: 'tool_confirm_request', payload: pending });
+      await this.hub.events.append(this.sessionId, { type: 'tool_confirm_request', payload: { ...pending, ...turn } });
     }
     const buffered = this.pending ?? [];
     this.pending = null;
-    for (const frame of buffered) this.send(frame);
+    for (const [frame, text] of buffered) this.send(frame, text);
     this.markOpen();
   }
 
@@ -106,15 +113,16 @@ export class SessionConnection {
     this.unsubscribe = null;
   }
 
-  private onFrame(frame: SessionFrame): void {
+  private onFrame(frame: SessionFrame, text: string): void {
     if (this.pending) {
-      this.pending.push(frame);
+      this.pending.push([frame, text]);
       return;
     }
-    this.send(frame);
+    this.send(frame, text);
   }
 
-  private send(frame: SessionFrame): void {
+  /** Sends a frame's text as it was serialised once for every socket. */
+  private send(frame: SessionFrame, text: string): void {
     if (this.closed || frame.seq <= this.lastSentSeq) return; // replay and live tail overlap: each seq once
     this.lastSentSeq = frame.seq;
     if (frame.type === 'agent_state') this.turnRunning = WORKING_STATES.has(frame.payload.state);
@@ -123,7 +131,26 @@ export class SessionConnection {
       this.close(CLOSE.TRY_AGAIN_LATER, 'client too slow; reconnect with last_seq');
       return;
     }
-    this.socket.send(JSON.stringify(frame));
+    this.cork();
+    this.socket.send(text);
+  }
+
+  /**
+   * Frames sent in one tick (a burst of tokens) leave in one write: the TCP socket under the
+   * WebSocket is corked at the first frame and uncorked after the tick. `ws` has no public API for
+   * it; `_socket` is its net.Socket (stable across ws 8). nextTick runs after the microtasks that
+   * produced the burst, so a burst costs one write and no added wait.
+   */
+  private cork(): void {
+    if (this.corked) return;
+    const raw = (this.socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    if (!raw) return;
+    this.corked = true;
+    raw.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      raw.uncork();
+    });
   }
 
   private async onClientFrame(text: string | null): Promise<void> {

@@ -134,7 +134,7 @@ export class WebAdapter {
     ws.on('error', () => undefined); // 1009 (too big) and resets end in 'close'
     try {
       await hub.control.publish({ kind: 'takeover', sessionId, connectionId: connection.id });
-      await connection.open(lastSeq, state, session.pendingConfirmation);
+      await connection.open(lastSeq, session);
     } catch (error) {
       this.config.logger.error({ err: error, session_id: sessionId }, 'could not open a session socket');
       connection.close(CLOSE.INTERNAL_ERROR, 'internal error');

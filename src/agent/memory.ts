@@ -20,6 +20,8 @@ export interface MemoryEntry {
   ordinal: number;
   turnId: string | null;
   message: ChatMessage;
+  /** Its tokens (stored with the message, so a conversation is never tokenised twice). */
+  tokens: number;
 }
 
 export interface Compaction {
@@ -42,8 +44,31 @@ export function systemWithSummary(systemPrompt: string, summary: string | null):
   return { role: 'system', content: summary ? `${systemPrompt}\n\nSummary of the earlier conversation:\n${summary}` : systemPrompt };
 }
 
+/** Tokens of one message as the model sees it: its text, and the calls of an assistant round. */
+export function messageTokens(message: ChatMessage): number {
+  return countTokens(message.content) + (message.role === 'assistant' && message.toolCalls ? countTokens(JSON.stringify(message.toolCalls)) : 0);
+}
+
 export function tokensOf(messages: readonly ChatMessage[]): number {
-  return messages.reduce((sum, message) => sum + countTokens(message.content) + (message.role === 'assistant' && message.toolCalls ? countTokens(JSON.stringify(message.toolCalls)) : 0), 0);
+  return messages.reduce((sum, message) => sum + messageTokens(message), 0);
+}
+
+/** System prompts repeat turn after turn (the workflow's, the default): their counts are kept. */
+const systemCounts = new Map<string, number>();
+const SYSTEM_COUNTS_KEPT = 256;
+
+export function systemTokens(system: ChatMessage): number {
+  let tokens = systemCounts.get(system.content);
+  if (tokens === undefined) {
+    tokens = messageTokens(system);
+    if (systemCounts.size >= SYSTEM_COUNTS_KEPT) systemCounts.delete(systemCounts.keys().next().value!);
+    systemCounts.set(system.content, tokens);
+  }
+  return tokens;
+}
+
+function entryTokens(entries: readonly MemoryEntry[]): number {
+  return entries.reduce((sum, entry) => sum + entry.tokens, 0);
 }
 
 /**
@@ -51,16 +76,21 @@ export function tokensOf(messages: readonly ChatMessage[]): number {
  * (the summary holds what was folded earlier). Never splits a tool round from its results.
  */
 export function fitToBudget(system: ChatMessage, entries: readonly MemoryEntry[], budget: number): ChatMessage[] {
+  return fitEntries(system, entries, budget).messages;
+}
+
+/** `fitToBudget`, with the tokens of what it kept (the system message included). */
+export function fitEntries(system: ChatMessage, entries: readonly MemoryEntry[], budget: number): { messages: ChatMessage[]; tokens: number } {
   const turns = groupByTurn(entries);
   const kept: MemoryEntry[][] = [];
-  let used = tokensOf([system]);
+  let used = systemTokens(system);
   for (const turn of [...turns].reverse()) {
-    const size = tokensOf(turn.map((entry) => entry.message));
+    const size = entryTokens(turn);
     if (kept.length > 0 && used + size > budget) break;
     kept.unshift(turn);
     used += size;
   }
-  return [system, ...kept.flat().map((entry) => entry.message)];
+  return { messages: [system, ...kept.flat().map((entry) => entry.message)], tokens: used };
 }
 
 /**
@@ -73,7 +103,7 @@ export async function compact(
   limits = MEMORY_DEFAULTS,
 ): Promise<Compaction | null> {
   const system = systemWithSummary(input.systemPrompt, input.summary);
-  const total = tokensOf([system, ...input.entries.map((entry) => entry.message)]);
+  const total = systemTokens(system) + entryTokens(input.entries);
   if (total <= input.budget * limits.compactAbove) return null;
   const turns = groupByTurn(input.entries);
   const foldable = turns.slice(0, Math.max(0, turns.length - limits.keepRecentTurns));
@@ -85,7 +115,7 @@ export async function compact(
   for (const turn of foldable) {
     if (remaining <= target && folded.length > 0) break;
     folded.push(...turn);
-    remaining -= tokensOf(turn.map((entry) => entry.message));
+    remaining -= entryTokens(turn);
   }
   const summaryLimit = Math.max(64, Math.floor(input.budget * limits.summaryShare));
   const useModel = input.provider.name !== 'builtin';
@@ -98,7 +128,7 @@ export async function compact(
     summary: next,
     through: folded.at(-1)!.ordinal,
     summarized: summary !== null,
-    tokensUsed: tokensOf([systemWithSummary(input.systemPrompt, next), ...kept.map((entry) => entry.message)]),
+    tokensUsed: systemTokens(systemWithSummary(input.systemPrompt, next)) + entryTokens(kept),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ChatMessage, LlmProvider, ToolCall } from './provider';
+import { messageTokens } from './memory';
 import { countTokens } from './tokens';
 import type { ToolBox } from './tool-box';
 import { executeToolCalls, type ToolOutcome, type ToolTurnPorts, type ToolTurnState } from './tool-executor';
@@ -29,6 +30,8 @@ export interface LoopRequest {
   /** Stream `token` events (the writing phase) or only collect the text (analysis, research). */
   stream: boolean;
   maxRounds: number;
+  /** Tokens of `messages`, when the caller knows them (stored counts): used when the provider reports no usage. */
+  inputTokens?: number;
 }
 
 export function newTurnState(): TurnState {
@@ -42,18 +45,23 @@ export function newTurnState(): TurnState {
  */
 export async function runModelLoop(request: LoopRequest, ports: LoopPorts, state: TurnState): Promise<string> {
   const messages = [...request.messages];
+  let inputTokens = request.inputTokens;
   let text = '';
   for (let round = 0; ; round += 1) {
     const offerTools = request.tools !== null && round < request.maxRounds;
-    const { text: roundText, calls } = await callModel(request.provider, messages, offerTools ? request.tools : null, request.stream, ports, state);
+    const { text: roundText, calls } = await callModel(request.provider, messages, offerTools ? request.tools : null, request.stream, ports, state, inputTokens);
     text += roundText;
     if (calls.length === 0) return text;
     state.toolCallSeen = true;
     const outcomes = await executeToolCalls(calls, request.tools!, ports, state);
     ports.signal.throwIfAborted();
     await ports.recordToolRound(roundText, calls, outcomes);
-    messages.push({ role: 'assistant', content: roundText, toolCalls: calls });
-    for (const outcome of outcomes) messages.push({ role: 'tool', toolCallId: outcome.call.id, name: outcome.call.name, content: outcome.content });
+    const added: ChatMessage[] = [
+      { role: 'assistant', content: roundText, toolCalls: calls },
+      ...outcomes.map((outcome): ChatMessage => ({ role: 'tool', toolCallId: outcome.call.id, name: outcome.call.name, content: outcome.content })),
+    ];
+    messages.push(...added);
+    if (inputTokens !== undefined) inputTokens += added.reduce((sum, message) => sum + messageTokens(message), 0);
   }
 }
 
@@ -65,6 +73,7 @@ export async function callModel(
   stream: boolean,
   ports: Pick<LoopPorts, 'emit' | 'signal'>,
   state: TurnState,
+  knownInputTokens?: number,
 ): Promise<{ text: string; calls: ToolCall[] }> {
   let text = '';
   const calls: ToolCall[] = [];
@@ -86,7 +95,7 @@ export async function callModel(
   }
   ports.signal.throwIfAborted();
   // A provider that reports no usage is counted here with the same tokenizer.
-  state.usage.inputTokens += usage?.inputTokens ?? messages.reduce((sum, message) => sum + countTokens(message.content), 0);
+  state.usage.inputTokens += usage?.inputTokens ?? knownInputTokens ?? messages.reduce((sum, message) => sum + countTokens(message.content), 0);
   state.usage.outputTokens += usage?.outputTokens ?? countTokens(text) + calls.reduce((sum, call) => sum + countTokens(call.arguments), 0);
   return { text, calls };
 }

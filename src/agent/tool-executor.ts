@@ -33,9 +33,13 @@ export interface ToolTurnState {
 
 export interface ToolOutcome {
   call: ToolCall;
+  /** The arguments as validated (empty when they were not valid JSON of the tool's schema). */
+  input: Record<string, unknown>;
   /** The text given to the model as the tool's result. */
   content: string;
   error: string | null;
+  /** From tool_start to tool_end, as the `tool_end` frame says. */
+  durationMs: number;
 }
 
 /**
@@ -58,12 +62,10 @@ export async function executeToolCalls(calls: ToolCall[], tools: ToolBox, ports:
   return Promise.all(
     validated.map(async ({ call, validation }) => {
       const started = performance.now();
-      const outcome = await runOne(call, validation, tools, ports, state, askInTurn);
-      await ports.emit({
-        type: 'tool_end',
-        payload: { tool_name: call.name, tool_call_id: call.id, duration_ms: Math.round(performance.now() - started), error: outcome.error },
-      });
-      return outcome;
+      const result = await runOne(call, validation, tools, ports, state, askInTurn);
+      const durationMs = Math.round(performance.now() - started);
+      await ports.emit({ type: 'tool_end', payload: { tool_name: call.name, tool_call_id: call.id, duration_ms: durationMs, error: result.error } });
+      return { ...result, call, input: validation.ok ? validation.input : {}, durationMs };
     }),
   );
 }
@@ -75,8 +77,8 @@ async function runOne(
   ports: ToolTurnPorts,
   state: ToolTurnState,
   ask: ToolTurnPorts['confirm'],
-): Promise<ToolOutcome> {
-  const refuse = (error: string): ToolOutcome => ({ call, content: `Error: ${error}`, error });
+): Promise<Pick<ToolOutcome, 'content' | 'error'>> {
+  const refuse = (error: string) => ({ content: `Error: ${error}`, error });
   const tool = tools.get(call.name);
   if (!tool) return refuse(`There is no tool "${call.name}" in this session.`);
   if (!validation.ok) return refuse(`Invalid arguments: ${validation.error}`);
@@ -114,7 +116,7 @@ async function runOne(
     const result = await tool.run(validation.input, { sessionId: ports.sessionId, signal: ports.signal });
     if (tool.sideEffects) await ports.finishSideEffect(call.id, true);
     const text = JSON.stringify(result ?? null);
-    return { call, content: text.length > TOOL_RESULT_LIMIT ? `${text.slice(0, TOOL_RESULT_LIMIT)}… [cut at ${TOOL_RESULT_LIMIT} characters]` : text, error: null };
+    return { content: text.length > TOOL_RESULT_LIMIT ? `${text.slice(0, TOOL_RESULT_LIMIT)}… [cut at ${TOOL_RESULT_LIMIT} characters]` : text, error: null };
   } catch (error) {
     if (tool.sideEffects) await ports.finishSideEffect(call.id, false);
     if (ports.signal.aborted) throw error;

@@ -191,6 +191,8 @@ const workerSchema = z.strictObject({
   turn_lock_s: positiveInt.default(30),
   /** Redis: how often workers look for turns whose worker died. */
   stalled_check_s: positiveInt.default(15),
+  /** A turn no worker has started after this long: the client gets a `WORKER_UNAVAILABLE` note (the turn stays queued). */
+  pickup_warning_s: positiveInt.default(30),
 });
 
 const websocketSchema = z.strictObject({

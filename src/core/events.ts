@@ -20,7 +20,12 @@ export const WORKING_STATES: ReadonlySet<AgentState> = new Set<AgentState>(['thi
 export const TURN_MODES = ['normal', 'think', 'delegate'] as const;
 export type TurnMode = (typeof TURN_MODES)[number];
 
-export interface DonePayload {
+/** The id of the turn an event belongs to (its user message id; decisions.md §3), beside the spec's fields. */
+export interface TurnTag {
+  turn_id?: string;
+}
+
+export interface DonePayload extends TurnTag {
   /** UUID of the stored AI message. */
   message_id: string;
   total_tokens: number;
@@ -31,24 +36,29 @@ export interface DonePayload {
   tool_calls: number;
   /** The full assembled response. */
   text: string;
+  /** The workflow that answered (its name), or null for the config default (decisions.md §3). */
+  workflow?: string | null;
+  /** Why that workflow was picked: `metadata`, `contact`, `trigger`, `session` or `default`. */
+  routing_reason?: string;
 }
 
 /**
  * The ONE vocabulary from the worker to every channel: exactly the spec's server→client message
  * types of a turn. The worker emits these; the event log numbers them; the WebSocket sends them as
- * they are; Slack and Telegram render them. No channel invents a second vocabulary.
+ * they are; Slack and Telegram render them. No channel invents a second vocabulary. Every event of
+ * a turn carries `turn_id`; replies to client frames (`TURN_IN_PROGRESS`, …) and the on-connect state do not.
  */
 export type AgentEvent =
-  | { type: 'token'; payload: { text: string; final: boolean } }
-  | { type: 'tool_start'; payload: { tool_name: string; tool_call_id: string; input: Record<string, unknown> } }
-  | { type: 'tool_end'; payload: { tool_name: string; tool_call_id: string; duration_ms: number; error: string | null } }
+  | { type: 'token'; payload: TurnTag & { text: string; final: boolean } }
+  | { type: 'tool_start'; payload: TurnTag & { tool_name: string; tool_call_id: string; input: Record<string, unknown> } }
+  | { type: 'tool_end'; payload: TurnTag & { tool_name: string; tool_call_id: string; duration_ms: number; error: string | null } }
   | {
       type: 'tool_confirm_request';
-      payload: { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string };
+      payload: TurnTag & { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string };
     }
-  | { type: 'agent_state'; payload: { state: AgentState } }
-  | { type: 'memory_update'; payload: { mode: string; tokens_used: number; summarized: boolean } }
-  | { type: 'error'; payload: { code: ErrorCode; message: string } }
+  | { type: 'agent_state'; payload: TurnTag & { state: AgentState } }
+  | { type: 'memory_update'; payload: TurnTag & { mode: string; tokens_used: number; summarized: boolean } }
+  | { type: 'error'; payload: TurnTag & { code: ErrorCode; message: string } }
   | { type: 'done'; payload: DonePayload };
 
 export type AgentEventType = AgentEvent['type'];

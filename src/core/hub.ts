@@ -14,8 +14,10 @@ export interface SessionSummary {
   id: string;
   ownerId: string;
   archived: boolean;
-  /** The stored agent state: `idle` between turns, the working state during one. */
+  /** The agent state: `idle` between turns, the working state during one. */
   state: AgentState;
+  /** The running turn's id, if one runs. */
+  turnId: string | null;
   /** The `tool_confirm_request` the running turn waits for, if any (asked again on reconnect). */
   pendingConfirmation: { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string } | null;
 }

@@ -1,4 +1,4 @@
-import type { SessionFrame, SessionFrameBody } from './events';
+import type { AgentState, SessionFrame, SessionFrameBody } from './events';
 
 /**
  * What goes on the queue: ids only, never message text or secrets. The job id is the stored user
@@ -20,8 +20,11 @@ export type TurnHandler = (job: TurnJob, context: TurnContext) => Promise<void>;
 export interface TurnQueue {
   readonly name: 'in-process' | 'redis';
   enqueue(job: TurnJob): Promise<void>;
-  /** Starts consuming jobs with `handler`, at most `concurrency` at a time in this process. */
-  consume(handler: TurnHandler, options: { concurrency: number }): void;
+  /**
+   * Starts consuming jobs with `handler`, at most `concurrency` at a time in this process. A handler
+   * that throws is retried; after the last attempt `onGiveUp` is called once (free the session, tell the client).
+   */
+  consume(handler: TurnHandler, options: { concurrency: number; onGiveUp?: (job: TurnJob, error: unknown) => Promise<void> }): void;
   /** Stops consuming: running handlers get their signal aborted and are awaited; jobs not finished return to the queue. */
   stopConsuming(): Promise<void>;
   close(): Promise<void>;
@@ -37,11 +40,21 @@ export interface Replay {
 export type Unsubscribe = () => void;
 
 /**
+ * A live frame with its JSON text, serialised once where it was made (or as it came over the wire):
+ * every socket sends `text` as it is.
+ */
+export type FrameListener = (frame: SessionFrame, text: string) => void;
+
+/**
  * The per-session event log: numbers every frame (seq, per session, strictly increasing), keeps
  * recent frames for replay after a reconnect, and tails them live to any process.
  */
 export interface EventLog {
   readonly name: 'in-process' | 'redis';
+  /**
+   * Numbers, keeps and publishes a frame. Appends to one session are numbered in call order, so a
+   * caller need not await one append before the next (the worker streams tokens without waiting).
+   */
   append(sessionId: string, body: SessionFrameBody): Promise<SessionFrame>;
   /**
    * Frames with seq > afterSeq. `afterSeq < 0` (a fresh page) means every frame still kept. When the
@@ -50,16 +63,76 @@ export interface EventLog {
    */
   replay(sessionId: string, afterSeq: number): Promise<Replay>;
   /** Calls `listener` for every frame appended from now on, from any process. */
-  subscribe(sessionId: string, listener: (frame: SessionFrame) => void): Promise<Unsubscribe>;
+  subscribe(sessionId: string, listener: FrameListener): Promise<Unsubscribe>;
   close(): Promise<void>;
 }
 
-/** Messages from the API side to whoever is running (or showing) a session's turn. */
+/** The `tool_confirm_request` a running turn waits for (asked again when a socket connects). */
+export interface PendingConfirmation {
+  confirmation_id: string;
+  tool: string;
+  parameters: Record<string, unknown>;
+  message: string;
+}
+
+/**
+ * A session's running turn as every process sees it. In-flight state lives here (memory, or Redis
+ * when scaled out), never in the database: the database keeps only what durability is owed (the
+ * accepted message, the stored reply).
+ */
+export interface LiveTurn {
+  /** The turn's id: its user message's id. */
+  turnId: string;
+  /** `queued` until a worker takes it; a queued turn is cancelled where it waits, a running one by its worker. */
+  phase: 'queued' | 'running';
+  /** The agent state clients see (`thinking` … `writing`). */
+  state: AgentState;
+  pending: PendingConfirmation | null;
+  /** When it was accepted (ms since the epoch). */
+  acceptedAt: number;
+}
+
+export type LiveTurnChange = Partial<Pick<LiveTurn, 'phase' | 'state' | 'pending'>>;
+
+/**
+ * One turn per session at a time, across every process: the registry of running turns. Each change
+ * names the turn it is for and is refused when that turn is no longer the session's, so a late
+ * worker can never touch the next turn.
+ */
+export interface TurnRegistry {
+  readonly name: 'in-process' | 'redis';
+  /** Makes `turnId` the session's running turn (phase `queued`, state `thinking`); false when one runs. */
+  claim(sessionId: string, turnId: string): Promise<boolean>;
+  get(sessionId: string): Promise<LiveTurn | null>;
+  /** The running turns of these sessions (sessions without one are absent). */
+  getMany(sessionIds: readonly string[]): Promise<Map<string, LiveTurn>>;
+  /** Changes the turn if it is still the session's; false otherwise. */
+  update(sessionId: string, turnId: string, change: LiveTurnChange): Promise<boolean>;
+  /**
+   * Ends the turn if it is still the session's (and, with `onlyIf`, still in that phase); false
+   * otherwise. A queued turn is cancelled with `onlyIf: 'queued'`, so a worker taking it at the same
+   * moment and the canceller cannot both win.
+   */
+  release(sessionId: string, turnId: string, onlyIf?: LiveTurn['phase']): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Messages between processes: to whoever runs or shows a session's turn, and cache invalidations. */
 export type ControlMessage =
   | { kind: 'cancel'; sessionId: string; turnId: string }
   | { kind: 'tool_confirm'; sessionId: string; confirmationId: string; action: string }
   /** A new socket for the session opened (on any process): other sockets for it close with 1001. */
-  | { kind: 'takeover'; sessionId: string; connectionId: string };
+  | { kind: 'takeover'; sessionId: string; connectionId: string }
+  /**
+   * A principal's credentials changed (deactivated, deleted, role changed, logged out everywhere,
+   * password changed, an API key revoked): every process drops what it cached and closes the
+   * sockets those credentials opened. `apiKeyId` names the one key when only it changed.
+   */
+  | { kind: 'principal_changed'; userId: string; apiKeyId?: string; reason: 'deactivated' | 'deleted' | 'role_changed' | 'logged_out' | 'api_key_revoked' }
+  /** A session was archived, restored or deleted: cached access facts are dropped. */
+  | { kind: 'session_changed'; sessionId: string }
+  /** A workflow was created, changed or deleted: routers reload. */
+  | { kind: 'workflows_changed' };
 
 export interface ControlBus {
   readonly name: 'in-process' | 'redis';
@@ -67,4 +140,16 @@ export interface ControlBus {
   /** Every message published on any process, including this one. */
   subscribe(listener: (message: ControlMessage) => void): Promise<Unsubscribe>;
   close(): Promise<void>;
+}
+
+/**
+ * Which workers are alive: each sends a heartbeat; readiness and the "nobody took this turn" check
+ * ask how many beat recently. In-process: the embedded worker; Redis: a sorted set of last beats.
+ */
+export interface WorkerPresence {
+  readonly name: 'in-process' | 'redis';
+  beat(workerId: string): Promise<void>;
+  leave(workerId: string): Promise<void>;
+  /** Workers whose last heartbeat is younger than the presence timeout. */
+  alive(): Promise<number>;
 }

@@ -14,6 +14,8 @@ export interface Database {
   dialect: 'sqlite' | 'postgres';
   /** Where the data lives, safe to print (password redacted). */
   description: string;
+  /** The SQLite file (SQLite only): the turn store opens its own connections to it. */
+  file?: string;
   close(): Promise<void>;
 }
 
@@ -36,24 +38,25 @@ export async function openDatabase(config: Pick<Config, 'database' | 'data_dir'>
   mkdirSync(dataDir, { recursive: true });
   const storage = path.join(dataDir, SQLITE_FILE_NAME);
   const sequelize = new Sequelize({ dialect: 'sqlite', storage, logging });
-  waitWhenBusy(sequelize);
+  configureConnections(sequelize);
   takeTurnsWithTransactions(sequelize);
   // WAL (a property of the file) lets readers run beside the writer. Sequelize itself turns
   // foreign keys on for every connection it opens.
   await sequelize.query('PRAGMA journal_mode = WAL;');
-  return wrap(sequelize, 'sqlite', `SQLite ${storage}`);
+  return { ...wrap(sequelize, 'sqlite', `SQLite ${storage}`), file: storage };
 }
 
 interface SqliteConnection {
   configure(option: 'busyTimeout', milliseconds: number): void;
+  run(sql: string): void;
 }
 
 /**
  * Sequelize opens one SQLite connection per transaction, and SQLite fails a second writer at once
  * (SQLITE_BUSY) unless the connection has a busy timeout. Sequelize has no option for it, so every
- * connection it hands out gets one here.
+ * connection it hands out gets one here (and synchronous=NORMAL).
  */
-function waitWhenBusy(sequelize: Sequelize): void {
+function configureConnections(sequelize: Sequelize): void {
   const manager = sequelize.connectionManager as unknown as { getConnection(options?: unknown): Promise<SqliteConnection> };
   const getConnection = manager.getConnection.bind(manager);
   const configured = new WeakSet<SqliteConnection>();
@@ -61,6 +64,9 @@ function waitWhenBusy(sequelize: Sequelize): void {
     const connection = await getConnection(options);
     if (!configured.has(connection)) {
       connection.configure('busyTimeout', SQLITE_BUSY_TIMEOUT_MS);
+      // With WAL, NORMAL syncs at checkpoints rather than every commit (SQLite's documented trade:
+      // a power cut may lose the newest commits, never corrupt the file). A per-connection setting.
+      connection.run('PRAGMA synchronous = NORMAL');
       configured.add(connection);
     }
     return connection;

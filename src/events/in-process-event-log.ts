@@ -1,12 +1,12 @@
 import type { SessionFrame, SessionFrameBody } from '../core/events';
-import type { EventLog, Replay, Unsubscribe } from '../core/turns';
+import type { EventLog, FrameListener, Replay, Unsubscribe } from '../core/turns';
 import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 
 interface SessionBuffer {
   seq: number;
   frames: SessionFrame[];
   expiresAt: number;
-  listeners: Set<(frame: SessionFrame) => void>;
+  listeners: Set<FrameListener>;
 }
 
 /** The embedded event log: one process, memory only. */
@@ -29,7 +29,10 @@ export class InProcessEventLog implements EventLog {
     buffer.frames.push(frame);
     if (buffer.frames.length > this.limits.maxFramesPerSession) buffer.frames.shift();
     buffer.expiresAt = Math.max(buffer.expiresAt, Date.now() + this.limits.retentionAfterAppendMs);
-    for (const listener of buffer.listeners) listener(frame);
+    if (buffer.listeners.size > 0) {
+      const text = JSON.stringify(frame); // once, for every socket
+      for (const listener of buffer.listeners) listener(frame, text);
+    }
     return frame;
   }
 
@@ -47,7 +50,7 @@ export class InProcessEventLog implements EventLog {
     return { frames: buffer.frames.filter((frame) => frame.seq > afterSeq), complete: true };
   }
 
-  async subscribe(sessionId: string, listener: (frame: SessionFrame) => void): Promise<Unsubscribe> {
+  async subscribe(sessionId: string, listener: FrameListener): Promise<Unsubscribe> {
     const buffer = this.buffer(sessionId);
     buffer.listeners.add(listener);
     return () => {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { SessionFrame, SessionFrameBody } from '../core/events';
-import type { EventLog, Replay, Unsubscribe } from '../core/turns';
+import type { EventLog, FrameListener, Replay, Unsubscribe } from '../core/turns';
 import { redisKey } from '../redis/connection';
 import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 
@@ -37,7 +37,7 @@ type RedisWithScripts = Redis & {
 export class RedisEventLog implements EventLog {
   readonly name = 'redis' as const;
   private readonly redis: RedisWithScripts;
-  private readonly listeners = new Map<string, Set<(frame: SessionFrame) => void>>();
+  private readonly listeners = new Map<string, Set<FrameListener>>();
 
   /** `redis` runs commands; `subscriber` is a dedicated connection in subscriber mode. */
   constructor(
@@ -56,7 +56,7 @@ export class RedisEventLog implements EventLog {
       const listeners = this.listeners.get(channel);
       if (!listeners) return;
       const frame = JSON.parse(message) as SessionFrame;
-      for (const listener of listeners) listener(frame);
+      for (const listener of listeners) listener(frame, message);
     });
   }
 
@@ -88,7 +88,7 @@ export class RedisEventLog implements EventLog {
     return { frames, complete: true };
   }
 
-  async subscribe(sessionId: string, listener: (frame: SessionFrame) => void): Promise<Unsubscribe> {
+  async subscribe(sessionId: string, listener: FrameListener): Promise<Unsubscribe> {
     const channel = this.channel(sessionId);
     let set = this.listeners.get(channel);
     if (!set) {

@@ -32,6 +32,7 @@ export class InProcessTurnQueue implements TurnQueue {
   private readonly finished: string[] = [];
   private readonly running = new Map<string, Promise<void>>();
   private handler: TurnHandler | null = null;
+  private onGiveUp: ((job: TurnJob, error: unknown) => Promise<void>) | undefined;
   private concurrency = 1;
   private readonly abort = new AbortController();
   private stopped = false;
@@ -49,8 +50,9 @@ export class InProcessTurnQueue implements TurnQueue {
     this.pump();
   }
 
-  consume(handler: TurnHandler, options: { concurrency: number }): void {
+  consume(handler: TurnHandler, options: { concurrency: number; onGiveUp?: (job: TurnJob, error: unknown) => Promise<void> }): void {
     this.handler = handler;
+    this.onGiveUp = options.onGiveUp;
     this.concurrency = options.concurrency;
     this.pump();
   }
@@ -91,7 +93,8 @@ export class InProcessTurnQueue implements TurnQueue {
     if (this.stopped) return;
     if (entry.attempt >= this.limits.attempts) {
       this.remember(id);
-      this.logger.error({ err: error, job: entry.job }, 'turn failed after every attempt');
+      if (this.onGiveUp) void this.onGiveUp(entry.job, error).catch((failure: unknown) => this.logger.error({ err: failure, job: entry.job }, 'could not end a failed turn'));
+      else this.logger.error({ err: error, job: entry.job }, 'turn failed after every attempt');
       return;
     }
     this.logger.warn({ err: error, job: entry.job, attempt: entry.attempt }, 'turn failed; retrying');

@@ -45,7 +45,7 @@ export class RedisTurnQueue implements TurnQueue {
     });
   }
 
-  consume(handler: TurnHandler, options: { concurrency: number }): void {
+  consume(handler: TurnHandler, options: { concurrency: number; onGiveUp?: (job: TurnJob, error: unknown) => Promise<void> }): void {
     this.worker = new Worker<TurnJob>(
       TURN_QUEUE_NAME,
       async (job) => handler(job.data, { signal: this.abort.signal }),
@@ -59,7 +59,14 @@ export class RedisTurnQueue implements TurnQueue {
       },
     );
     this.worker.on('error', (error) => this.logger.warn({ err: error.message }, 'turn worker error'));
-    this.worker.on('failed', (job, error) => this.logger.error({ job: job?.data, err: error.message }, 'turn job failed'));
+    this.worker.on('failed', (job, error) => {
+      const finalAttempt = job !== undefined && job.attemptsMade >= (job.opts.attempts ?? 1);
+      if (job && finalAttempt && options.onGiveUp) {
+        void options.onGiveUp(job.data, error).catch((failure: unknown) => this.logger.error({ err: failure, job: job.data }, 'could not end a failed turn'));
+      } else {
+        this.logger.error({ job: job?.data, err: error.message }, 'turn job failed');
+      }
+    });
   }
 
   async stopConsuming(): Promise<void> {

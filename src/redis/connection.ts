@@ -6,11 +6,12 @@ import type { Logger } from '../logs/logger';
  * retry forever (`maxRetriesPerRequest: null`, as BullMQ requires); others fail a command after one
  * retry so a dead Redis surfaces as an error instead of a hang.
  */
-export function createRedis(url: string, logger: Logger, purpose: string, options: { blocking?: boolean } = {}): Redis {
+export function createRedis(url: string, logger: Logger, purpose: string, options: { blocking?: boolean; autoPipelining?: boolean } = {}): Redis {
   const settings: RedisOptions = {
     connectionName: `switchboard:${purpose}`,
     maxRetriesPerRequest: options.blocking ? null : 1,
     enableReadyCheck: true,
+    enableAutoPipelining: options.autoPipelining ?? false,
   };
   const redis = new Redis(url, settings);
   let reported = false;

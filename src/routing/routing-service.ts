@@ -1,19 +1,59 @@
-import type { Models, SessionRow, WorkflowRow } from '../db/models';
+import type { ControlBus, Unsubscribe } from '../core/turns';
+import type { Models, WorkflowRow } from '../db/models';
 import { Router, type RouteDecision } from './router';
 
+export const ROUTING_SERVICE_DEFAULTS = {
+  /**
+   * Workflow changes arrive as `workflows_changed` control messages (any process). This check of the
+   * table's version (count, latest change) is only the safety net for a message lost in a Redis
+   * outage: it runs in the background, never on a turn.
+   */
+  versionCheckMs: 30_000,
+};
+
+/** The session fields routing reads. */
+export interface RoutedSession {
+  channel: string;
+  session_key: string | null;
+  active_workflow_id: string | null;
+}
+
 /**
- * The router of a worker process, kept in step with the workflows table: one cheap query per turn
- * (count and latest change); triggers are recompiled only when that changed, on any process.
+ * The router of a process, kept in step with the workflows table: loaded once, reloaded when a
+ * workflow changes (told over the control bus). Routing a turn reads nothing from the database
+ * except, for a chat session, its contact.
  */
 export class RoutingService {
   private readonly router = new Router();
-  private version = '';
   private rows = new Map<string, WorkflowRow>();
+  private names = new Map<string, WorkflowRow>();
+  private version = '';
+  private loaded: Promise<void> | null = null;
+  private stopListening: Unsubscribe | null = null;
+  private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly models: Models) {}
+  constructor(
+    private readonly models: Models,
+    private readonly limits = ROUTING_SERVICE_DEFAULTS,
+  ) {}
 
-  async route(session: SessionRow, text: string, requestedWorkflow: string | null): Promise<{ decision: RouteDecision; workflow: WorkflowRow | null }> {
-    await this.refresh();
+  /** Follows workflow changes from every process. */
+  async start(control: ControlBus): Promise<void> {
+    this.stopListening = await control.subscribe((message) => {
+      if (message.kind === 'workflows_changed') this.loaded = null;
+    });
+    this.timer = setInterval(() => void this.checkVersion().catch(() => undefined), this.limits.versionCheckMs);
+    this.timer.unref();
+    await this.ensureLoaded();
+  }
+
+  stop(): void {
+    this.stopListening?.();
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  async route(session: RoutedSession, text: string, requestedWorkflow: string | null): Promise<{ decision: RouteDecision; workflow: WorkflowRow | null }> {
+    await this.ensureLoaded();
     const contact = session.session_key ? await this.models.Contact.findOne({ where: { session_key: session.session_key } }) : null;
     const decision = this.router.route({
       text,
@@ -27,18 +67,43 @@ export class RoutingService {
 
   async workflowById(id: string | null): Promise<WorkflowRow | null> {
     if (!id) return null;
-    await this.refresh();
+    await this.ensureLoaded();
     return this.rows.get(id) ?? null;
   }
 
-  private async refresh(): Promise<void> {
-    const [count, latest] = await Promise.all([this.models.Workflow.count(), this.models.Workflow.max('updated_at')]);
-    const version = `${count}:${latest instanceof Date ? latest.getTime() : String(latest)}`;
-    if (version === this.version) return;
-    const rows = await this.models.Workflow.findAll();
+  async hasWorkflow(name: string): Promise<boolean> {
+    return (await this.workflowByName(name)) !== null;
+  }
+
+  async workflowByName(name: string): Promise<WorkflowRow | null> {
+    await this.ensureLoaded();
+    return this.names.get(name) ?? null;
+  }
+
+  private ensureLoaded(): Promise<void> {
+    const loading = (this.loaded ??= this.reload());
+    // A failed load is retried by the next caller.
+    loading.catch(() => {
+      if (this.loaded === loading) this.loaded = null;
+    });
+    return loading;
+  }
+
+  private async reload(): Promise<void> {
+    const [rows, version] = await Promise.all([this.models.Workflow.findAll(), this.readVersion()]);
     this.router.load(rows);
     this.rows = new Map(rows.map((row) => [row.id, row]));
+    this.names = new Map(rows.map((row) => [row.name, row]));
     this.version = version;
+  }
+
+  private async checkVersion(): Promise<void> {
+    if ((await this.readVersion()) !== this.version) this.loaded = null;
+  }
+
+  private async readVersion(): Promise<string> {
+    const [count, latest] = await Promise.all([this.models.Workflow.count(), this.models.Workflow.max('updated_at')]);
+    return `${count}:${latest instanceof Date ? latest.getTime() : String(latest)}`;
   }
 }
 
@@ -47,7 +112,7 @@ export class RoutingService {
  * id>` / `telegram:<chat id>` from the session key (`slack::<team>:<channel>:<thread>`,
  * `telegram::<chat>`; decisions.md §3).
  */
-export function routingChannel(session: Pick<SessionRow, 'channel' | 'session_key'>): string {
+export function routingChannel(session: Pick<RoutedSession, 'channel' | 'session_key'>): string {
   const key = session.session_key;
   if (!key) return session.channel;
   const [channel, conversation = ''] = key.split('::');

@@ -4,13 +4,16 @@ import { AppError } from '../core/errors';
 import type { Hub, SessionSummary, SocketAuthResult } from '../core/hub';
 import type { InboundMessage } from '../core/inbound';
 import type { Role } from '../core/principal';
-import type { ControlBus, EventLog } from '../core/turns';
+import type { ControlBus, EventLog, TurnRegistry } from '../core/turns';
 import { findOrInsert } from '../db/find-or-insert';
 import type { Models } from '../db/models';
+import type { TurnStore } from '../db/turn-store';
 import type { TurnService } from './turn-service';
 
 export interface HubDependencies {
   models: Models;
+  store: TurnStore;
+  registry: TurnRegistry;
   /** Tools loaded in a new chat session (`agent.default_tools`). */
   defaultTools: readonly string[];
   turns: TurnService;
@@ -37,22 +40,20 @@ export class SwitchboardHub implements Hub {
       const seen = await models.InboundEvent.findOne({ where: { channel: message.channel, external_id: message.externalId } });
       if (seen) return { sessionId: seen.session_id ?? '', userMessageId: seen.message_id ?? '', duplicate: true };
     }
-    const session = message.sessionId
-      ? await models.Session.findOne({ where: { id: message.sessionId } })
-      : await this.chatSession(message);
-    if (!session) throw new AppError('SESSION_NOT_FOUND', `No session ${message.sessionId}.`);
+    // A web message names its session (checked at connect); a chat message finds or makes its own.
+    const sessionId = message.sessionId ?? (await this.chatSession(message)).id;
     if (message.externalId) {
       // Claimed before the turn is queued: of two deliveries racing, exactly one gets past here.
       const [, created] = await findOrInsert(
         models.InboundEvent,
         { channel: message.channel, external_id: message.externalId },
-        { channel: message.channel, external_id: message.externalId, session_id: session.id, message_id: null, created_at: new Date() },
+        { channel: message.channel, external_id: message.externalId, session_id: sessionId, message_id: null, created_at: new Date() },
       );
-      if (!created) return { sessionId: session.id, userMessageId: '', duplicate: true };
+      if (!created) return { sessionId, userMessageId: '', duplicate: true };
     }
     let stored;
     try {
-      stored = await turns.accept({ session, text: message.text, mode: message.mode, metadata: message.metadata });
+      stored = await turns.accept({ sessionId, text: message.text, mode: message.mode, metadata: message.metadata });
     } catch (error) {
       // Not taken in (e.g. queue down): free the event id so the platform's retry is not lost.
       // TURN_IN_PROGRESS keeps it: that event was answered ("busy"), its retry must not start a turn.
@@ -64,7 +65,7 @@ export class SwitchboardHub implements Hub {
     if (message.externalId) {
       await models.InboundEvent.update({ message_id: stored.id }, { where: { channel: message.channel, external_id: message.externalId } });
     }
-    return { sessionId: session.id, userMessageId: stored.id, duplicate: false };
+    return { sessionId, userMessageId: stored.id, duplicate: false };
   }
 
   /** The session of a chat conversation (`<channel>::<conversation>`), created on its first message, and its contact. */
@@ -85,7 +86,6 @@ export class SwitchboardHub implements Hub {
         turn_phase: null,
         archived_at: null,
         tool_state: null,
-        pending_confirmation: null,
     });
     const [contact, created] = await findOrInsert(
       models.Contact,
@@ -98,34 +98,29 @@ export class SwitchboardHub implements Hub {
     return session;
   }
 
-  async cancelTurn(sessionId: string): Promise<void> {
-    const session = await this.deps.models.Session.findOne({ where: { id: sessionId } });
-    if (!session) throw new AppError('SESSION_NOT_FOUND', `No session ${sessionId}.`);
-    await this.deps.turns.cancel(session);
+  cancelTurn(sessionId: string): Promise<void> {
+    return this.deps.turns.cancel(sessionId);
   }
 
   async confirmTool(sessionId: string, confirmationId: string, action: string): Promise<void> {
-    const session = await this.deps.models.Session.findOne({ where: { id: sessionId } });
-    if (!session) throw new AppError('SESSION_NOT_FOUND', `No session ${sessionId}.`);
+    const live = await this.deps.registry.get(sessionId);
     // Only the confirmation the turn waits for: a stale or made-up id is refused, never guessed.
-    if (session.pending_confirmation?.confirmation_id !== confirmationId) {
+    if (live?.pending?.confirmation_id !== confirmationId) {
       throw new AppError('INVALID_MESSAGE', `No tool confirmation ${confirmationId} is pending.`);
     }
     await this.deps.control.publish({ kind: 'tool_confirm', sessionId, confirmationId, action });
   }
 
   async findSession(sessionId: string): Promise<SessionSummary | null> {
-    const row = await this.deps.models.Session.findOne({ where: { id: sessionId } });
+    const [row, live] = await Promise.all([this.deps.store.findSession(sessionId), this.deps.registry.get(sessionId)]);
     if (!row) return null;
-    const pending = row.pending_confirmation;
     return {
       id: row.id,
       ownerId: row.owner_id,
       archived: row.archived_at !== null,
-      state: row.state,
-      pendingConfirmation: pending
-        ? { confirmation_id: pending.confirmation_id, tool: pending.tool, parameters: pending.parameters, message: pending.message }
-        : null,
+      state: live?.state ?? 'idle',
+      turnId: live?.turnId ?? null,
+      pendingConfirmation: live?.pending ?? null,
     };
   }
 

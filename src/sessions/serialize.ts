@@ -1,36 +1,45 @@
-import type { MessageRow, SessionRow } from '../db/models';
+import type { AgentState } from '../core/events';
+import type { LiveTurn } from '../core/turns';
+import type { MessageRecord, SessionRecord } from '../db/turn-store';
+import { toStoredToolCall } from './stored-tool-calls';
 
 /** Token totals as the API shows them on sessions and messages. */
 export function tokenCounts(input: number, output: number) {
   return { input_tokens: input, output_tokens: output, total_tokens: input + output };
 }
 
-/** The session record of decisions.md §3: objects and arrays never null, nullable scalars present. */
-export function sessionView(row: SessionRow) {
+/**
+ * The session record of decisions.md §3: objects and arrays never null, nullable scalars present.
+ * `state` is the running turn's (from the turn registry), `idle` between turns; `active_tools` are
+ * the tools the model is offered: the active workflow's pinned list when it has one.
+ */
+export function sessionView(row: Omit<SessionRecord, 'answered_through' | 'ordinal'>, live: LiveTurn | null = null, pinnedTools?: readonly string[]) {
+  const state: AgentState = live?.state ?? 'idle';
   return {
     id: row.id,
     name: row.name,
     owner_id: row.owner_id,
     channel: row.channel,
     session_key: row.session_key,
-    state: row.state,
+    state,
     active_workflow_id: row.active_workflow_id,
     config: row.config ?? {},
     token_counts: tokenCounts(row.input_tokens, row.output_tokens),
-    active_tools: row.active_tools ?? [],
+    active_tools: [...(pinnedTools ?? row.active_tools ?? [])],
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     archived_at: row.archived_at ? row.archived_at.toISOString() : null,
   };
 }
 
-export function messageView(row: MessageRow) {
+/** A stored message as the history shows it; tool calls in the protocol's own vocabulary (decisions.md §3). */
+export function messageView(row: Omit<MessageRecord, 'ordinal' | 'token_count'>) {
   return {
     id: row.id,
     session_id: row.session_id,
     role: row.role,
     content: row.content,
-    tool_calls: row.tool_calls ?? [],
+    tool_calls: (row.tool_calls ?? []).map(toStoredToolCall),
     token_counts: tokenCounts(row.input_tokens, row.output_tokens),
     workflow_id: row.workflow_id,
     created_at: row.created_at.toISOString(),

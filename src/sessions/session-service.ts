@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Op, type WhereOptions } from 'sequelize';
 import { AppError } from '../core/errors';
 import type { Principal } from '../core/principal';
+import type { ControlBus, TurnRegistry } from '../core/turns';
 import type { Models, SessionRow } from '../db/models';
+import type { SessionRecord, TurnStore } from '../db/turn-store';
+import type { WorkflowRow } from '../db/models';
+import { toolNames } from '../workflows/workflow-schema';
+import type { SessionAccess } from './session-access';
 import { decodeCursor, encodeCursor, messageView, sessionView } from './serialize';
 
 export interface ListOptions {
@@ -10,53 +15,68 @@ export interface ListOptions {
   limit: number;
 }
 
+export interface SessionServiceDeps {
+  models: Models;
+  store: TurnStore;
+  registry: TurnRegistry;
+  access: SessionAccess;
+  control: ControlBus;
+  /** Tools loaded in a new session (`agent.default_tools`). */
+  defaultTools: readonly string[];
+  workflowById(id: string | null): Promise<WorkflowRow | null>;
+  workflowByName(name: string): Promise<WorkflowRow | null>;
+}
+
 /** Sessions and their history, as their owner (or an admin) sees them. */
 export class SessionService {
-  constructor(
-    private readonly models: Models,
-    /** Tools loaded in a new session (`agent.default_tools`). */
-    private readonly defaultTools: readonly string[] = [],
-  ) {}
+  constructor(private readonly deps: SessionServiceDeps) {}
 
   async create(principal: Principal, input: { name?: string; workflow?: string; config?: Record<string, unknown> }) {
-    const workflow = input.workflow === undefined ? null : await this.models.Workflow.findOne({ where: { name: input.workflow } });
+    const workflow = input.workflow === undefined ? null : await this.deps.workflowByName(input.workflow);
     if (input.workflow !== undefined && !workflow) {
       throw AppError.validation({ workflow: [{ code: 'unknown_workflow', message: `No workflow named "${input.workflow}".` }] });
     }
-    const now = new Date();
-    const row = await this.models.Session.create({
+    const session = await this.deps.store.createSession({
       id: randomUUID(),
-      name: input.name ?? defaultName(now),
+      name: input.name ?? defaultName(new Date()),
       owner_id: principal.userId,
       channel: 'web',
       session_key: null,
       active_workflow_id: workflow?.id ?? null,
       config: input.config ?? {},
-      active_tools: [...this.defaultTools],
-      current_turn_id: null,
-      turn_phase: null,
+      active_tools: [...this.deps.defaultTools],
       archived_at: null,
+      tool_state: null,
     });
-    return sessionView(row);
+    return this.view(session, null);
   }
 
   async list(principal: Principal, options: ListOptions & { includeArchived: boolean }) {
+    const { models, registry } = this.deps;
     const where: WhereOptions<SessionRow> = {};
     if (principal.role !== 'admin') Object.assign(where, { owner_id: principal.userId });
     if (!options.includeArchived) Object.assign(where, { archived_at: null });
-    const total = await this.models.Session.count({ where });
+    const total = await models.Session.count({ where });
     const before = options.cursor === undefined ? null : cursorOrThrow(options.cursor);
-    const rows = await this.models.Session.findAll({
+    const rows = await models.Session.findAll({
       where: before === null ? where : { ...where, ordinal: { [Op.lt]: before } },
       order: [['ordinal', 'DESC']],
       limit: options.limit + 1,
     });
-    return page(rows.map((row) => ({ row, view: sessionView(row) })), options.limit, total);
+    const live = await registry.getMany(rows.map((row) => row.id));
+    const views = await Promise.all(rows.map(async (row) => ({ row, view: await this.view(row, live.get(row.id) ?? null) })));
+    return page(views, options.limit, total);
+  }
+
+  /** Checks the caller may use the session, from a cache (no database read per message): 404 otherwise. */
+  async access(principal: Principal, id: string): Promise<void> {
+    const { archived } = await this.deps.access.check(principal, id);
+    if (archived) throw new AppError('CONFLICT', 'The session is archived; restore it first.');
   }
 
   /** The session if the caller may see it; 404 SESSION_NOT_FOUND otherwise (not 403: no existence leak). */
   async visible(principal: Principal, id: string): Promise<SessionRow> {
-    const row = await this.models.Session.findOne({ where: { id } });
+    const row = await this.deps.models.Session.findOne({ where: { id } });
     if (!row || (principal.role !== 'admin' && row.owner_id !== principal.userId)) {
       throw new AppError('SESSION_NOT_FOUND', `No session ${id}.`);
     }
@@ -64,7 +84,8 @@ export class SessionService {
   }
 
   async get(principal: Principal, id: string) {
-    return sessionView(await this.visible(principal, id));
+    const row = await this.visible(principal, id);
+    return this.view(row, await this.deps.registry.get(id));
   }
 
   async update(principal: Principal, id: string, input: { name?: string; config?: Record<string, unknown> }) {
@@ -72,52 +93,94 @@ export class SessionService {
     if (input.name !== undefined) row.name = input.name;
     if (input.config !== undefined) row.config = input.config;
     await row.save();
-    return sessionView(row);
+    return this.view(row, await this.deps.registry.get(id));
   }
 
   async archive(principal: Principal, id: string) {
     const row = await this.visible(principal, id);
-    if (row.current_turn_id) throw new AppError('TURN_IN_PROGRESS', 'A turn is running; cancel it or wait for `done` first.');
+    await this.refuseWhileRunning(id, 'cancel it or wait for `done` first');
     row.archived_at ??= new Date();
     await row.save();
-    return sessionView(row);
+    await this.changed(id);
+    return this.view(row, null);
   }
 
   async restore(principal: Principal, id: string) {
     const row = await this.visible(principal, id);
     row.archived_at = null;
     await row.save();
-    return sessionView(row);
+    await this.changed(id);
+    return this.view(row, await this.deps.registry.get(id));
+  }
+
+  /** Deletes a session for good, with its messages (owner or admin). Refused while a turn runs. */
+  async deletePermanently(principal: Principal, id: string): Promise<void> {
+    const { models } = this.deps;
+    const row = await this.visible(principal, id);
+    await this.refuseWhileRunning(id, 'cancel it or wait for `done` first');
+    await models.Session.sequelize!.transaction(async (transaction) => {
+      await models.Message.destroy({ where: { session_id: id }, transaction });
+      await models.ToolRun.destroy({ where: { session_id: id }, transaction });
+      await models.InboundEvent.destroy({ where: { session_id: id }, transaction });
+      await row.destroy({ transaction });
+    });
+    await this.changed(id);
   }
 
   async history(principal: Principal, id: string, options: ListOptions) {
     await this.visible(principal, id);
+    const { models } = this.deps;
     const where = { session_id: id };
-    const total = await this.models.Message.count({ where });
+    const total = await models.Message.count({ where });
     const after = options.cursor === undefined ? null : cursorOrThrow(options.cursor);
-    const rows = await this.models.Message.findAll({
+    const rows = await models.Message.findAll({
       where: after === null ? where : { ...where, ordinal: { [Op.gt]: after } },
       order: [['ordinal', 'ASC']],
       limit: options.limit + 1,
     });
-    return page(rows.map((row) => ({ row, view: messageView(row) })), options.limit, total);
+    // A user message answers to the workflow its reply names (routing happens when the turn runs).
+    const replies = await models.Message.findAll({
+      where: { reply_to: { [Op.in]: rows.filter((row) => row.role === 'user').map((row) => row.id) } },
+      attributes: ['reply_to', 'workflow_id'],
+    });
+    const workflowOf = new Map(replies.map((reply) => [reply.reply_to!, reply.workflow_id]));
+    return page(
+      rows.map((row) => ({ row, view: { ...messageView(row), workflow_id: row.workflow_id ?? workflowOf.get(row.id) ?? null } })),
+      options.limit,
+      total,
+    );
   }
 
   /** Deletes the history, keeping the newest `keepLast` messages. Refused while a turn runs. */
   async clear(principal: Principal, id: string, keepLast: number) {
-    const session = await this.visible(principal, id);
-    if (session.current_turn_id) throw new AppError('TURN_IN_PROGRESS', 'A turn is running; wait for `done` first.');
-    const kept = await this.models.Message.findAll({
+    await this.visible(principal, id);
+    await this.refuseWhileRunning(id, 'wait for `done` first');
+    const { models } = this.deps;
+    const kept = await models.Message.findAll({
       where: { session_id: id },
       order: [['ordinal', 'DESC']],
       limit: keepLast,
       attributes: ['ordinal'],
     });
     const oldestKept = kept.at(-1)?.ordinal;
-    const deleted = await this.models.Message.destroy({
+    const deleted = await models.Message.destroy({
       where: oldestKept === undefined ? { session_id: id } : { session_id: id, ordinal: { [Op.lt]: oldestKept } },
     });
     return { deleted, kept: kept.length };
+  }
+
+  /** TURN_IN_PROGRESS while the session has a running turn (on any process). */
+  async refuseWhileRunning(id: string, advice: string): Promise<void> {
+    if (await this.deps.registry.get(id)) throw new AppError('TURN_IN_PROGRESS', `A turn is running; ${advice}.`);
+  }
+
+  private async view(row: Omit<SessionRecord, 'answered_through' | 'ordinal'>, live: Parameters<typeof sessionView>[1]) {
+    const workflow = await this.deps.workflowById(row.active_workflow_id);
+    return sessionView(row, live, workflow ? toolNames(workflow.tool_list) : undefined);
+  }
+
+  private async changed(sessionId: string): Promise<void> {
+    await this.deps.control.publish({ kind: 'session_changed', sessionId });
   }
 }
 

@@ -1,6 +1,12 @@
 import { AppError } from '../core/errors';
 import type { ToolBox, ToolCatalog } from '../agent/tool-box';
-import type { SessionRow, ToolState } from '../db/models';
+import type { ToolState } from '../db/models';
+
+/** What a session keeps about its tools (a stored row, or the worker's copy of it). */
+export interface SessionToolFields {
+  active_tools: string[];
+  tool_state: ToolState | null;
+}
 
 export type ToolStatus = 'active' | 'available' | 'disabled' | 'unavailable';
 
@@ -32,12 +38,12 @@ export interface ToolChanges {
 export class SessionTools {
   constructor(private readonly catalog: ToolCatalog) {}
 
-  state(session: SessionRow): ToolState {
+  state(session: SessionToolFields): ToolState {
     return { approved: session.tool_state?.approved ?? [], disabled: session.tool_state?.disabled ?? [] };
   }
 
   /** `pinned`: the active workflow's tool_list, which replaces the session's own loaded tools (spec rule 2). */
-  views(session: SessionRow, pinned?: readonly string[]): SessionToolView[] {
+  views(session: SessionToolFields, pinned?: readonly string[]): SessionToolView[] {
     const state = this.state(session);
     const loaded = pinned ?? session.active_tools;
     return this.catalog.list().map((tool) => {
@@ -62,7 +68,7 @@ export class SessionTools {
   }
 
   /** Applies changes to the row (not saved). Throws TOOL_EXPANSION_FAILED / VALIDATION_ERROR / CONFLICT. */
-  apply(session: SessionRow, changes: ToolChanges, pinnedBy?: string): void {
+  apply(session: SessionToolFields, changes: ToolChanges, pinnedBy?: string): void {
     if (pinnedBy && ((changes.load?.length ?? 0) > 0 || (changes.unload?.length ?? 0) > 0)) {
       throw new AppError('CONFLICT', `The active workflow "${pinnedBy}" pins its tool list; add the tool to its tool_list instead.`);
     }
@@ -87,7 +93,7 @@ export class SessionTools {
   }
 
   /** What the model may call in this session's turn: loaded, available, not disabled. */
-  toolBox(session: SessionRow, pinned?: readonly string[]): ToolBox {
+  toolBox(session: SessionToolFields, pinned?: readonly string[]): ToolBox {
     const allowed = new Set(this.views(session, pinned).filter((view) => view.status === 'active').map((view) => view.name));
     const tools = this.catalog.list().filter((tool) => allowed.has(tool.name));
     return {

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { UniqueConstraintError } from 'sequelize';
 import type { AgentEvent } from '../core/events';
+import type { TurnRegistry } from '../core/turns';
 import type { LoopPorts } from '../agent/model-loop';
 import type { ToolCall } from '../agent/provider';
 import type { ConfirmAction } from '../agent/tool-box';
 import type { ToolOutcome } from '../agent/tool-executor';
-import type { Models, SessionRow } from '../db/models';
+import type { SessionRecord, TurnStore } from '../db/turn-store';
 import type { SessionTools } from '../sessions/session-tools';
+import { toolRoundMessages } from './conversation';
+import type { TurnEvents } from './turn-events';
 
 export interface ConfirmationWaiters {
   /** Registers a waiter for `confirmationId`; the worker resolves it when tool_confirm arrives. */
@@ -14,44 +16,46 @@ export interface ConfirmationWaiters {
 }
 
 /**
- * The database-backed ports of one running turn: what the model loop and tool executor need from
- * the world (emitting, confirming, approvals, side-effect records, storing tool rounds).
+ * What the model loop and tool executor need from the world during one turn: emitting, confirming
+ * (the pending confirmation lives in the turn registry), session-wide approvals, side-effect records
+ * and the stored tool rounds (a redelivered turn resumes from them).
  */
 export class TurnContext implements LoopPorts {
   readonly sessionId: string;
+  readonly turnId: string;
 
   constructor(
     private readonly deps: {
-      models: Models;
+      store: TurnStore;
+      registry: TurnRegistry;
       sessionTools: SessionTools;
       waiters: ConfirmationWaiters;
       confirmationTimeoutMs: number;
-      emitEvent: (event: AgentEvent) => Promise<void>;
     },
-    private readonly session: SessionRow,
-    readonly turnId: string,
+    private readonly events: TurnEvents,
+    private readonly session: SessionRecord,
     readonly signal: AbortSignal,
     private readonly onCancel: () => void,
   ) {
     this.sessionId = session.id;
+    this.turnId = events.turnId;
   }
 
   emit(event: AgentEvent): Promise<void> {
-    return this.deps.emitEvent(event);
+    if (this.signal.aborted) return Promise.resolve(); // once stopped, the cancel events are the last ones
+    return this.events.send(event);
   }
 
   async confirm(request: { tool: string; parameters: Record<string, unknown>; message: string }): Promise<ConfirmAction> {
     const confirmationId = randomUUID();
     const { answer, release } = this.deps.waiters.wait(confirmationId);
-    const { models } = this.deps;
-    // Kept with the session, so a socket that connects meanwhile is asked again.
-    await models.Session.update(
-      { pending_confirmation: { confirmation_id: confirmationId, tool: request.tool, parameters: request.parameters, message: request.message, turn_id: this.turnId } },
-      { where: { id: this.sessionId } },
-    );
+    const pending = { confirmation_id: confirmationId, ...request };
+    // Kept with the running turn, so a socket that connects meanwhile is asked again.
+    await this.deps.registry.update(this.sessionId, this.turnId, { pending });
     let timer: NodeJS.Timeout | undefined;
     try {
-      await this.emit({ type: 'tool_confirm_request', payload: { confirmation_id: confirmationId, ...request } });
+      await this.emit({ type: 'tool_confirm_request', payload: pending });
+      await this.events.flush();
       const aborted = new Promise<never>((_, reject) => {
         const onAbort = () => reject(this.signal.reason);
         if (this.signal.aborted) onAbort();
@@ -64,10 +68,8 @@ export class TurnContext implements LoopPorts {
     } finally {
       clearTimeout(timer);
       release();
-      const current = await models.Session.findOne({ where: { id: this.sessionId }, attributes: ['ordinal', 'pending_confirmation'] });
-      if (current?.pending_confirmation?.confirmation_id === confirmationId) {
-        await models.Session.update({ pending_confirmation: null }, { where: { id: this.sessionId } });
-      }
+      // Confirmations of a turn are asked one at a time, so the pending one is this one.
+      await this.deps.registry.update(this.sessionId, this.turnId, { pending: null });
     }
   }
 
@@ -87,43 +89,24 @@ export class TurnContext implements LoopPorts {
     return this.changeTools({ disable: [tool] });
   }
 
-  async claimSideEffect(callId: string, tool: string): Promise<boolean> {
-    try {
-      await this.deps.models.ToolRun.create({ tool_call_id: callId, session_id: this.sessionId, turn_id: this.turnId, name: tool, status: 'running', created_at: new Date() });
-      return true;
-    } catch (error) {
-      if (error instanceof UniqueConstraintError) return false;
-      throw error;
-    }
+  claimSideEffect(callId: string, tool: string): Promise<boolean> {
+    return this.deps.store.claimToolRun({ turnId: this.turnId, toolCallId: callId, sessionId: this.sessionId, name: tool });
   }
 
-  async finishSideEffect(callId: string, ok: boolean): Promise<void> {
-    await this.deps.models.ToolRun.update({ status: ok ? 'done' : 'failed' }, { where: { turn_id: this.turnId, tool_call_id: callId } });
+  finishSideEffect(callId: string, ok: boolean): Promise<void> {
+    return this.deps.store.finishToolRun(this.turnId, callId, ok);
   }
 
   cancelTurn(): void {
     this.onCancel();
   }
 
-  /** Stores a round that called tools and its results, tagged with the turn: a redelivered turn resumes from them. */
-  async recordToolRound(content: string, calls: ToolCall[], outcomes: ToolOutcome[]): Promise<void> {
-    const { models } = this.deps;
-    const base = { session_id: this.sessionId, workflow_id: null, mode: null, reply_to: null, turn_id: this.turnId };
-    await models.Message.create({ ...base, id: randomUUID(), role: 'assistant', content, tool_calls: calls, metadata: {} });
-    for (const outcome of outcomes) {
-      await models.Message.create({
-        ...base,
-        id: randomUUID(),
-        role: 'tool',
-        content: outcome.content,
-        tool_calls: [],
-        metadata: { tool_call_id: outcome.call.id, name: outcome.call.name, error: outcome.error },
-      });
-    }
+  recordToolRound(content: string, calls: ToolCall[], outcomes: ToolOutcome[]): Promise<void> {
+    return this.deps.store.insertMessages(toolRoundMessages({ session_id: this.sessionId, turn_id: this.turnId }, content, calls, outcomes, randomUUID));
   }
 
   private async changeTools(changes: Parameters<SessionTools['apply']>[1]): Promise<void> {
     this.deps.sessionTools.apply(this.session, changes);
-    await this.deps.models.Session.update({ tool_state: this.session.tool_state, active_tools: this.session.active_tools }, { where: { id: this.sessionId } });
+    await this.deps.store.saveSessionTools(this.sessionId, this.session.active_tools, this.deps.sessionTools.state(this.session));
   }
 }

@@ -1,26 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import { Op } from 'sequelize';
 import type { Config } from '../config';
-import { WORKING_STATES, type AgentEvent, type AgentState, type DonePayload, type TurnMode } from '../core/events';
-import type { ControlBus, EventLog, TurnContext as QueueContext, TurnJob, TurnQueue, Unsubscribe } from '../core/turns';
+import type { AgentEvent, AgentState, DonePayload, TurnMode } from '../core/events';
+import type { ControlBus, EventLog, TurnContext as QueueContext, TurnJob, TurnQueue, TurnRegistry, Unsubscribe, WorkerPresence } from '../core/turns';
 import { parseCommand, runCommand, type Command } from '../agent/commands';
-import { compact, fitToBudget, systemWithSummary, type MemoryEntry, type MemoryMode } from '../agent/memory';
+import { compact, fitEntries, systemWithSummary, type Compaction, type MemoryEntry, type MemoryMode } from '../agent/memory';
 import { newTurnState, runModelLoop, type TurnState } from '../agent/model-loop';
 import { runDelegate, runThink } from '../agent/modes';
-import { ProviderError, type ChatMessage, type LlmProvider, type ToolCall } from '../agent/provider';
+import { ProviderError, type LlmProvider } from '../agent/provider';
+import { countTokens } from '../agent/tokens';
 import type { ConfirmAction } from '../agent/tool-box';
-import type { MessageRow, Models, SessionRow, WorkflowRow } from '../db/models';
+import type { WorkflowRow } from '../db/models';
+import type { MessageRecord, SessionRecord, TurnStore } from '../db/turn-store';
+import type { RouteDecision } from '../routing/router';
 import type { RoutingService } from '../routing/routing-service';
 import { toolNames } from '../workflows/workflow-schema';
 import type { Logger } from '../logs/logger';
 import type { SessionTools } from '../sessions/session-tools';
+import { conversationEntries } from './conversation';
 import { TurnContext, type ConfirmationWaiters } from './turn-context';
+import { TurnEvents } from './turn-events';
 
 export interface TurnWorkerOptions {
-  models: Models;
+  store: TurnStore;
+  registry: TurnRegistry;
   queue: TurnQueue;
   events: EventLog;
   control: ControlBus;
+  presence: WorkerPresence;
   provider: LlmProvider;
   sessionTools: SessionTools;
   logger: Logger;
@@ -30,6 +36,8 @@ export interface TurnWorkerOptions {
   routing: RoutingService;
   /** Passages of the workflow's knowledge collections for a message, formatted for the system prompt. */
   knowledge?: TurnKnowledge;
+  /** How often this worker says it is alive (WorkerPresence). */
+  heartbeatMs: number;
 }
 
 export interface TurnKnowledge {
@@ -48,15 +56,27 @@ interface RunningTurn {
   controller: AbortController;
 }
 
+/** What a turn produced, ready to be stored. */
+interface TurnResult {
+  text: string;
+  command: boolean;
+  routing: { decision: RouteDecision; workflow: WorkflowRow | null } | null;
+  compaction: Compaction | null;
+}
+
 /**
- * Consumes turn jobs: loads the conversation, runs the agent (tools, confirmations, modes, memory,
- * in-chat commands), stores the reply and emits every event of the turn to the event log. It never
+ * Consumes turn jobs: reads the session and its conversation (one statement), routes, runs the agent
+ * (tools, confirmations, modes, memory, in-chat commands), ends the turn in the database (one
+ * transaction: the reply and the session's totals), frees the session and emits every event of the
+ * turn to the event log. Its in-flight state lives in the turn registry, not the database. It never
  * talks to a platform; channels render the events.
  */
 export class TurnWorker implements ConfirmationWaiters {
+  readonly id = randomUUID();
   private readonly running = new Map<string, RunningTurn>();
   private readonly confirmations = new Map<string, (action: ConfirmAction) => void>();
   private stopControl: Unsubscribe | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: TurnWorkerOptions) {}
 
@@ -68,12 +88,20 @@ export class TurnWorker implements ConfirmationWaiters {
       }
       if (message.kind === 'tool_confirm') this.confirmations.get(message.confirmationId)?.(message.action as ConfirmAction);
     });
-    this.options.queue.consume((job, context) => this.handle(job, context), { concurrency: this.options.concurrency });
+    await this.beat();
+    this.heartbeat = setInterval(() => void this.beat(), this.options.heartbeatMs);
+    this.heartbeat.unref();
+    this.options.queue.consume((job, context) => this.handle(job, context), {
+      concurrency: this.options.concurrency,
+      onGiveUp: (job, error) => this.giveUp(job, error),
+    });
   }
 
   /** Stops taking turns; running ones finish, or are handed back when the queue's stop timeout passes. */
   async stop(): Promise<void> {
     await this.options.queue.stopConsuming();
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    await this.options.presence.leave(this.id).catch(() => undefined);
     this.stopControl?.();
   }
 
@@ -85,126 +113,166 @@ export class TurnWorker implements ConfirmationWaiters {
   }
 
   async handle(job: TurnJob, context: QueueContext): Promise<void> {
-    const { models, logger } = this.options;
+    const { store, registry, logger } = this.options;
     const started = Date.now();
-    logger.debug({ job }, 'turn taken');
-    const session = await models.Session.findOne({ where: { id: job.sessionId } });
-    if (!session || session.current_turn_id !== job.userMessageId) {
+    const turnId = job.userMessageId;
+    // Taken only while it is still the session's turn (it may have been cancelled in the queue).
+    if (!(await registry.update(job.sessionId, turnId, { phase: 'running' }))) {
       logger.debug({ job }, 'turn no longer current (finished or cancelled); skipped');
       return;
     }
-    const userMessage = await models.Message.findOne({ where: { id: job.userMessageId } });
-    if (!userMessage) {
-      logger.error({ job }, 'the user message of a running turn is missing; ending the turn');
-      await this.finish(job);
-      return;
-    }
-    // A redelivered job whose reply was already stored: the reply is not produced twice.
-    const stored = await models.Message.findOne({ where: { reply_to: job.userMessageId } });
-    if (stored) {
-      await this.finish(job);
-      await this.emitDone(job.sessionId, stored, Date.now() - started);
-      return;
-    }
-    const [claimed] = await models.Session.update({ turn_phase: 'running' }, { where: { id: job.sessionId, current_turn_id: job.userMessageId } });
-    if (claimed === 0) return; // cancelled while queued
-
     const controller = new AbortController();
     const onShutdown = () => controller.abort(new TurnStopped('shutdown'));
     context.signal.addEventListener('abort', onShutdown, { once: true });
-    this.running.set(job.sessionId, { turnId: job.userMessageId, controller });
-    // Once stopped, the turn's own events are dropped, so the cancel events are the last ones.
-    const emit = async (event: AgentEvent) => {
-      if (controller.signal.aborted) return;
-      await this.emit(job.sessionId, event);
-    };
+    this.running.set(job.sessionId, { turnId, controller });
+    const events = new TurnEvents(this.options, job.sessionId, turnId);
+    const state = newTurnState();
+    let result: TurnResult | null = null;
     try {
+      const loaded = await store.loadConversation(job.sessionId);
+      const userMessage = loaded?.messages.find((message) => message.id === turnId);
+      const answered = loaded?.messages.find((message) => message.reply_to === turnId);
+      if (!loaded || !userMessage || answered) {
+        // Gone, or redelivered after its reply was stored: the turn ends without running again.
+        await registry.release(job.sessionId, turnId);
+        if (answered) await this.emitEnd(events, answered, { durationMs: Date.now() - started, toolCalls: Number(answered.metadata?.tool_calls ?? 0) });
+        else logger.warn({ job }, 'the session or message of a turn is gone; the turn ends');
+        return;
+      }
+      const emit = (event: AgentEvent) => (controller.signal.aborted ? Promise.resolve() : events.send(event));
       await emit({ type: 'agent_state', payload: { state: 'thinking' } });
-      const state = newTurnState();
       const command = parseCommand(userMessage.content);
-      const text = command
-        ? await this.runCommandTurn(command, session, userMessage, emit)
-        : await this.runAgentTurn(session, userMessage, state, emit, controller);
+      result = command
+        ? await this.runCommandTurn(command, loaded.session, userMessage, emit)
+        : await this.runAgentTurn(loaded.session, loaded.messages, userMessage, state, events, controller);
+      controller.signal.throwIfAborted();
       if (!state.writing) await emit({ type: 'agent_state', payload: { state: 'writing' } });
-      if (command) await this.streamText(text, emit);
-      const reply = await this.storeReply(job, userMessage, text, state, command !== null);
-      if (!reply) return; // cancelled at the last moment: the cancel already ended the turn
-      if (!command) await this.compactMemory(session, emit, controller.signal);
-      await this.finish(job, state);
-      await this.emit(job.sessionId, { type: 'agent_state', payload: { state: 'done' } });
-      await this.emitDone(job.sessionId, reply, Date.now() - started, state.calls);
+      if (command) this.streamText(result.text, emit);
+      await events.flush();
+      const reply = await store.endTurn({
+        sessionId: job.sessionId,
+        turnId,
+        reply: {
+          id: randomUUID(),
+          session_id: job.sessionId,
+          role: 'assistant',
+          content: result.text,
+          tool_calls: [],
+          input_tokens: state.usage.inputTokens,
+          output_tokens: state.usage.outputTokens,
+          token_count: countTokens(result.text),
+          workflow_id: result.routing?.decision.workflowId ?? loaded.session.active_workflow_id,
+          mode: userMessage.mode,
+          metadata: result.command
+            ? { command: true }
+            : { tool_calls: state.calls, workflow: result.routing?.workflow?.name ?? null, routing_reason: result.routing?.decision.reason ?? null },
+          reply_to: turnId,
+          turn_id: turnId,
+        },
+        usage: state.usage,
+        activeWorkflowId: result.routing ? result.routing.decision.workflowId : undefined,
+        memory: result.compaction ? { summary: result.compaction.summary, through: result.compaction.through } : undefined,
+      });
+      // Freed before `done` goes out: a client that sends its next message on `done` finds the session free.
+      await registry.release(job.sessionId, turnId);
+      if (!reply) {
+        logger.warn({ job }, 'the turn was answered meanwhile (redelivered); this answer is dropped');
+        return;
+      }
+      if (result.compaction) {
+        const { compaction } = result;
+        await events.send({ type: 'memory_update', payload: { mode: loaded.session.memory_mode, tokens_used: compaction.tokensUsed, summarized: compaction.summarized } });
+      }
+      await this.emitEnd(events, reply, { durationMs: Date.now() - started, toolCalls: state.calls, routing: result.routing });
+      this.logTurn(job, started, 'done', state, result);
     } catch (error) {
       const stopped = controller.signal.reason instanceof TurnStopped ? controller.signal.reason : null;
       if (stopped?.reason === 'shutdown') throw error; // hand the job back: it is redelivered
       if (stopped?.reason === 'cancel') {
-        await this.finish(job);
-        await this.emit(job.sessionId, { type: 'agent_state', payload: { state: 'idle' } });
-        await this.emit(job.sessionId, { type: 'error', payload: { code: 'CANCELLED', message: 'The turn was cancelled.' } });
+        await this.endWithoutReply(job, state);
+        await events.send({ type: 'agent_state', payload: { state: 'idle' } });
+        await events.send({ type: 'error', payload: { code: 'CANCELLED', message: 'The turn was cancelled.' } });
+        await events.flush();
+        this.logTurn(job, started, 'cancelled', state, result);
         return;
       }
       const failure = describeFailure(error);
       if (failure.code === 'INTERNAL_ERROR') logger.error({ err: error, job }, 'turn failed');
       else logger.warn({ err: error instanceof Error ? error.message : String(error), job }, 'turn failed at the provider');
-      await this.finish(job);
-      await this.emit(job.sessionId, { type: 'error', payload: failure });
-      await this.emit(job.sessionId, { type: 'agent_state', payload: { state: 'error' } });
-      await this.emit(job.sessionId, { type: 'agent_state', payload: { state: 'idle' } });
+      await this.endWithoutReply(job, state);
+      await events.send({ type: 'error', payload: failure });
+      await events.send({ type: 'agent_state', payload: { state: 'error' } });
+      await events.send({ type: 'agent_state', payload: { state: 'idle' } });
+      await events.flush();
+      this.logTurn(job, started, failure.code, state, result);
     } finally {
       context.signal.removeEventListener('abort', onShutdown);
       if (this.running.get(job.sessionId)?.controller === controller) this.running.delete(job.sessionId);
     }
   }
 
-  private async runAgentTurn(session: SessionRow, userMessage: MessageRow, state: TurnState, emit: (event: AgentEvent) => Promise<void>, controller: AbortController): Promise<string> {
-    const { agent, provider, sessionTools, models } = this.options;
+  /** The queue gave the job up (it kept failing): the session is freed and the client told. */
+  private async giveUp(job: TurnJob, error: unknown): Promise<void> {
+    this.options.logger.error({ err: error, job }, 'turn failed after every attempt');
+    if (!(await this.options.registry.release(job.sessionId, job.userMessageId))) return;
+    const events = new TurnEvents(this.options, job.sessionId, job.userMessageId);
+    await events.send({ type: 'error', payload: { code: 'INTERNAL_ERROR', message: 'The agent failed: an internal error occurred.' } });
+    await events.send({ type: 'agent_state', payload: { state: 'error' } });
+    await events.send({ type: 'agent_state', payload: { state: 'idle' } });
+    await events.flush();
+  }
+
+  private async runAgentTurn(
+    session: SessionRecord,
+    messages: MessageRecord[],
+    userMessage: MessageRecord,
+    state: TurnState,
+    events: TurnEvents,
+    controller: AbortController,
+  ): Promise<TurnResult> {
+    const { agent, provider, sessionTools, logger } = this.options;
     const ports = new TurnContext(
-      { models, sessionTools, waiters: this, confirmationTimeoutMs: agent.confirmation_timeout_s * 1000, emitEvent: emit },
+      { ...this.options, waiters: this, confirmationTimeoutMs: agent.confirmation_timeout_s * 1000 },
+      events,
       session,
-      userMessage.id,
       controller.signal,
       () => controller.abort(new TurnStopped('cancel')),
     );
-    const workflow = await this.applyRouting(session, userMessage);
-    const entries = await this.conversation(session);
+    const requested = typeof userMessage.metadata?.workflow === 'string' ? userMessage.metadata.workflow : null;
+    const routing = await this.options.routing.route(session, userMessage.content, requested);
+    const { workflow } = routing;
+    logger.debug({ session_id: session.id, workflow: workflow?.name ?? null, reason: routing.decision.reason, score: routing.decision.score }, 'routed');
+    const entries = conversationEntries(messages);
     // The workflow's prompt replaces the default; its knowledge is searched for this message.
     const passages = workflow && workflow.knowledge_base_ids.length > 0 && this.options.knowledge
       ? await this.options.knowledge.passagesFor(workflow.knowledge_base_ids, userMessage.content)
       : null;
     const prompt = [workflow?.system_prompt || agent.system_prompt, passages].filter(Boolean).join('\n\n');
     const system = systemWithSummary(prompt, session.memory_summary);
-    const messages = fitToBudget(system, entries, this.budget());
+    const { messages: prompted, tokens: inputTokens } = fitEntries(system, entries, this.budget());
     const tools = sessionTools.toolBox(session, workflow ? toolNames(workflow.tool_list) : undefined);
-    const request = { provider, messages, tools, maxRounds: agent.max_tool_rounds };
-    const setState = (next: AgentState) => emit({ type: 'agent_state', payload: { state: next } });
+    const request = { provider, messages: prompted, tools, maxRounds: agent.max_tool_rounds, inputTokens };
+    const setState = (next: AgentState) => ports.emit({ type: 'agent_state', payload: { state: next } });
+    let text: string;
     switch ((userMessage.mode ?? 'normal') as TurnMode) {
       case 'think':
-        return runThink(request, ports, state, setState);
+        text = await runThink(request, ports, state, setState);
+        break;
       case 'delegate':
-        return runDelegate(request, ports, state, setState);
+        text = await runDelegate(request, ports, state, setState);
+        break;
       case 'normal':
-        return runModelLoop({ ...request, stream: true }, ports, state);
+        text = await runModelLoop({ ...request, stream: true }, ports, state);
+        break;
     }
-  }
-
-  /** Picks the turn's workflow; it becomes the session's `active_workflow_id` and the messages' `workflow_id`. */
-  private async applyRouting(session: SessionRow, userMessage: MessageRow): Promise<WorkflowRow | null> {
-    const { models, routing, logger } = this.options;
-    const requested = typeof userMessage.metadata?.workflow === 'string' ? userMessage.metadata.workflow : null;
-    const { decision, workflow } = await routing.route(session, userMessage.content, requested);
-    logger.debug({ session_id: session.id, workflow: workflow?.name ?? null, reason: decision.reason, score: decision.score }, 'routed');
-    if (decision.workflowId !== session.active_workflow_id) {
-      session.active_workflow_id = decision.workflowId;
-      await models.Session.update({ active_workflow_id: decision.workflowId }, { where: { id: session.id } });
-    }
-    userMessage.workflow_id = decision.workflowId;
-    await models.Message.update({ workflow_id: decision.workflowId }, { where: { id: userMessage.id } });
-    return workflow;
+    controller.signal.throwIfAborted();
+    const compaction = await this.compactMemory(session, entries, userMessage, text, controller.signal);
+    return { text, command: false, routing, compaction };
   }
 
   /** `/info`, `/tools`, `/tools load`, `/help`: answered by the hub, not the model. */
-  private async runCommandTurn(command: Command, session: SessionRow, userMessage: MessageRow, emit: (event: AgentEvent) => Promise<void>): Promise<string> {
-    const { sessionTools, provider, models } = this.options;
-    await models.Message.update({ metadata: { ...userMessage.metadata, command: true } }, { where: { id: userMessage.id } });
+  private async runCommandTurn(command: Command, session: SessionRecord, userMessage: MessageRecord, emit: (event: AgentEvent) => Promise<void>): Promise<TurnResult> {
+    const { sessionTools, provider, store } = this.options;
     const workflow = await this.options.routing.workflowById(session.active_workflow_id);
     const pinned = workflow ? toolNames(workflow.tool_list) : undefined;
     const result = await runCommand(command, {
@@ -230,127 +298,86 @@ export class TurnWorker implements ConfirmationWaiters {
           const reason = error instanceof Error ? error.message : String(error);
           return { ok: false, reason, expansionFailed: true };
         }
-        await models.Session.update({ active_tools: session.active_tools, tool_state: session.tool_state }, { where: { id: session.id } });
+        await store.saveSessionTools(session.id, session.active_tools, sessionTools.state(session));
         return { ok: true };
       },
     });
     if (result.expansionFailed) await emit({ type: 'error', payload: { code: 'TOOL_EXPANSION_FAILED', message: result.expansionFailed } });
-    return result.text;
+    return { text: result.text, command: true, routing: null, compaction: null };
   }
 
   /** A command's answer streamed like a model's, so every channel renders it the same way. */
-  private async streamText(text: string, emit: (event: AgentEvent) => Promise<void>): Promise<void> {
-    for (const line of text.split(/(?<=\n)/)) await emit({ type: 'token', payload: { text: line, final: false } });
+  private streamText(text: string, emit: (event: AgentEvent) => Promise<void>): void {
+    for (const line of text.split(/(?<=\n)/)) void emit({ type: 'token', payload: { text: line, final: false } });
   }
 
   private budget(): number {
     return Math.max(256, this.options.contextWindow - this.options.agent.working_memory_tokens);
   }
 
-  /** Folds old turns into the rolling summary when the conversation outgrows the budget. */
-  private async compactMemory(session: SessionRow, emit: (event: AgentEvent) => Promise<void>, signal: AbortSignal): Promise<void> {
-    const fresh = await this.options.models.Session.findOne({ where: { id: session.id } });
-    if (!fresh) return;
-    const compaction = await compact({
+  /** Folds old turns into the rolling summary when the conversation (with this turn's answer) outgrows the budget. */
+  private compactMemory(session: SessionRecord, entries: MemoryEntry[], userMessage: MessageRecord, answer: string, signal: AbortSignal): Promise<Compaction | null> {
+    const reply: MemoryEntry = {
+      ordinal: Number.MAX_SAFE_INTEGER, // stored after every message read; never folded (the newest turns stay)
+      turnId: userMessage.id,
+      message: { role: 'assistant', content: answer },
+      tokens: countTokens(answer),
+    };
+    return compact({
       systemPrompt: this.options.agent.system_prompt,
-      summary: fresh.memory_summary,
-      entries: await this.conversation(fresh),
+      summary: session.memory_summary,
+      entries: [...entries, reply],
       budget: this.budget(),
-      mode: fresh.memory_mode as MemoryMode,
+      mode: session.memory_mode as MemoryMode,
       provider: this.options.provider,
       signal,
     });
-    if (!compaction) return;
-    await this.options.models.Session.update(
-      { memory_summary: compaction.summary, memory_through: compaction.through, memory_updated_at: new Date() },
-      { where: { id: session.id } },
-    );
-    await emit({ type: 'memory_update', payload: { mode: fresh.memory_mode, tokens_used: compaction.tokensUsed, summarized: compaction.summarized } });
   }
 
-  /** Emits an event and keeps the session's stored state in step with the working states. */
-  private async emit(sessionId: string, event: AgentEvent): Promise<void> {
-    if (event.type === 'agent_state' && WORKING_STATES.has(event.payload.state)) {
-      await this.options.models.Session.update({ state: event.payload.state }, { where: { id: sessionId } });
-    }
-    await this.options.events.append(sessionId, event);
+  /** A cancelled or failed turn: the session is freed and the message counts as answered. */
+  private async endWithoutReply(job: TurnJob, state: TurnState): Promise<void> {
+    await this.options.store.endTurn({ sessionId: job.sessionId, turnId: job.userMessageId, reply: null, usage: state.usage });
+    await this.options.registry.release(job.sessionId, job.userMessageId);
   }
 
-  private async emitDone(sessionId: string, reply: MessageRow, durationMs: number, toolCalls = Number(reply.metadata?.tool_calls ?? 0)): Promise<void> {
+  private async emitEnd(events: TurnEvents, reply: MessageRecord, facts: { durationMs: number; toolCalls: number; routing?: TurnResult['routing'] }): Promise<void> {
     const payload: DonePayload = {
       message_id: reply.id,
       total_tokens: reply.input_tokens + reply.output_tokens,
       input_tokens: reply.input_tokens,
       output_tokens: reply.output_tokens,
-      duration_ms: durationMs,
-      tool_calls: toolCalls,
+      duration_ms: facts.durationMs,
+      tool_calls: facts.toolCalls,
       text: reply.content,
+      workflow: facts.routing ? (facts.routing.workflow?.name ?? null) : ((reply.metadata?.workflow as string | null | undefined) ?? null),
+      routing_reason: facts.routing ? facts.routing.decision.reason : ((reply.metadata?.routing_reason as string | undefined) ?? (reply.metadata?.command ? 'command' : 'session')),
     };
-    await this.options.events.append(sessionId, { type: 'done', payload });
+    await events.send({ type: 'agent_state', payload: { state: 'done' } });
+    await events.send({ type: 'done', payload });
+    await events.flush();
   }
 
-  /** The conversation the model sees (after the summary), oldest first, in-chat commands left out. */
-  private async conversation(session: SessionRow): Promise<MemoryEntry[]> {
-    // Only the messages after the rolling summary: the cost of a turn does not grow with the history.
-    const rows = await this.options.models.Message.findAll({
-      where: { session_id: session.id, ordinal: { [Op.gt]: session.memory_through ?? 0 } },
-      order: [['ordinal', 'ASC']],
-    });
-    return rows
-      .filter((row) => !row.metadata?.command && row.role !== 'system')
-      .map((row) => ({ ordinal: row.ordinal, turnId: row.turn_id ?? row.reply_to ?? null, message: toChatMessage(row) }));
+  /** One info line per turn: what an operator needs to follow the hub's work. */
+  private logTurn(job: TurnJob, started: number, outcome: string, state: TurnState, result: TurnResult | null): void {
+    this.options.logger.info(
+      {
+        session_id: job.sessionId,
+        turn_id: job.userMessageId,
+        workflow: result?.routing?.workflow?.name ?? null,
+        routing_reason: result?.command ? 'command' : (result?.routing?.decision.reason ?? null),
+        input_tokens: state.usage.inputTokens,
+        output_tokens: state.usage.outputTokens,
+        tool_calls: state.calls,
+        duration_ms: Date.now() - started,
+        outcome,
+      },
+      'turn ended',
+    );
   }
 
-  /**
-   * Stores the reply (the turn stays busy until `finish`). Returns null when the turn is no longer
-   * current (cancelled meanwhile); the unique `reply_to` refuses a second reply to one message.
-   */
-  private async storeReply(job: TurnJob, userMessage: MessageRow, text: string, state: TurnState, command: boolean): Promise<MessageRow | null> {
-    const { models } = this.options;
-    const session = await models.Session.findOne({ where: { id: job.sessionId, current_turn_id: job.userMessageId } });
-    if (!session) return null;
-    return models.Message.create({
-      id: randomUUID(),
-      session_id: job.sessionId,
-      role: 'assistant',
-      content: text,
-      tool_calls: [],
-      input_tokens: state.usage.inputTokens,
-      output_tokens: state.usage.outputTokens,
-      workflow_id: userMessage.workflow_id,
-      mode: userMessage.mode,
-      metadata: command ? { command: true } : { tool_calls: state.calls },
-      reply_to: job.userMessageId,
-      turn_id: job.userMessageId,
-    });
+  private async beat(): Promise<void> {
+    await this.options.presence.beat(this.id).catch((error: unknown) => this.options.logger.warn({ err: error }, 'worker heartbeat failed'));
   }
-
-  /** Ends the turn: the session is idle again (and its token totals include this turn). */
-  private async finish(job: TurnJob, state?: TurnState): Promise<void> {
-    const { models } = this.options;
-    const session = await models.Session.findOne({ where: { id: job.sessionId, current_turn_id: job.userMessageId } });
-    if (!session) return;
-    await session.update({
-      current_turn_id: null,
-      turn_phase: null,
-      state: 'idle',
-      pending_confirmation: null,
-      input_tokens: session.input_tokens + (state?.usage.inputTokens ?? 0),
-      output_tokens: session.output_tokens + (state?.usage.outputTokens ?? 0),
-    });
-  }
-}
-
-function toChatMessage(row: MessageRow): ChatMessage {
-  if (row.role === 'tool') {
-    const metadata = row.metadata as { tool_call_id?: string; name?: string };
-    return { role: 'tool', toolCallId: metadata.tool_call_id ?? '', name: metadata.name ?? '', content: row.content };
-  }
-  if (row.role === 'assistant') {
-    const calls = row.tool_calls as ToolCall[];
-    return calls.length > 0 ? { role: 'assistant', content: row.content, toolCalls: calls } : { role: 'assistant', content: row.content };
-  }
-  return { role: 'user', content: row.content };
 }
 
 /** The `error` frame for a failed turn: provider failures by name, anything else generic. */

@@ -18,6 +18,8 @@ export interface WorkflowServiceOptions {
   collections: KnowledgeCollections;
   /** Tokens a system prompt may use: the context window minus the working-memory budget (spec rule 3). */
   promptBudgetTokens: number;
+  /** Called after every change, so routers in every process reload (they never poll per turn). */
+  onChange?: () => Promise<void>;
 }
 
 /** The fields compared by sync; a change in any of them is an update. */
@@ -88,7 +90,9 @@ export class WorkflowService {
     if (await this.models.Workflow.findOne({ where: { name: input.name } })) {
       throw new AppError('CONFLICT', `A workflow named "${input.name}" exists already.`);
     }
-    return workflowView(await this.models.Workflow.create({ id: randomUUID(), ...input }));
+    const row = await this.models.Workflow.create({ id: randomUUID(), ...input });
+    await this.changed();
+    return workflowView(row);
   }
 
   async replace(name: string, input: WorkflowInput): Promise<WorkflowView> {
@@ -96,6 +100,7 @@ export class WorkflowService {
     const row = await this.find(name);
     await this.check(input);
     await row.update(input);
+    await this.changed();
     return workflowView(row);
   }
 
@@ -104,6 +109,7 @@ export class WorkflowService {
     const merged = workflowInputSchema.parse({ ...pick(workflowView(row)), ...patch, name });
     await this.check(merged);
     await row.update(merged);
+    await this.changed();
     return workflowView(row);
   }
 
@@ -112,6 +118,7 @@ export class WorkflowService {
     await this.models.Contact.update({ workflow_id: null }, { where: { workflow_id: row.id } });
     await this.models.Session.update({ active_workflow_id: null }, { where: { active_workflow_id: row.id } });
     await row.destroy();
+    await this.changed();
   }
 
   /**
@@ -168,7 +175,10 @@ export class WorkflowService {
         });
       }
     }
-    if (!options.dryRun) for (const write of writes) await write();
+    if (!options.dryRun && writes.length > 0) {
+      for (const write of writes) await write();
+      await this.changed();
+    }
     return result;
   }
 
@@ -190,6 +200,7 @@ export class WorkflowService {
       if (bound === wanted) continue;
       await row.update({ binding_channels: wanted ? [...row.binding_channels, channel] : row.binding_channels.filter((value) => value !== channel) });
     }
+    await this.changed();
     return { channel, workflows: [...names].sort() };
   }
 
@@ -230,6 +241,10 @@ export class WorkflowService {
   }
 
   /** The rules zod cannot check: tools and collections exist, the system prompt fits (spec rules 2–4). */
+  private async changed(): Promise<void> {
+    await this.options.onChange?.();
+  }
+
   private async check(input: WorkflowInput): Promise<void> {
     const fields: FieldIssues = {};
     const unknownTools = toolNames(input.tool_list).filter((name) => !this.options.tools.get(name));

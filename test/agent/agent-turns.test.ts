@@ -88,8 +88,9 @@ describe('tools', () => {
       ['Found', true],
       [' it.', true],
     ]);
-    expect(frames.find((f) => f.type === 'tool_start').payload).toEqual({ tool_name: 'lookup', tool_call_id: 'c1', input: { word: 'hub' } });
-    expect(frames.find((f) => f.type === 'tool_end').payload).toEqual({ tool_name: 'lookup', tool_call_id: 'c1', duration_ms: expect.any(Number), error: null });
+    const turn_id = expect.stringMatching(/^[0-9a-f-]{36}$/);
+    expect(frames.find((f) => f.type === 'tool_start').payload).toEqual({ tool_name: 'lookup', tool_call_id: 'c1', input: { word: 'hub' }, turn_id });
+    expect(frames.find((f) => f.type === 'tool_end').payload).toEqual({ tool_name: 'lookup', tool_call_id: 'c1', duration_ms: expect.any(Number), error: null, turn_id });
     expect(done.payload).toMatchObject({ tool_calls: 1, text: 'Let me look.Found it.' });
     expect(agent.tools.runs).toEqual([{ tool: 'lookup', input: { word: 'hub' } }]);
     const second = agent.provider.requests.at(-1)!;
@@ -164,6 +165,7 @@ describe('confirmation', () => {
       tool: 'save_note',
       parameters: { text: 'remember this' },
       message: 'Allow "save_note" to run with text: "remember this"?',
+      turn_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
     if (extra) await extra(socket, requested);
     if (action) socket.send({ type: 'tool_confirm', payload: { confirmation_id: requested.payload.confirmation_id, action } });
@@ -355,7 +357,7 @@ describe('memory', () => {
         update = socket.frames.find((f) => f.type === 'memory_update' && f.seq > before) ?? null;
         if (update) expect(update.seq).toBeLessThan(done.seq);
       }
-      expect(update?.payload).toEqual({ mode: 'conversation', tokens_used: expect.any(Number), summarized: true });
+      expect(update?.payload).toEqual({ mode: 'conversation', tokens_used: expect.any(Number), summarized: true, turn_id: expect.any(String) });
       const memory = await request(`${small.api}/sessions/${id}/memory`, { headers: { authorization: `Bearer ${small.token}` } });
       expect(memory.body.data).toMatchObject({ mode: 'conversation', summary: expect.any(String), context_window: 600 });
       expect(memory.body.data.summarized_messages).toBeGreaterThan(0);

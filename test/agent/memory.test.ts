@@ -1,7 +1,12 @@
 import { BuiltinProvider } from '../../src/agent/providers/builtin';
-import { compact, extractiveSummary, fitToBudget, type MemoryEntry } from '../../src/agent/memory';
+import { compact, extractiveSummary, fitToBudget, messageTokens, type MemoryEntry } from '../../src/agent/memory';
 
-const entry = (ordinal: number, turnId: string, role: 'user' | 'assistant', content: string): MemoryEntry => ({ ordinal, turnId, message: { role, content } });
+const entry = (ordinal: number, turnId: string, role: 'user' | 'assistant', content: string): MemoryEntry => ({
+  ordinal,
+  turnId,
+  message: { role, content },
+  tokens: messageTokens({ role, content }),
+});
 
 function conversation(turns: number): MemoryEntry[] {
   return Array.from({ length: turns }, (_, index) => [

@@ -112,7 +112,7 @@ describe('readiness', () => {
     try {
       const response = await request(`http://127.0.0.1:${service.port}/api/v1/health/ready`);
       expect(response.status).toBe(200);
-      expect(Object.keys(response.body.data.checks).sort()).toEqual(['database', 'redis']);
+      expect(Object.keys(response.body.data.checks).sort()).toEqual(['database', 'redis', 'workers']);
       expect(logs.text).toContain('BullMQ on Redis redis://127.0.0.1:6379');
     } finally {
       await service.stop();

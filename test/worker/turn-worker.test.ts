@@ -5,6 +5,10 @@ import { migrateToLatest } from '../../src/db/migrator';
 import { initModels, type Models } from '../../src/db/models';
 import { InProcessControlBus } from '../../src/events/in-process-control-bus';
 import { InProcessEventLog } from '../../src/events/in-process-event-log';
+import { InProcessTurnRegistry } from '../../src/events/in-process-turn-registry';
+import { InProcessWorkerPresence } from '../../src/events/worker-presence';
+import { SqliteTurnStore } from '../../src/db/sqlite/sqlite-turn-store';
+import { PickupWatch } from '../../src/sessions/pickup-watch';
 import { createLogger } from '../../src/logs/logger';
 import { InProcessTurnQueue } from '../../src/queue/in-process-turn-queue';
 import { TurnService } from '../../src/sessions/turn-service';
@@ -27,6 +31,8 @@ const control = new InProcessControlBus();
 const queue = new InProcessTurnQueue(logger);
 const provider = new ScriptedProvider();
 const tools = new TestTools();
+const registry = new InProcessTurnRegistry();
+let store: SqliteTurnStore;
 let worker: TurnWorker;
 let turns: TurnService;
 const signal = new AbortController().signal;
@@ -35,10 +41,16 @@ beforeAll(async () => {
   database = await openDatabase({ data_dir: makeTempDir(), database: { url: null, pool_max: 1 } }, logger);
   await migrateToLatest(database);
   models = initModels(database.sequelize);
+  store = await SqliteTurnStore.open(database.file!);
   // The worker is driven by hand here (handle), so redelivery can be staged exactly.
   const { config } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: makeTempDir() });
+  const routing = new RoutingService(models);
+  const presence = new InProcessWorkerPresence();
   worker = new TurnWorker({
-    models,
+    store,
+    registry,
+    presence,
+    heartbeatMs: 60_000,
     queue,
     events,
     control,
@@ -48,12 +60,22 @@ beforeAll(async () => {
     sessionTools: new SessionTools(tools),
     agent: config.agent,
     contextWindow: config.llm.context_window,
-    routing: new RoutingService(models),
+    routing,
   });
-  turns = new TurnService({ models, queue: { ...queue, name: 'in-process', enqueue: async () => undefined } as never, events, control, logger });
+  turns = new TurnService({
+    store,
+    registry,
+    queue: { ...queue, name: 'in-process', enqueue: async () => undefined } as never,
+    events,
+    control,
+    logger,
+    hasWorkflow: (name) => routing.hasWorkflow(name),
+    pickup: new PickupWatch({ registry, events, workers: presence, logger }, { warnAfterMs: 60_000, sweepMs: 60_000 }),
+  });
 });
 
 afterAll(async () => {
+  await store.close();
   await database.close();
   await events.close();
   removeTempDirs();
@@ -75,20 +97,26 @@ async function newSession() {
   });
 }
 
+/** Accepts a message on the session, as the REST endpoint or the socket would. */
+function accept(sessionId: string, text: string) {
+  return turns.accept({ sessionId, text, mode: 'normal', metadata: {} });
+}
+
 function framesOf(sessionId: string): Promise<SessionFrame[]> {
   return events.replay(sessionId, -1).then((replay) => replay.frames);
 }
 
 it('a redelivered job whose reply is stored does not run the model again, and repeats the same done', async () => {
   const session = await newSession();
-  const message = await turns.accept({ session, text: 'once only', mode: 'normal', metadata: {} });
+  const message = await accept(session.id, 'once only');
   const job = { sessionId: session.id, userMessageId: message.id };
   await worker.handle(job, { signal });
   const calls = provider.requests.length;
   const firstDone = (await framesOf(session.id)).find((frame) => frame.type === 'done')!;
 
-  // The at-least-once queue delivers the same job again, as if the first worker died before acking.
-  await models.Session.update({ current_turn_id: message.id, turn_phase: 'running' }, { where: { id: session.id } });
+  // The at-least-once queue delivers the same job again, as if the first worker died after storing
+  // the reply but before it freed the session and acked.
+  expect(await registry.claim(session.id, message.id)).toBe(true);
   await worker.handle(job, { signal });
 
   expect(provider.requests.length).toBe(calls);
@@ -99,8 +127,7 @@ it('a redelivered job whose reply is stored does not run the model again, and re
     firstDone.payload,
     { ...firstDone.payload, duration_ms: expect.any(Number) },
   ]);
-  const after = await models.Session.findOne({ where: { id: session.id } });
-  expect(after).toMatchObject({ current_turn_id: null, turn_phase: null, state: 'idle' });
+  expect(await registry.get(session.id)).toBeNull();
 });
 
 it('skips a job that is no longer the session turn (finished or cancelled meanwhile)', async () => {
@@ -113,7 +140,7 @@ it('skips a job that is no longer the session turn (finished or cancelled meanwh
 
 it('the database refuses a second reply to one user message', async () => {
   const session = await newSession();
-  const message = await turns.accept({ session, text: 'unique', mode: 'normal', metadata: {} });
+  const message = await accept(session.id, 'unique');
   await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
   await expect(
     models.Message.create({
@@ -133,10 +160,10 @@ it('the database refuses a second reply to one user message', async () => {
 it('a side-effecting call started before a crash is never run again when the turn is redelivered', async () => {
   const session = await newSession();
   await models.Session.update({ active_tools: ['save_note'], tool_state: { approved: ['save_note'], disabled: [] } }, { where: { id: session.id } });
-  const message = await turns.accept({ session: (await models.Session.findOne({ where: { id: session.id } }))!, text: 'note it', mode: 'normal', metadata: {} });
+  const message = await accept(session.id, 'note it');
   // The first delivery got as far as starting the call (recorded), then the worker died.
   await models.ToolRun.create({ tool_call_id: 'side-1', turn_id: message.id, session_id: session.id, name: 'save_note', status: 'running', created_at: new Date() });
-  await models.Session.update({ turn_phase: 'running' }, { where: { id: session.id } });
+  await registry.update(session.id, message.id, { phase: 'running' });
   provider.rounds = [{ calls: [{ id: 'side-1', name: 'save_note', arguments: '{"text":"x"}' }] }, { text: ['Done.'] }];
   tools.runs.length = 0;
   await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
@@ -149,7 +176,7 @@ it('a side-effecting call started before a crash is never run again when the tur
 it('a redelivered turn resumes after its stored tool rounds instead of calling the tools again', async () => {
   const session = await newSession();
   await models.Session.update({ active_tools: ['lookup'] }, { where: { id: session.id } });
-  const message = await turns.accept({ session: (await models.Session.findOne({ where: { id: session.id } }))!, text: 'look it up', mode: 'normal', metadata: {} });
+  const message = await accept(session.id, 'look it up');
   // Stored by the first delivery: the model's tool round and the tool's result.
   const base = { session_id: session.id, workflow_id: null, mode: null, reply_to: null, turn_id: message.id };
   await models.Message.create({ ...base, id: randomUUID(), role: 'assistant', content: '', tool_calls: [{ id: 'l1', name: 'lookup', arguments: '{"word":"a"}' }], metadata: {} });
@@ -170,7 +197,7 @@ it.each([
   ['failed', 'PROVIDER_ERROR'],
 ] as const)('a provider that is %s ends the turn with %s, agent_state error, then idle', async (kind, code) => {
   const session = await newSession();
-  const message = await turns.accept({ session, text: 'hello?', mode: 'normal', metadata: {} });
+  const message = await accept(session.id, 'hello?');
   provider.failAt = 0;
   provider.failWith = new ProviderError(kind, kind === 'unreachable' ? 'connection refused' : 'HTTP 500');
   try {
@@ -183,5 +210,5 @@ it.each([
   const error = frames.find((frame) => frame.type === 'error')!;
   expect(error.payload.code).toBe(code);
   expect(frames.filter((frame) => frame.seq > error.seq).map((frame) => frame.type === 'agent_state' && frame.payload.state)).toEqual(['error', 'idle']);
-  expect(await models.Session.findOne({ where: { id: session.id } })).toMatchObject({ current_turn_id: null, state: 'idle' });
+  expect(await registry.get(session.id)).toBeNull();
 });

@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { AppError } from '../../core/errors';
+import { followTurn } from '../../core/follow-turn';
+import type { EventLog } from '../../core/turns';
 import type { SessionService } from '../../sessions/session-service';
 import { messageView } from '../../sessions/serialize';
 import type { TurnService } from '../../sessions/turn-service';
@@ -19,6 +23,7 @@ import {
 export interface SessionRoutesDeps {
   sessions: SessionService;
   turns: TurnService;
+  events: EventLog;
   /** How long `?sync=true` waits for the turn's end. */
   syncTimeoutMs: number;
 }
@@ -80,13 +85,19 @@ export function registerSessionRoutes(api: ApiRouter, deps: SessionRoutesDeps): 
   api.add({
     method: 'delete',
     path: '/sessions/{id}',
-    summary: 'Archive a session (restore it with POST /sessions/{id}/restore)',
+    summary: 'Archive a session (restore it with POST /sessions/{id}/restore); `?permanent=true` deletes it for good',
+    description: 'Archives by default. With `permanent=true` the session, its messages and its tool records are deleted and 204 is answered (owner or admin).',
     tags,
     access: 'user',
     params: sessionIdParams,
+    query: z.object({ permanent: z.enum(['true', 'false']).default('false') }),
     errors: ['SESSION_NOT_FOUND', 'TURN_IN_PROGRESS'],
-    response: { status: 200, description: 'The archived session.', data: sessionSchema },
-    handler: ({ principal, params }) => sessions.archive(principal, params.id),
+    response: { status: 200, description: 'The archived session (204 with no body when permanent).', data: sessionSchema },
+    handler: async ({ principal, params, query }) => {
+      if (query.permanent !== 'true') return sessions.archive(principal, params.id);
+      await sessions.deletePermanently(principal, params.id);
+      return new Reply(204, null);
+    },
   });
 
   api.add({
@@ -142,14 +153,10 @@ export function registerSessionRoutes(api: ApiRouter, deps: SessionRoutesDeps): 
     errors: ['SESSION_NOT_FOUND', 'TURN_IN_PROGRESS', 'CONFLICT', 'CANCELLED', 'SERVICE_UNAVAILABLE'],
     response: { status: 202, description: 'The stored user message (200 with the `done` payload when sync=true).', data: messageSchema.or(donePayloadSchema) },
     handler: async ({ principal, params, query, body }) => {
-      const session = await sessions.visible(principal, params.id);
-      const input = { session, text: (body.text ?? body.content)!, mode: body.mode, metadata: body.metadata };
+      await sessions.access(principal, params.id);
+      const input = { sessionId: params.id, text: (body.text ?? body.content)!, mode: body.mode, metadata: body.metadata };
       if (query.sync !== 'true') return messageView(await turns.accept(input));
-      const done = await turns.waitForOutcome(session.id, deps.syncTimeoutMs, async (listen) => {
-        listen();
-        await turns.accept(input);
-      });
-      return new Reply(200, done);
+      return new Reply(200, await acceptAndWait(deps, { ...input, turnId: randomUUID() }));
     },
   });
 
@@ -163,8 +170,39 @@ export function registerSessionRoutes(api: ApiRouter, deps: SessionRoutesDeps): 
     errors: ['SESSION_NOT_FOUND', 'CONFLICT'],
     response: { status: 202, description: 'Cancellation requested; `agent_state idle` then `error CANCELLED` follow on the WebSocket.' },
     handler: async ({ principal, params }) => {
-      await turns.cancel(await sessions.visible(principal, params.id));
+      await sessions.access(principal, params.id).catch((error: unknown) => {
+        if (!(error instanceof AppError && error.code === 'CONFLICT')) throw error; // archived: nothing runs
+      });
+      await turns.cancel(params.id);
       return { cancelling: true };
     },
   });
+}
+
+/**
+ * `?sync=true`: follows the turn by its id from before it is accepted (so no frame is missed), then
+ * answers its `done` payload, or its ending as the documented error (409 CANCELLED, the turn's own
+ * error code, 503 when it outlasts the wait and goes on).
+ */
+async function acceptAndWait(deps: SessionRoutesDeps, input: Parameters<TurnService['accept']>[0] & { turnId: string }) {
+  const followed = await followTurn(deps.events, input.sessionId, input.turnId);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await deps.turns.accept(input);
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), deps.syncTimeoutMs);
+    });
+    const outcome = await Promise.race([followed.outcome, timeout]);
+    if (outcome === 'timeout') {
+      throw new AppError('SERVICE_UNAVAILABLE', `The turn did not finish within ${Math.round(deps.syncTimeoutMs / 1000)} s; it goes on — follow it on the WebSocket.`, {
+        headers: { 'Retry-After': '5' },
+      });
+    }
+    if (outcome.kind === 'done') return outcome.done;
+    if (outcome.kind === 'cancelled') throw new AppError('CANCELLED', 'The turn was cancelled.');
+    throw new AppError(outcome.code, outcome.message);
+  } finally {
+    clearTimeout(timer);
+    followed.stop();
+  }
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { ToolCatalog } from '../../agent/tool-box';
-import { AppError } from '../../core/errors';
 import { MEMORY_MODES, type SessionMemory } from '../../sessions/session-memory';
 import type { SessionService } from '../../sessions/session-service';
 import type { SessionTools } from '../../sessions/session-tools';
@@ -152,7 +151,7 @@ export function registerToolRoutes(api: ApiRouter, deps: ToolRoutesDeps): void {
     response: { status: 200, description: 'The cleared memory.', data: memorySchema },
     handler: async ({ principal, params }) => {
       const session = await sessions.visible(principal, params.id);
-      if (session.current_turn_id) throw new AppError('TURN_IN_PROGRESS', 'A turn is running; wait for `done` first.');
+      await sessions.refuseWhileRunning(session.id, 'wait for `done` first');
       return memory.clear(session);
     },
   });

@@ -5,6 +5,7 @@ import { agent } from './0003-agent';
 import { workflows } from './0004-workflows';
 import { inboundEvents } from './0006-inbound-events';
 import { knowledge } from './0005-knowledge';
+import { turnHotPath } from './0007-turn-hot-path';
 
 /** Every migration, in order. Append only; a released migration is never edited. */
-export const MIGRATIONS: readonly Migration[] = [authMigration, sessionsAndMessages, agent, workflows, knowledge, inboundEvents];
+export const MIGRATIONS: readonly Migration[] = [authMigration, sessionsAndMessages, agent, workflows, knowledge, inboundEvents, turnHotPath];

@@ -17,6 +17,8 @@ export class MessageRow extends Model<InferAttributes<MessageRow>, InferCreation
   declare reply_to: string | null;
   /** The user message (turn) this message belongs to; null for messages before tools existed. */
   declare turn_id: CreationOptional<string | null>;
+  /** Tokens of `content` (gpt-tokenizer), counted once when stored; null for rows stored before it was kept. */
+  declare token_count: CreationOptional<number | null>;
   declare created_at: CreationOptional<Date>;
 }
 
@@ -38,6 +40,7 @@ export function initMessageModel(sequelize: Sequelize): typeof MessageRow {
       metadata: { type: DataTypes.JSON, allowNull: false },
       reply_to: { type: DataTypes.UUID, allowNull: true },
       turn_id: { type: DataTypes.UUID, allowNull: true },
+      token_count: { type: DataTypes.INTEGER, allowNull: true },
       created_at: { type: DataTypes.DATE, allowNull: false },
     },
     { sequelize, tableName: 'messages', timestamps: true, createdAt: 'created_at', updatedAt: false },

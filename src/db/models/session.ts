@@ -40,6 +40,8 @@ export class SessionRow extends Model<InferAttributes<SessionRow>, InferCreation
   declare memory_summary: CreationOptional<string | null>;
   declare memory_through: CreationOptional<number | null>;
   declare memory_updated_at: CreationOptional<Date | null>;
+  /** The ordinal of the newest user message whose turn has ended; later ones are turns still owed. */
+  declare answered_through: CreationOptional<number | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -70,6 +72,7 @@ export function initSessionModel(sequelize: Sequelize): typeof SessionRow {
       memory_summary: { type: DataTypes.TEXT, allowNull: true },
       memory_through: { type: DataTypes.INTEGER, allowNull: true },
       memory_updated_at: { type: DataTypes.DATE, allowNull: true },
+      answered_through: { type: DataTypes.INTEGER, allowNull: true },
       created_at: { type: DataTypes.DATE, allowNull: false },
       updated_at: { type: DataTypes.DATE, allowNull: false },
     },

@@ -107,8 +107,16 @@ describe.each<Driver>(['in-process', 'redis'])('session WebSocket (%s driver)', 
       'done',
     ]);
     expectGapless(socket.frames);
+    const history = await request(`${hub.http}/sessions/${sessionId}/messages`, { headers: auth(alice) });
+    expect(history.body.data.items.map((m: any) => [m.role, m.content])).toEqual([
+      ['user', 'hi there'],
+      ['assistant', 'Hello there, friend.'],
+    ]);
+    // Every event of the turn names it: its user message's id (decisions.md §3).
+    const turnId = history.body.data.items[0].id;
+    expect(turn.every((frame) => frame.payload.turn_id === turnId)).toBe(true);
     expect(turn.filter((f) => f.type === 'token').map((f) => f.payload)).toEqual(
-      ['Hello', ' there', ', friend', '.'].map((text) => ({ text, final: false })),
+      ['Hello', ' there', ', friend', '.'].map((text) => ({ text, final: false, turn_id: turnId })),
     );
     expect(done.payload).toEqual({
       message_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -118,12 +126,10 @@ describe.each<Driver>(['in-process', 'redis'])('session WebSocket (%s driver)', 
       duration_ms: expect.any(Number),
       tool_calls: 0,
       text: 'Hello there, friend.',
+      turn_id: turnId,
+      workflow: null,
+      routing_reason: 'default',
     });
-    const history = await request(`${hub.http}/sessions/${sessionId}/messages`, { headers: auth(alice) });
-    expect(history.body.data.items.map((m: any) => [m.role, m.content])).toEqual([
-      ['user', 'hi there'],
-      ['assistant', 'Hello there, friend.'],
-    ]);
     expect(history.body.data.items[1].id).toBe(done.payload.message_id);
     socket.close();
   });
@@ -193,7 +199,7 @@ describe.each<Driver>(['in-process', 'redis'])('session WebSocket (%s driver)', 
     hub.provider.failAt = 1;
     socket.send({ type: 'user_message', payload: { text: 'break', mode: 'normal' } });
     const error = await socket.nextOfType('error');
-    expect(error.payload).toEqual({ code: 'INTERNAL_ERROR', message: 'The agent failed: an internal error occurred.' });
+    expect(error.payload).toEqual({ code: 'INTERNAL_ERROR', message: 'The agent failed: an internal error occurred.', turn_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     const after = await socket.next((frame) => frame.type === 'agent_state' && frame.payload.state === 'idle' && frame.seq > error.seq);
     expect(socket.frames.filter((f) => f.seq > error.seq && f.seq <= after.seq).map((f) => f.payload.state)).toEqual(['error', 'idle']);
     hub.provider.failAt = null;

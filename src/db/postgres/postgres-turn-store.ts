@@ -1,0 +1,192 @@
+import { Pool, type QueryResultRow } from 'pg';
+import type { ToolState } from '../models';
+import {
+  MESSAGE_COLUMNS,
+  MESSAGE_INSERT_COLUMNS,
+  messageValues,
+  rowToMessage,
+  rowToSession,
+  SESSION_COLUMNS,
+  sessionValues,
+  type DateColumn,
+  type MessageRecord,
+  type NewMessage,
+  type NewSession,
+  type SessionRecord,
+  type StatementCount,
+  type TurnEnd,
+  type TurnStore,
+} from '../turn-store';
+
+/** PostgreSQL types of the inserted message columns, so `INSERT … SELECT $n` parameters are typed. */
+const MESSAGE_TYPES: Record<(typeof MESSAGE_INSERT_COLUMNS)[number], string> = {
+  id: 'uuid',
+  session_id: 'uuid',
+  role: 'varchar',
+  content: 'text',
+  tool_calls: 'json',
+  input_tokens: 'integer',
+  output_tokens: 'integer',
+  token_count: 'integer',
+  workflow_id: 'varchar',
+  mode: 'varchar',
+  metadata: 'json',
+  reply_to: 'uuid',
+  turn_id: 'uuid',
+  created_at: 'timestamptz',
+};
+
+const parameters = (from: number, count: number) => Array.from({ length: count }, (_, index) => `$${from + index}`);
+const typedParameters = MESSAGE_INSERT_COLUMNS.map((column, index) => `$${index + 1}::${MESSAGE_TYPES[column]}`).join(', ');
+const MESSAGE_LIST = MESSAGE_INSERT_COLUMNS.join(', ');
+const COUNT = MESSAGE_INSERT_COLUMNS.length;
+const MESSAGE_SELECT = MESSAGE_COLUMNS.map((column) => `m.${column} AS m_${column}`).join(', ');
+const SESSION_SELECT = SESSION_COLUMNS.map((column) => `s.${column}`).join(', ');
+const END_TURN_SET = (first: number) => `input_tokens = input_tokens + $${first}, output_tokens = output_tokens + $${first + 1},
+  answered_through = GREATEST(COALESCE(answered_through, 0), COALESCE((SELECT ordinal FROM messages WHERE id = $${first + 2}::uuid), 0)),
+  active_workflow_id = CASE WHEN $${first + 3}::boolean THEN $${first + 4}::varchar ELSE active_workflow_id END,
+  memory_summary = CASE WHEN $${first + 5}::boolean THEN $${first + 6}::text ELSE memory_summary END,
+  memory_through = CASE WHEN $${first + 5}::boolean THEN $${first + 7}::integer ELSE memory_through END,
+  memory_updated_at = CASE WHEN $${first + 5}::boolean THEN $${first + 8}::timestamptz ELSE memory_updated_at END,
+  updated_at = $${first + 8}::timestamptz`;
+
+/** Named statements: PostgreSQL plans each once per connection. */
+const STATEMENTS = {
+  insertTurnMessage: `INSERT INTO messages (${MESSAGE_LIST}) SELECT ${typedParameters} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $${COUNT + 1} AND archived_at IS NULL) RETURNING ordinal`,
+  insertMessage: `INSERT INTO messages (${MESSAGE_LIST}) VALUES (${parameters(1, COUNT).join(', ')})`,
+  loadConversation: `SELECT ${SESSION_SELECT}, ${MESSAGE_SELECT} FROM sessions s LEFT JOIN messages m ON m.session_id = s.id AND m.ordinal > COALESCE(s.memory_through, 0) WHERE s.id = $1 ORDER BY m.ordinal`,
+  // One statement, so one implicit transaction: the reply, and the session only if the reply was new.
+  endTurnWithReply: `WITH reply AS (
+      INSERT INTO messages (${MESSAGE_LIST}) VALUES (${parameters(1, COUNT).join(', ')}) ON CONFLICT (reply_to) DO NOTHING RETURNING ordinal
+    ), touched AS (
+      UPDATE sessions SET ${END_TURN_SET(COUNT + 1)} WHERE id = $${COUNT + 10} AND EXISTS (SELECT 1 FROM reply) RETURNING 1
+    ) SELECT (SELECT ordinal FROM reply) AS ordinal`,
+  endTurnWithoutReply: `UPDATE sessions SET ${END_TURN_SET(1)} WHERE id = $10`,
+  deleteMessage: 'DELETE FROM messages WHERE id = $1',
+  claimToolRun: 'INSERT INTO tool_runs (turn_id, tool_call_id, session_id, name, status, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
+  finishToolRun: 'UPDATE tool_runs SET status = $1 WHERE turn_id = $2 AND tool_call_id = $3',
+  saveSessionTools: 'UPDATE sessions SET active_tools = $1, tool_state = $2, updated_at = $3 WHERE id = $4',
+  findSession: `SELECT ${SESSION_SELECT} FROM sessions s WHERE s.id = $1`,
+  unansweredTurns: `SELECT m.id AS message_id, m.session_id AS session_id FROM sessions s JOIN messages m ON m.session_id = s.id AND m.ordinal > COALESCE(s.answered_through, 0)
+    WHERE m.role = 'user' AND s.archived_at IS NULL ORDER BY m.ordinal`,
+} as const;
+
+type StatementName = keyof typeof STATEMENTS;
+
+/** The scaled-out database's hot path: its own pg pool, named prepared statements, one statement per step. */
+export class PostgresTurnStore implements TurnStore {
+  readonly dialect = 'postgres' as const;
+  readonly statements: StatementCount = { reads: 0, writes: 0, commits: 0 };
+  private readonly pool: Pool;
+
+  constructor(url: string, poolMax: number) {
+    this.pool = new Pool({ connectionString: url, max: poolMax, idleTimeoutMillis: 10_000 });
+    // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
+    this.pool.on('error', () => undefined);
+  }
+
+  async insertTurnMessage(message: NewMessage): Promise<MessageRecord | null> {
+    const createdAt = new Date();
+    const result = await this.write<{ ordinal: number }>('insertTurnMessage', [...messageValues(message, createdAt), message.session_id]);
+    return result.rows[0] ? { ...message, ordinal: result.rows[0].ordinal, created_at: createdAt } : null;
+  }
+
+  async loadConversation(sessionId: string): Promise<{ session: SessionRecord; messages: MessageRecord[] } | null> {
+    const rows = await this.read<Record<string, unknown>>('loadConversation', [sessionId]);
+    if (rows.length === 0) return null;
+    return { session: toSession(rows[0]!), messages: rows.filter((row) => row.m_ordinal !== null).map((row) => toMessage(row, 'm_')) };
+  }
+
+  async endTurn(end: TurnEnd): Promise<MessageRecord | null> {
+    const now = new Date();
+    const session = [
+      end.usage.inputTokens,
+      end.usage.outputTokens,
+      end.turnId,
+      end.activeWorkflowId !== undefined,
+      end.activeWorkflowId ?? null,
+      end.memory !== undefined,
+      end.memory?.summary ?? null,
+      end.memory?.through ?? null,
+      now,
+      end.sessionId,
+    ];
+    if (!end.reply) {
+      await this.write('endTurnWithoutReply', session);
+      return null;
+    }
+    const result = await this.write<{ ordinal: number | null }>('endTurnWithReply', [...messageValues(end.reply, now), ...session]);
+    const ordinal = result.rows[0]?.ordinal ?? null;
+    return ordinal === null ? null : { ...end.reply, ordinal, created_at: now };
+  }
+
+  async insertMessages(messages: NewMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const createdAt = new Date();
+    // One multi-row insert: one statement, one implicit transaction.
+    const rows = messages.map((_, index) => `(${parameters(index * COUNT + 1, COUNT).join(', ')})`).join(', ');
+    this.statements.writes += 1;
+    await this.pool.query(`INSERT INTO messages (${MESSAGE_LIST}) VALUES ${rows}`, messages.flatMap((message) => messageValues(message, createdAt)));
+  }
+
+  async deleteMessage(id: string): Promise<void> {
+    await this.write('deleteMessage', [id]);
+  }
+
+  async claimToolRun(run: { turnId: string; toolCallId: string; sessionId: string; name: string }): Promise<boolean> {
+    const result = await this.write('claimToolRun', [run.turnId, run.toolCallId, run.sessionId, run.name, 'running', new Date()]);
+    return result.rowCount === 1;
+  }
+
+  async finishToolRun(turnId: string, toolCallId: string, ok: boolean): Promise<void> {
+    await this.write('finishToolRun', [ok ? 'done' : 'failed', turnId, toolCallId]);
+  }
+
+  async saveSessionTools(sessionId: string, activeTools: string[], toolState: ToolState): Promise<void> {
+    await this.write('saveSessionTools', [JSON.stringify(activeTools), JSON.stringify(toolState), new Date(), sessionId]);
+  }
+
+  async createSession(session: NewSession): Promise<SessionRecord> {
+    const now = new Date();
+    const values = sessionValues(session, now);
+    const columns = Object.keys(values);
+    this.statements.writes += 1;
+    const result = await this.pool.query<SessionRow>({
+      name: 'createSession',
+      text: `INSERT INTO sessions (${columns.join(', ')}) VALUES (${parameters(1, columns.length).join(', ')}) RETURNING ${SESSION_COLUMNS.join(', ')}`,
+      values: Object.values(values),
+    });
+    return toSession(result.rows[0]!);
+  }
+
+  async findSession(id: string): Promise<SessionRecord | null> {
+    const [row] = await this.read<Record<string, unknown>>('findSession', [id]);
+    return row ? toSession(row) : null;
+  }
+
+  async unansweredTurns(): Promise<{ sessionId: string; messageId: string }[]> {
+    const rows = await this.read<{ message_id: string; session_id: string }>('unansweredTurns', []);
+    return rows.map((row) => ({ sessionId: row.session_id, messageId: row.message_id }));
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private async read<T extends QueryResultRow>(name: StatementName, values: unknown[]): Promise<T[]> {
+    this.statements.reads += 1;
+    return (await this.pool.query<T>({ name, text: STATEMENTS[name], values })).rows;
+  }
+
+  private write<T extends QueryResultRow>(name: StatementName, values: unknown[]) {
+    this.statements.writes += 1;
+    this.statements.commits += 1;
+    return this.pool.query<T>({ name, text: STATEMENTS[name], values });
+  }
+}
+
+type SessionRow = Record<string, unknown>;
+
+const pgDate: DateColumn = (value) => (value === null || value === undefined ? null : (value as Date));
+const toSession = (row: Record<string, unknown>) => rowToSession(row, pgDate);
+const toMessage = (row: Record<string, unknown>, prefix: string) => rowToMessage(row, prefix, pgDate);

@@ -1,0 +1,188 @@
+import type { ToolState } from '../models';
+import {
+  MESSAGE_COLUMNS,
+  MESSAGE_INSERT_COLUMNS,
+  messageValues,
+  rowToMessage,
+  rowToSession,
+  SESSION_COLUMNS,
+  sessionValues,
+  type MessageRecord,
+  type NewMessage,
+  type NewSession,
+  type SessionRecord,
+  type StatementCount,
+  type TurnEnd,
+  type TurnStore,
+} from '../turn-store';
+import { fromSqliteDate, SqliteConnection, toSqliteDate } from './connection';
+import { GroupCommitWriter } from './group-commit';
+
+export const SQLITE_TURN_STORE_DEFAULTS = {
+  /** Read connections: a turn's conversation is read beside the writer, never queued behind it. */
+  readers: 2,
+  busyTimeoutMs: 5_000,
+};
+
+const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+const MESSAGE_SELECT = MESSAGE_COLUMNS.map((column) => `m.${column} AS m_${column}`).join(', ');
+const SESSION_SELECT = SESSION_COLUMNS.map((column) => `s.${column}`).join(', ');
+
+const SQL = {
+  insertTurnMessage: `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS.join(', ')}) SELECT ${placeholders(MESSAGE_INSERT_COLUMNS.length)} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ? AND archived_at IS NULL)`,
+  insertMessage: `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(MESSAGE_INSERT_COLUMNS.length)})`,
+  insertReply: `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(MESSAGE_INSERT_COLUMNS.length)}) ON CONFLICT (reply_to) DO NOTHING`,
+  loadConversation: `SELECT ${SESSION_SELECT}, ${MESSAGE_SELECT} FROM sessions s LEFT JOIN messages m ON m.session_id = s.id AND m.ordinal > COALESCE(s.memory_through, 0) WHERE s.id = ? ORDER BY m.ordinal`,
+  endTurn: `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+    answered_through = MAX(COALESCE(answered_through, 0), COALESCE((SELECT ordinal FROM messages WHERE id = ?), 0)),
+    active_workflow_id = CASE WHEN ? THEN ? ELSE active_workflow_id END,
+    memory_summary = CASE WHEN ? THEN ? ELSE memory_summary END,
+    memory_through = CASE WHEN ? THEN ? ELSE memory_through END,
+    memory_updated_at = CASE WHEN ? THEN ? ELSE memory_updated_at END,
+    updated_at = ? WHERE id = ?`,
+  deleteMessage: 'DELETE FROM messages WHERE id = ?',
+  claimToolRun: 'INSERT INTO tool_runs (turn_id, tool_call_id, session_id, name, status, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+  finishToolRun: 'UPDATE tool_runs SET status = ? WHERE turn_id = ? AND tool_call_id = ?',
+  saveSessionTools: 'UPDATE sessions SET active_tools = ?, tool_state = ?, updated_at = ? WHERE id = ?',
+  findSession: `SELECT ${SESSION_SELECT} FROM sessions s WHERE s.id = ?`,
+  unansweredTurns: `SELECT m.id AS message_id, m.session_id AS session_id FROM sessions s JOIN messages m ON m.session_id = s.id AND m.ordinal > COALESCE(s.answered_through, 0)
+    WHERE m.role = 'user' AND s.archived_at IS NULL ORDER BY m.ordinal`,
+};
+
+/** The embedded database's hot path: one group-committing writer, a few readers, WAL, synchronous=NORMAL. */
+export class SqliteTurnStore implements TurnStore {
+  readonly dialect = 'sqlite' as const;
+  readonly statements: StatementCount = { reads: 0, writes: 0, commits: 0 };
+  private readonly writer: GroupCommitWriter;
+  private nextReader = 0;
+
+  private constructor(
+    private readonly writeConnection: SqliteConnection,
+    private readonly readers: SqliteConnection[],
+  ) {
+    this.writer = new GroupCommitWriter(writeConnection, this.statements);
+  }
+
+  /** Opens the store on a migrated SQLite file. */
+  static async open(file: string, limits = SQLITE_TURN_STORE_DEFAULTS): Promise<SqliteTurnStore> {
+    const writer = await SqliteConnection.open(file, { readOnly: false, busyTimeoutMs: limits.busyTimeoutMs });
+    // WAL lets readers run beside the writer; NORMAL syncs at checkpoints, not at every commit
+    // (a power cut may lose the last commits, never corrupt the file: SQLite's documented trade).
+    await writer.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
+    const readers = await Promise.all(Array.from({ length: limits.readers }, () => SqliteConnection.open(file, { readOnly: true, busyTimeoutMs: limits.busyTimeoutMs })));
+    return new SqliteTurnStore(writer, readers);
+  }
+
+  async insertTurnMessage(message: NewMessage): Promise<MessageRecord | null> {
+    const createdAt = new Date();
+    const result = await this.writer.write((execute) => execute(SQL.insertTurnMessage, [...messageValues(message, toSqliteDate(createdAt)), message.session_id]));
+    return result.changes === 1 ? { ...message, ordinal: result.lastID, created_at: createdAt } : null;
+  }
+
+  async loadConversation(sessionId: string): Promise<{ session: SessionRecord; messages: MessageRecord[] } | null> {
+    const rows = await this.read<Record<string, unknown>>(SQL.loadConversation, [sessionId]);
+    if (rows.length === 0) return null;
+    const session = toSession(rows[0]!);
+    const messages = rows.filter((row) => row.m_ordinal !== null).map((row) => toMessage(row, 'm_'));
+    return { session, messages };
+  }
+
+  async endTurn(end: TurnEnd): Promise<MessageRecord | null> {
+    const now = new Date();
+    return this.writer.write(async (execute) => {
+      let reply: MessageRecord | null = null;
+      if (end.reply) {
+        const inserted = await execute(SQL.insertReply, messageValues(end.reply, toSqliteDate(now)));
+        if (inserted.changes === 0) return null; // replied before (a redelivered turn): nothing is counted twice
+        reply = { ...end.reply, ordinal: inserted.lastID, created_at: now };
+      }
+      const workflowChanged = end.activeWorkflowId !== undefined;
+      const memory = end.memory;
+      await execute(SQL.endTurn, [
+        end.usage.inputTokens,
+        end.usage.outputTokens,
+        end.turnId,
+        workflowChanged ? 1 : 0,
+        end.activeWorkflowId ?? null,
+        memory ? 1 : 0,
+        memory?.summary ?? null,
+        memory ? 1 : 0,
+        memory?.through ?? null,
+        memory ? 1 : 0,
+        memory ? toSqliteDate(now) : null,
+        toSqliteDate(now),
+        end.sessionId,
+      ]);
+      return reply;
+    });
+  }
+
+  async insertMessages(messages: NewMessage[]): Promise<void> {
+    const createdAt = toSqliteDate(new Date());
+    await this.writer.write(async (execute) => {
+      for (const message of messages) await execute(SQL.insertMessage, messageValues(message, createdAt));
+    });
+  }
+
+  async deleteMessage(id: string): Promise<void> {
+    await this.writer.write((execute) => execute(SQL.deleteMessage, [id]));
+  }
+
+  async claimToolRun(run: { turnId: string; toolCallId: string; sessionId: string; name: string }): Promise<boolean> {
+    const result = await this.writer.write((execute) => execute(SQL.claimToolRun, [run.turnId, run.toolCallId, run.sessionId, run.name, 'running', toSqliteDate(new Date())]));
+    return result.changes === 1;
+  }
+
+  async finishToolRun(turnId: string, toolCallId: string, ok: boolean): Promise<void> {
+    await this.writer.write((execute) => execute(SQL.finishToolRun, [ok ? 'done' : 'failed', turnId, toolCallId]));
+  }
+
+  async saveSessionTools(sessionId: string, activeTools: string[], toolState: ToolState): Promise<void> {
+    await this.writer.write((execute) => execute(SQL.saveSessionTools, [JSON.stringify(activeTools), JSON.stringify(toolState), toSqliteDate(new Date()), sessionId]));
+  }
+
+  async createSession(session: NewSession): Promise<SessionRecord> {
+    const now = new Date();
+    const values = sessionValues(session, toSqliteDate(now));
+    const columns = Object.keys(values);
+    const sql = `INSERT INTO sessions (${columns.join(', ')}) VALUES (${placeholders(columns.length)})`;
+    const result = await this.writer.write((execute) => execute(sql, Object.values(values)));
+    return {
+      ...session,
+      ordinal: result.lastID,
+      input_tokens: 0,
+      output_tokens: 0,
+      memory_mode: 'conversation',
+      memory_summary: null,
+      memory_through: null,
+      memory_updated_at: null,
+      answered_through: null,
+      created_at: now,
+      updated_at: now,
+    };
+  }
+
+  async findSession(id: string): Promise<SessionRecord | null> {
+    const [row] = await this.read<Record<string, unknown>>(SQL.findSession, [id]);
+    return row ? toSession(row) : null;
+  }
+
+  async unansweredTurns(): Promise<{ sessionId: string; messageId: string }[]> {
+    const rows = await this.read<{ message_id: string; session_id: string }>(SQL.unansweredTurns, []);
+    return rows.map((row) => ({ sessionId: row.session_id, messageId: row.message_id }));
+  }
+
+  async close(): Promise<void> {
+    await this.writer.idle();
+    await Promise.all([this.writeConnection, ...this.readers].map((connection) => connection.close()));
+  }
+
+  private read<T>(sql: string, parameters: readonly unknown[]): Promise<T[]> {
+    this.statements.reads += 1;
+    const reader = this.readers[this.nextReader++ % this.readers.length]!;
+    return reader.all<T>(sql, parameters);
+  }
+}
+
+const toSession = (row: Record<string, unknown>) => rowToSession(row, fromSqliteDate);
+const toMessage = (row: Record<string, unknown>, prefix: string) => rowToMessage(row, prefix, fromSqliteDate);

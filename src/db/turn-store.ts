@@ -1,0 +1,227 @@
+import type { MessageRole, ToolState } from './models';
+
+/**
+ * The session columns a turn and the session API read (the `sessions` table, without the columns
+ * the hot path no longer writes). A sequelize `SessionRow` has the same shape.
+ */
+export interface SessionRecord {
+  ordinal: number;
+  id: string;
+  name: string;
+  owner_id: string;
+  channel: string;
+  session_key: string | null;
+  active_workflow_id: string | null;
+  config: Record<string, unknown>;
+  active_tools: string[];
+  input_tokens: number;
+  output_tokens: number;
+  archived_at: Date | null;
+  tool_state: ToolState | null;
+  memory_mode: string;
+  memory_summary: string | null;
+  memory_through: number | null;
+  memory_updated_at: Date | null;
+  answered_through: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface MessageRecord {
+  ordinal: number;
+  id: string;
+  session_id: string;
+  role: MessageRole;
+  content: string;
+  tool_calls: unknown[];
+  input_tokens: number;
+  output_tokens: number;
+  token_count: number | null;
+  workflow_id: string | null;
+  mode: string | null;
+  metadata: Record<string, unknown>;
+  reply_to: string | null;
+  turn_id: string | null;
+  created_at: Date;
+}
+
+export type NewMessage = Omit<MessageRecord, 'ordinal' | 'created_at'>;
+export type NewSession = Omit<SessionRecord, 'ordinal' | 'created_at' | 'updated_at' | 'input_tokens' | 'output_tokens' | 'memory_mode' | 'memory_summary' | 'memory_through' | 'memory_updated_at' | 'answered_through'>;
+
+/** How a turn ends in the database: its reply (none when cancelled or failed) and the session's totals. */
+export interface TurnEnd {
+  sessionId: string;
+  /** The turn (its user message): the session's `answered_through` moves up to that message. */
+  turnId: string;
+  reply: NewMessage | null;
+  usage: { inputTokens: number; outputTokens: number };
+  /** The workflow this turn routed to (the session's `active_workflow_id` from now on); undefined: unchanged. */
+  activeWorkflowId?: string | null;
+  /** The rolling summary after compaction; undefined: unchanged. */
+  memory?: { summary: string; through: number };
+}
+
+/** Statements the store ran, for tests that hold the hot path to its budget. */
+export interface StatementCount {
+  reads: number;
+  writes: number;
+  /** Transactions committed (SQLite group commits several callers' writes in one). */
+  commits: number;
+}
+
+/**
+ * The turn's hot path in the database, in as few statements as durability needs (issue 13):
+ * accepting a message is one insert; running a turn reads its session and conversation in one
+ * statement; ending it is one transaction (the reply and the session's totals). Prepared statements
+ * on the database's own driver (sqlite3, pg); sequelize keeps the schema, migrations and admin CRUD.
+ */
+export interface TurnStore {
+  readonly dialect: 'sqlite' | 'postgres';
+  /**
+   * Stores a user message that starts a turn, only if its session exists and is not archived
+   * (checked in the same statement). Null when it was not stored.
+   */
+  insertTurnMessage(message: NewMessage): Promise<MessageRecord | null>;
+  /** The session and the messages after its memory summary, oldest first; null when there is no session. */
+  loadConversation(sessionId: string): Promise<{ session: SessionRecord; messages: MessageRecord[] } | null>;
+  /** Ends a turn in one transaction; returns the stored reply. A second reply to one message is refused (null). */
+  endTurn(end: TurnEnd): Promise<MessageRecord | null>;
+  /** Messages of a turn's tool rounds (each call and its result), so a redelivered turn resumes from them. */
+  insertMessages(messages: NewMessage[]): Promise<void>;
+  /** Forgets a user message that was stored but could not be queued. */
+  deleteMessage(id: string): Promise<void>;
+  /** Records a side-effecting tool call before it runs; false when this call of this turn was started before. */
+  claimToolRun(run: { turnId: string; toolCallId: string; sessionId: string; name: string }): Promise<boolean>;
+  finishToolRun(turnId: string, toolCallId: string, ok: boolean): Promise<void>;
+  /** Saves a session's loaded tools and approvals (allow_all, disable). */
+  saveSessionTools(sessionId: string, activeTools: string[], toolState: ToolState): Promise<void>;
+  createSession(session: NewSession): Promise<SessionRecord>;
+  findSession(id: string): Promise<SessionRecord | null>;
+  /** User messages whose turn never ended (their process died), oldest first. */
+  unansweredTurns(): Promise<{ sessionId: string; messageId: string }[]>;
+  readonly statements: StatementCount;
+  close(): Promise<void>;
+}
+
+export const SESSION_COLUMNS = [
+  'ordinal',
+  'id',
+  'name',
+  'owner_id',
+  'channel',
+  'session_key',
+  'active_workflow_id',
+  'config',
+  'active_tools',
+  'input_tokens',
+  'output_tokens',
+  'archived_at',
+  'tool_state',
+  'memory_mode',
+  'memory_summary',
+  'memory_through',
+  'memory_updated_at',
+  'answered_through',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof SessionRecord)[];
+
+export const MESSAGE_COLUMNS = [
+  'ordinal',
+  'id',
+  'session_id',
+  'role',
+  'content',
+  'tool_calls',
+  'input_tokens',
+  'output_tokens',
+  'token_count',
+  'workflow_id',
+  'mode',
+  'metadata',
+  'reply_to',
+  'turn_id',
+  'created_at',
+] as const satisfies readonly (keyof MessageRecord)[];
+
+/** Columns an insert writes (ordinal is the database's). */
+export const MESSAGE_INSERT_COLUMNS = MESSAGE_COLUMNS.filter((column) => column !== 'ordinal');
+
+const JSON_COLUMNS = new Set(['config', 'active_tools', 'tool_state', 'tool_calls', 'metadata']);
+
+/** Row values in column order, JSON columns as text (both drivers store JSON as text parameters). */
+export function messageValues(message: NewMessage, createdAt: unknown): unknown[] {
+  return MESSAGE_INSERT_COLUMNS.map((column) => {
+    if (column === 'created_at') return createdAt;
+    const value = message[column];
+    return JSON_COLUMNS.has(column) ? JSON.stringify(value) : value;
+  });
+}
+
+export function sessionValues(session: NewSession, now: unknown): Record<string, unknown> {
+  return {
+    ...session,
+    config: JSON.stringify(session.config),
+    active_tools: JSON.stringify(session.active_tools),
+    tool_state: session.tool_state === null ? null : JSON.stringify(session.tool_state),
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** Reads a JSON column: SQLite gives text, PostgreSQL (json type) the parsed value. */
+export function jsonColumn<T>(value: unknown, fallback: T): T {
+  if (value === null || value === undefined) return fallback;
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}
+
+/** Parses a DATE column: SQLite keeps text, PostgreSQL gives a Date. */
+export type DateColumn = (value: unknown) => Date | null;
+
+/** A `sessions` row (as both drivers return it) as a record. */
+export function rowToSession(row: Record<string, unknown>, date: DateColumn): SessionRecord {
+  return {
+    ordinal: row.ordinal as number,
+    id: row.id as string,
+    name: row.name as string,
+    owner_id: row.owner_id as string,
+    channel: row.channel as string,
+    session_key: (row.session_key as string | null) ?? null,
+    active_workflow_id: (row.active_workflow_id as string | null) ?? null,
+    config: jsonColumn(row.config, {}),
+    active_tools: jsonColumn(row.active_tools, []),
+    input_tokens: row.input_tokens as number,
+    output_tokens: row.output_tokens as number,
+    archived_at: date(row.archived_at),
+    tool_state: jsonColumn<ToolState | null>(row.tool_state, null),
+    memory_mode: row.memory_mode as string,
+    memory_summary: (row.memory_summary as string | null) ?? null,
+    memory_through: (row.memory_through as number | null) ?? null,
+    memory_updated_at: date(row.memory_updated_at),
+    answered_through: (row.answered_through as number | null) ?? null,
+    created_at: date(row.created_at)!,
+    updated_at: date(row.updated_at)!,
+  };
+}
+
+/** A `messages` row whose columns carry `prefix` (`m_` in joins) as a record. */
+export function rowToMessage(row: Record<string, unknown>, prefix: string, date: DateColumn): MessageRecord {
+  const value = (column: string) => row[`${prefix}${column}`];
+  return {
+    ordinal: value('ordinal') as number,
+    id: value('id') as string,
+    session_id: value('session_id') as string,
+    role: value('role') as MessageRecord['role'],
+    content: value('content') as string,
+    tool_calls: jsonColumn(value('tool_calls'), []),
+    input_tokens: value('input_tokens') as number,
+    output_tokens: value('output_tokens') as number,
+    token_count: (value('token_count') as number | null) ?? null,
+    workflow_id: (value('workflow_id') as string | null) ?? null,
+    mode: (value('mode') as string | null) ?? null,
+    metadata: jsonColumn(value('metadata'), {}),
+    reply_to: (value('reply_to') as string | null) ?? null,
+    turn_id: (value('turn_id') as string | null) ?? null,
+    created_at: date(value('created_at'))!,
+  };
+}

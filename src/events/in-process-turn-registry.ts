@@ -1,0 +1,45 @@
+import type { LiveTurn, LiveTurnChange, TurnRegistry } from '../core/turns';
+
+/** The embedded turn registry: one process, memory only (the database recovers unfinished turns at start). */
+export class InProcessTurnRegistry implements TurnRegistry {
+  readonly name = 'in-process' as const;
+  private readonly turns = new Map<string, LiveTurn>();
+
+  async claim(sessionId: string, turnId: string): Promise<boolean> {
+    if (this.turns.has(sessionId)) return false;
+    this.turns.set(sessionId, { turnId, phase: 'queued', state: 'thinking', pending: null, acceptedAt: Date.now() });
+    return true;
+  }
+
+  async get(sessionId: string): Promise<LiveTurn | null> {
+    const turn = this.turns.get(sessionId);
+    return turn ? { ...turn } : null;
+  }
+
+  async getMany(sessionIds: readonly string[]): Promise<Map<string, LiveTurn>> {
+    const found = new Map<string, LiveTurn>();
+    for (const id of sessionIds) {
+      const turn = this.turns.get(id);
+      if (turn) found.set(id, { ...turn });
+    }
+    return found;
+  }
+
+  async update(sessionId: string, turnId: string, change: LiveTurnChange): Promise<boolean> {
+    const turn = this.turns.get(sessionId);
+    if (turn?.turnId !== turnId) return false;
+    Object.assign(turn, change);
+    return true;
+  }
+
+  async release(sessionId: string, turnId: string, onlyIf?: LiveTurn['phase']): Promise<boolean> {
+    const turn = this.turns.get(sessionId);
+    if (turn?.turnId !== turnId || (onlyIf && turn.phase !== onlyIf)) return false;
+    this.turns.delete(sessionId);
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.turns.clear();
+  }
+}

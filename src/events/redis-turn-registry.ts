@@ -1,0 +1,114 @@
+import type { Redis } from 'ioredis';
+import { AGENT_STATES, type AgentState } from '../core/events';
+import type { LiveTurn, LiveTurnChange, PendingConfirmation, TurnRegistry } from '../core/turns';
+import { redisKey } from '../redis/connection';
+
+export const REDIS_TURN_REGISTRY_DEFAULTS = {
+  /**
+   * A safety net, not a timeout: a session whose turn nobody ends (every process lost) is free
+   * again after this long. Each change renews it; a confirmation waits 5 minutes at most.
+   */
+  turnTtlMs: 6 * 60 * 60 * 1000,
+};
+
+/** One hash per busy session: turn_id, phase, state, pending (JSON), accepted_at. */
+const CLAIM = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'turn_id', ARGV[1], 'phase', 'queued', 'state', 'thinking', 'pending', '', 'accepted_at', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`;
+
+/** ARGV: turn id, ttl, then field/value pairs. */
+const UPDATE = `
+if redis.call('HGET', KEYS[1], 'turn_id') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
+/** ARGV: turn id, required phase ('' for any). */
+const RELEASE = `
+if redis.call('HGET', KEYS[1], 'turn_id') ~= ARGV[1] then return 0 end
+if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'phase') ~= ARGV[2] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`;
+
+type RedisWithScripts = Redis & {
+  turnClaim(key: string, turnId: string, acceptedAt: number, ttlMs: number): Promise<number>;
+  turnUpdate(key: string, turnId: string, ttlMs: number, ...fields: string[]): Promise<number>;
+  turnRelease(key: string, turnId: string, phase: string): Promise<number>;
+};
+
+/** The scaled-out turn registry: Redis hashes changed only by scripts that check the turn id. */
+export class RedisTurnRegistry implements TurnRegistry {
+  readonly name = 'redis' as const;
+  private readonly redis: RedisWithScripts;
+
+  constructor(
+    redis: Redis,
+    private readonly prefix: string,
+    private readonly limits = REDIS_TURN_REGISTRY_DEFAULTS,
+  ) {
+    redis.defineCommand('turnClaim', { numberOfKeys: 1, lua: CLAIM });
+    redis.defineCommand('turnUpdate', { numberOfKeys: 1, lua: UPDATE });
+    redis.defineCommand('turnRelease', { numberOfKeys: 1, lua: RELEASE });
+    this.redis = redis as RedisWithScripts;
+  }
+
+  async claim(sessionId: string, turnId: string): Promise<boolean> {
+    return (await this.redis.turnClaim(this.key(sessionId), turnId, Date.now(), this.limits.turnTtlMs)) === 1;
+  }
+
+  async get(sessionId: string): Promise<LiveTurn | null> {
+    return parse(await this.redis.hgetall(this.key(sessionId)));
+  }
+
+  async getMany(sessionIds: readonly string[]): Promise<Map<string, LiveTurn>> {
+    const found = new Map<string, LiveTurn>();
+    if (sessionIds.length === 0) return found;
+    const pipeline = this.redis.pipeline();
+    for (const id of sessionIds) pipeline.hgetall(this.key(id));
+    const results = (await pipeline.exec()) ?? [];
+    results.forEach(([error, hash], index) => {
+      if (error) throw error;
+      const turn = parse(hash as Record<string, string>);
+      if (turn) found.set(sessionIds[index]!, turn);
+    });
+    return found;
+  }
+
+  async update(sessionId: string, turnId: string, change: LiveTurnChange): Promise<boolean> {
+    const fields: string[] = [];
+    if (change.phase !== undefined) fields.push('phase', change.phase);
+    if (change.state !== undefined) fields.push('state', change.state);
+    if (change.pending !== undefined) fields.push('pending', change.pending ? JSON.stringify(change.pending) : '');
+    if (fields.length === 0) return (await this.get(sessionId))?.turnId === turnId;
+    return (await this.redis.turnUpdate(this.key(sessionId), turnId, this.limits.turnTtlMs, ...fields)) === 1;
+  }
+
+  async release(sessionId: string, turnId: string, onlyIf?: LiveTurn['phase']): Promise<boolean> {
+    return (await this.redis.turnRelease(this.key(sessionId), turnId, onlyIf ?? '')) === 1;
+  }
+
+  async close(): Promise<void> {
+    // The connection belongs to the caller.
+  }
+
+  private key(sessionId: string): string {
+    return redisKey(this.prefix, 'turn', sessionId);
+  }
+}
+
+function parse(hash: Record<string, string>): LiveTurn | null {
+  if (!hash.turn_id) return null;
+  const state = (AGENT_STATES as readonly string[]).includes(hash.state ?? '') ? (hash.state as AgentState) : 'thinking';
+  return {
+    turnId: hash.turn_id,
+    phase: hash.phase === 'running' ? 'running' : 'queued',
+    state,
+    pending: hash.pending ? (JSON.parse(hash.pending) as PendingConfirmation) : null,
+    acceptedAt: Number(hash.accepted_at ?? 0),
+  };
+}

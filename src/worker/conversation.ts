@@ -1,0 +1,73 @@
+import { parseCommand } from '../agent/commands';
+import { messageTokens, type MemoryEntry } from '../agent/memory';
+import type { ChatMessage, ToolCall } from '../agent/provider';
+import type { ToolOutcome } from '../agent/tool-executor';
+import type { MessageRecord, NewMessage } from '../db/turn-store';
+import { toProviderCall, type StoredToolCall } from '../sessions/stored-tool-calls';
+
+/** In-chat commands (`/info`, …) and their answers are not conversation: the model never sees them. */
+export function isCommand(row: Pick<MessageRecord, 'role' | 'content' | 'metadata'>): boolean {
+  return row.metadata?.command === true || (row.role === 'user' && parseCommand(row.content) !== null);
+}
+
+/** The conversation the model sees, oldest first: commands and system notes left out, token counts as stored. */
+export function conversationEntries(rows: readonly MessageRecord[]): MemoryEntry[] {
+  const entries: MemoryEntry[] = [];
+  for (const row of rows) {
+    if (row.role === 'system' || isCommand(row)) continue;
+    const message = toChatMessage(row);
+    entries.push({ ordinal: row.ordinal, turnId: row.turn_id ?? row.reply_to ?? null, message, tokens: row.token_count ?? messageTokens(message) });
+  }
+  return entries;
+}
+
+export function toChatMessage(row: Pick<MessageRecord, 'role' | 'content' | 'tool_calls' | 'metadata'>): ChatMessage {
+  if (row.role === 'tool') {
+    const metadata = row.metadata as { tool_call_id?: string; name?: string };
+    return { role: 'tool', toolCallId: metadata.tool_call_id ?? '', name: metadata.name ?? '', content: row.content };
+  }
+  if (row.role === 'assistant') {
+    const calls = (row.tool_calls ?? []).map(toProviderCall);
+    return calls.length > 0 ? { role: 'assistant', content: row.content, toolCalls: calls } : { role: 'assistant', content: row.content };
+  }
+  return { role: 'user', content: row.content };
+}
+
+/** The messages of one tool round: the assistant's calls (protocol vocabulary) and each result. */
+export function toolRoundMessages(base: Pick<NewMessage, 'session_id' | 'turn_id'>, content: string, calls: ToolCall[], outcomes: ToolOutcome[], newId: () => string): NewMessage[] {
+  const byCall = new Map(outcomes.map((outcome) => [outcome.call.id, outcome]));
+  const stored: StoredToolCall[] = calls.map((call) => {
+    const outcome = byCall.get(call.id);
+    return {
+      tool_call_id: call.id,
+      tool_name: call.name,
+      input: outcome?.input ?? {},
+      output: outcome?.content ?? null,
+      duration_ms: outcome?.durationMs ?? null,
+      error: outcome?.error ?? null,
+      arguments: call.arguments,
+    };
+  });
+  const common = { ...base, input_tokens: 0, output_tokens: 0, workflow_id: null, mode: null, reply_to: null };
+  const assistant: NewMessage = {
+    ...common,
+    id: newId(),
+    role: 'assistant',
+    content,
+    tool_calls: stored,
+    metadata: {},
+    token_count: messageTokens({ role: 'assistant', content, toolCalls: calls }),
+  };
+  const results = outcomes.map(
+    (outcome): NewMessage => ({
+      ...common,
+      id: newId(),
+      role: 'tool',
+      content: outcome.content,
+      tool_calls: [],
+      metadata: { tool_call_id: outcome.call.id, name: outcome.call.name, error: outcome.error },
+      token_count: messageTokens({ role: 'tool', toolCallId: outcome.call.id, name: outcome.call.name, content: outcome.content }),
+    }),
+  );
+  return [assistant, ...results];
+}

@@ -1,0 +1,50 @@
+import { WORKING_STATES, type AgentEvent } from '../core/events';
+import type { EventLog, TurnRegistry } from '../core/turns';
+
+/**
+ * The events of one running turn, on their way to the event log. Each carries the turn's id. Appends
+ * are not awaited one by one (the log numbers them in call order, and the Redis driver pipelines what
+ * one tick sends): `flush` waits for all of them and reports the first failure. Working states also
+ * go to the turn registry, so a socket that connects mid-turn is told the current state.
+ */
+export class TurnEvents {
+  private pending: Promise<unknown>[] = [];
+  private failure: unknown = null;
+
+  constructor(
+    private readonly deps: { events: EventLog; registry: TurnRegistry },
+    readonly sessionId: string,
+    readonly turnId: string,
+  ) {}
+
+  /** Sends an event; resolves at once (use `flush` to wait until everything sent is in the log). */
+  send(event: AgentEvent): Promise<void> {
+    const payload = { ...event.payload, turn_id: this.turnId };
+    this.track(this.deps.events.append(this.sessionId, { type: event.type, payload } as AgentEvent));
+    if (event.type === 'agent_state' && WORKING_STATES.has(event.payload.state)) {
+      this.track(this.deps.registry.update(this.sessionId, this.turnId, { state: event.payload.state }));
+    }
+    return Promise.resolve();
+  }
+
+  /** Waits until every event sent so far is in the log; throws the first append that failed. */
+  async flush(): Promise<void> {
+    const pending = this.pending;
+    this.pending = [];
+    await Promise.all(pending);
+    if (this.failure) throw this.failure;
+  }
+
+  private track(promise: Promise<unknown>): void {
+    this.pending.push(
+      promise.catch((error: unknown) => {
+        this.failure ??= error;
+      }),
+    );
+    // Bounded: a long stream keeps only what is still in flight.
+    if (this.pending.length > 256) {
+      const settled = this.pending;
+      this.pending = [Promise.all(settled)];
+    }
+  }
+}
