@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { countTokens } from '../../src/agent/tokens';
 import { loadConfig } from '../../src/config';
 import { openDatabase, type Database } from '../../src/db/database';
 import { initModels, type Models } from '../../src/db/models';
@@ -60,7 +61,7 @@ export class SessionRows {
           reply_to: null,
           turn_id: null,
         };
-      });
+      }).map((row) => ({ ...row, token_count: countTokens(row.content) })); // as the hub stores them
       for (let start = 0; start < rows.length; start += 200) await this.models.Message.bulkCreate(rows.slice(start, start + 200));
     }
   }

@@ -82,10 +82,16 @@ export interface TurnStore {
    * (checked in the same statement). Null when it was not stored.
    */
   insertTurnMessage(message: NewMessage): Promise<MessageRecord | null>;
-  /** The session and the messages after its memory summary, oldest first; null when there is no session. */
-  loadConversation(sessionId: string): Promise<{ session: SessionRecord; messages: MessageRecord[] } | null>;
-  /** Ends a turn in one transaction; returns the stored reply. A second reply to one message is refused (null). */
-  endTurn(end: TurnEnd): Promise<MessageRecord | null>;
+  /**
+   * The session and the messages after its memory summary (and after `after`, when given: a worker
+   * that keeps the rest), oldest first; null when there is no session.
+   */
+  loadConversation(sessionId: string, after?: number): Promise<{ session: SessionRecord; messages: MessageRecord[] } | null>;
+  /**
+   * Ends a turn in one transaction; returns the stored reply (null: a second reply to one message
+   * is refused, or none was given) and the session's new `updated_at`.
+   */
+  endTurn(end: TurnEnd): Promise<{ reply: MessageRecord | null; updatedAt: Date }>;
   /** Messages of a turn's tool rounds (each call and its result), so a redelivered turn resumes from them. */
   insertMessages(messages: NewMessage[]): Promise<void>;
   /** Forgets a user message that was stored but could not be queued. */

@@ -10,15 +10,26 @@ export function isCommand(row: Pick<MessageRecord, 'role' | 'content' | 'metadat
   return row.metadata?.command === true || (row.role === 'user' && parseCommand(row.content) !== null);
 }
 
+/** Each row's entry (null: not conversation), made once per row object: a worker's cached rows are reused turn after turn. */
+const entryOf = new WeakMap<MessageRecord, MemoryEntry | null>();
+
 /** The conversation the model sees, oldest first: commands and system notes left out, token counts as stored. */
 export function conversationEntries(rows: readonly MessageRecord[]): MemoryEntry[] {
   const entries: MemoryEntry[] = [];
   for (const row of rows) {
-    if (row.role === 'system' || isCommand(row)) continue;
-    const message = toChatMessage(row);
-    entries.push({ ordinal: row.ordinal, turnId: row.turn_id ?? row.reply_to ?? null, message, tokens: row.token_count ?? messageTokens(message) });
+    let entry = entryOf.get(row);
+    if (entry === undefined) {
+      entry = row.role === 'system' || isCommand(row) ? null : toEntry(row);
+      entryOf.set(row, entry);
+    }
+    if (entry) entries.push(entry);
   }
   return entries;
+}
+
+function toEntry(row: MessageRecord): MemoryEntry {
+  const message = toChatMessage(row);
+  return { ordinal: row.ordinal, turnId: row.turn_id ?? row.reply_to ?? null, message, tokens: row.token_count ?? messageTokens(message) };
 }
 
 export function toChatMessage(row: Pick<MessageRecord, 'role' | 'content' | 'tool_calls' | 'metadata'>): ChatMessage {

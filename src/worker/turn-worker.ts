@@ -17,6 +17,7 @@ import { toolNames } from '../workflows/workflow-schema';
 import type { Logger } from '../logs/logger';
 import type { SessionTools } from '../sessions/session-tools';
 import { conversationEntries } from './conversation';
+import { ConversationCache } from './conversation-cache';
 import { TurnContext, type ConfirmationWaiters } from './turn-context';
 import { TurnEvents } from './turn-events';
 
@@ -59,6 +60,8 @@ interface RunningTurn {
 /** What a turn produced, ready to be stored. */
 interface TurnResult {
   text: string;
+  /** Tokens of `text`, counted once. */
+  tokens: number;
   command: boolean;
   routing: { decision: RouteDecision; workflow: WorkflowRow | null } | null;
   compaction: Compaction | null;
@@ -74,6 +77,7 @@ interface TurnResult {
 export class TurnWorker implements ConfirmationWaiters {
   readonly id = randomUUID();
   private readonly running = new Map<string, RunningTurn>();
+  private readonly conversations = new ConversationCache();
   private readonly confirmations = new Map<string, (action: ConfirmAction) => void>();
   private stopControl: Unsubscribe | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
@@ -129,7 +133,7 @@ export class TurnWorker implements ConfirmationWaiters {
     const state = newTurnState();
     let result: TurnResult | null = null;
     try {
-      const loaded = await store.loadConversation(job.sessionId);
+      const loaded = await this.loadConversation(job.sessionId);
       const userMessage = loaded?.messages.find((message) => message.id === turnId);
       const answered = loaded?.messages.find((message) => message.reply_to === turnId);
       if (!loaded || !userMessage || answered) {
@@ -149,7 +153,7 @@ export class TurnWorker implements ConfirmationWaiters {
       if (!state.writing) await emit({ type: 'agent_state', payload: { state: 'writing' } });
       if (command) this.streamText(result.text, emit);
       await events.flush();
-      const reply = await store.endTurn({
+      const { reply, updatedAt } = await store.endTurn({
         sessionId: job.sessionId,
         turnId,
         reply: {
@@ -160,7 +164,7 @@ export class TurnWorker implements ConfirmationWaiters {
           tool_calls: [],
           input_tokens: state.usage.inputTokens,
           output_tokens: state.usage.outputTokens,
-          token_count: countTokens(result.text),
+          token_count: result.tokens,
           workflow_id: result.routing?.decision.workflowId ?? loaded.session.active_workflow_id,
           mode: userMessage.mode,
           metadata: result.command
@@ -176,8 +180,16 @@ export class TurnWorker implements ConfirmationWaiters {
       // Freed before `done` goes out: a client that sends its next message on `done` finds the session free.
       await registry.release(job.sessionId, turnId);
       if (!reply) {
+        this.conversations.forget(job.sessionId);
         logger.warn({ job }, 'the turn was answered meanwhile (redelivered); this answer is dropped');
         return;
+      }
+      // Kept for the session's next turn, unless this turn stored more than its reply (tool rounds, tool settings).
+      if (state.calls === 0 && !result.command) {
+        const through = result.compaction?.through ?? loaded.session.memory_through ?? 0;
+        this.conversations.keep(job.sessionId, updatedAt, [...loaded.messages.filter((message) => message.ordinal > through), reply]);
+      } else {
+        this.conversations.forget(job.sessionId);
       }
       if (result.compaction) {
         const { compaction } = result;
@@ -209,6 +221,21 @@ export class TurnWorker implements ConfirmationWaiters {
       context.signal.removeEventListener('abort', onShutdown);
       if (this.running.get(job.sessionId)?.controller === controller) this.running.delete(job.sessionId);
     }
+  }
+
+  /**
+   * The session and its conversation window: only what is new when this worker ran the session's
+   * last turn (and nothing touched the session since), else the whole window.
+   */
+  private async loadConversation(sessionId: string) {
+    const { store } = this.options;
+    const after = this.conversations.readAfter(sessionId);
+    const loaded = await store.loadConversation(sessionId, after);
+    if (!loaded || after === undefined) return loaded;
+    const joined = this.conversations.join(sessionId, loaded.session.updated_at, loaded.session.memory_through, loaded.messages);
+    if (joined) return { session: loaded.session, messages: joined };
+    this.conversations.forget(sessionId);
+    return store.loadConversation(sessionId);
   }
 
   /** The queue gave the job up (it kept failing): the session is freed and the client told. */
@@ -266,8 +293,9 @@ export class TurnWorker implements ConfirmationWaiters {
         break;
     }
     controller.signal.throwIfAborted();
-    const compaction = await this.compactMemory(session, entries, userMessage, text, controller.signal);
-    return { text, command: false, routing, compaction };
+    const tokens = countTokens(text);
+    const compaction = await this.compactMemory(session, entries, userMessage, text, tokens, controller.signal);
+    return { text, tokens, command: false, routing, compaction };
   }
 
   /** `/info`, `/tools`, `/tools load`, `/help`: answered by the hub, not the model. */
@@ -303,7 +331,7 @@ export class TurnWorker implements ConfirmationWaiters {
       },
     });
     if (result.expansionFailed) await emit({ type: 'error', payload: { code: 'TOOL_EXPANSION_FAILED', message: result.expansionFailed } });
-    return { text: result.text, command: true, routing: null, compaction: null };
+    return { text: result.text, tokens: countTokens(result.text), command: true, routing: null, compaction: null };
   }
 
   /** A command's answer streamed like a model's, so every channel renders it the same way. */
@@ -316,12 +344,12 @@ export class TurnWorker implements ConfirmationWaiters {
   }
 
   /** Folds old turns into the rolling summary when the conversation (with this turn's answer) outgrows the budget. */
-  private compactMemory(session: SessionRecord, entries: MemoryEntry[], userMessage: MessageRecord, answer: string, signal: AbortSignal): Promise<Compaction | null> {
+  private compactMemory(session: SessionRecord, entries: MemoryEntry[], userMessage: MessageRecord, answer: string, tokens: number, signal: AbortSignal): Promise<Compaction | null> {
     const reply: MemoryEntry = {
       ordinal: Number.MAX_SAFE_INTEGER, // stored after every message read; never folded (the newest turns stay)
       turnId: userMessage.id,
       message: { role: 'assistant', content: answer },
-      tokens: countTokens(answer),
+      tokens,
     };
     return compact({
       systemPrompt: this.options.agent.system_prompt,
@@ -336,6 +364,7 @@ export class TurnWorker implements ConfirmationWaiters {
 
   /** A cancelled or failed turn: the session is freed and the message counts as answered. */
   private async endWithoutReply(job: TurnJob, state: TurnState): Promise<void> {
+    this.conversations.forget(job.sessionId);
     await this.options.store.endTurn({ sessionId: job.sessionId, turnId: job.userMessageId, reply: null, usage: state.usage });
     await this.options.registry.release(job.sessionId, job.userMessageId);
   }

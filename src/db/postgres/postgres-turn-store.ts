@@ -54,7 +54,7 @@ const END_TURN_SET = (first: number) => `input_tokens = input_tokens + $${first}
 const STATEMENTS = {
   insertTurnMessage: `INSERT INTO messages (${MESSAGE_LIST}) SELECT ${typedParameters} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $${COUNT + 1} AND archived_at IS NULL) RETURNING ordinal`,
   insertMessage: `INSERT INTO messages (${MESSAGE_LIST}) VALUES (${parameters(1, COUNT).join(', ')})`,
-  loadConversation: `SELECT ${SESSION_SELECT}, ${MESSAGE_SELECT} FROM sessions s LEFT JOIN messages m ON m.session_id = s.id AND m.ordinal > COALESCE(s.memory_through, 0) WHERE s.id = $1 ORDER BY m.ordinal`,
+  loadConversation: `SELECT ${SESSION_SELECT}, ${MESSAGE_SELECT} FROM sessions s LEFT JOIN messages m ON m.session_id = s.id AND m.ordinal > GREATEST(COALESCE(s.memory_through, 0), $2::integer) WHERE s.id = $1 ORDER BY m.ordinal`,
   // One statement, so one implicit transaction: the reply, and the session only if the reply was new.
   endTurnWithReply: `WITH reply AS (
       INSERT INTO messages (${MESSAGE_LIST}) VALUES (${parameters(1, COUNT).join(', ')}) ON CONFLICT (reply_to) DO NOTHING RETURNING ordinal
@@ -91,13 +91,13 @@ export class PostgresTurnStore implements TurnStore {
     return result.rows[0] ? { ...message, ordinal: result.rows[0].ordinal, created_at: createdAt } : null;
   }
 
-  async loadConversation(sessionId: string): Promise<{ session: SessionRecord; messages: MessageRecord[] } | null> {
-    const rows = await this.read<Record<string, unknown>>('loadConversation', [sessionId]);
+  async loadConversation(sessionId: string, after = 0): Promise<{ session: SessionRecord; messages: MessageRecord[] } | null> {
+    const rows = await this.read<Record<string, unknown>>('loadConversation', [sessionId, after]);
     if (rows.length === 0) return null;
     return { session: toSession(rows[0]!), messages: rows.filter((row) => row.m_ordinal !== null).map((row) => toMessage(row, 'm_')) };
   }
 
-  async endTurn(end: TurnEnd): Promise<MessageRecord | null> {
+  async endTurn(end: TurnEnd): Promise<{ reply: MessageRecord | null; updatedAt: Date }> {
     const now = new Date();
     const session = [
       end.usage.inputTokens,
@@ -113,11 +113,11 @@ export class PostgresTurnStore implements TurnStore {
     ];
     if (!end.reply) {
       await this.write('endTurnWithoutReply', session);
-      return null;
+      return { reply: null, updatedAt: now };
     }
     const result = await this.write<{ ordinal: number | null }>('endTurnWithReply', [...messageValues(end.reply, now), ...session]);
     const ordinal = result.rows[0]?.ordinal ?? null;
-    return ordinal === null ? null : { ...end.reply, ordinal, created_at: now };
+    return { reply: ordinal === null ? null : { ...end.reply, ordinal, created_at: now }, updatedAt: now };
   }
 
   async insertMessages(messages: NewMessage[]): Promise<void> {

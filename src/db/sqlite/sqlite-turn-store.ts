@@ -32,7 +32,7 @@ const SQL = {
   insertTurnMessage: `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS.join(', ')}) SELECT ${placeholders(MESSAGE_INSERT_COLUMNS.length)} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ? AND archived_at IS NULL)`,
   insertMessage: `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(MESSAGE_INSERT_COLUMNS.length)})`,
   insertReply: `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(MESSAGE_INSERT_COLUMNS.length)}) ON CONFLICT (reply_to) DO NOTHING`,
-  loadConversation: `SELECT ${SESSION_SELECT}, ${MESSAGE_SELECT} FROM sessions s LEFT JOIN messages m ON m.session_id = s.id AND m.ordinal > COALESCE(s.memory_through, 0) WHERE s.id = ? ORDER BY m.ordinal`,
+  loadConversation: `SELECT ${SESSION_SELECT}, ${MESSAGE_SELECT} FROM sessions s LEFT JOIN messages m ON m.session_id = s.id AND m.ordinal > MAX(COALESCE(s.memory_through, 0), ?) WHERE s.id = ? ORDER BY m.ordinal`,
   endTurn: `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
     answered_through = MAX(COALESCE(answered_through, 0), COALESCE((SELECT ordinal FROM messages WHERE id = ?), 0)),
     active_workflow_id = CASE WHEN ? THEN ? ELSE active_workflow_id END,
@@ -79,21 +79,21 @@ export class SqliteTurnStore implements TurnStore {
     return result.changes === 1 ? { ...message, ordinal: result.lastID, created_at: createdAt } : null;
   }
 
-  async loadConversation(sessionId: string): Promise<{ session: SessionRecord; messages: MessageRecord[] } | null> {
-    const rows = await this.read<Record<string, unknown>>(SQL.loadConversation, [sessionId]);
+  async loadConversation(sessionId: string, after = 0): Promise<{ session: SessionRecord; messages: MessageRecord[] } | null> {
+    const rows = await this.read<Record<string, unknown>>(SQL.loadConversation, [after, sessionId]);
     if (rows.length === 0) return null;
     const session = toSession(rows[0]!);
     const messages = rows.filter((row) => row.m_ordinal !== null).map((row) => toMessage(row, 'm_'));
     return { session, messages };
   }
 
-  async endTurn(end: TurnEnd): Promise<MessageRecord | null> {
+  async endTurn(end: TurnEnd): Promise<{ reply: MessageRecord | null; updatedAt: Date }> {
     const now = new Date();
     return this.writer.write(async (execute) => {
       let reply: MessageRecord | null = null;
       if (end.reply) {
         const inserted = await execute(SQL.insertReply, messageValues(end.reply, toSqliteDate(now)));
-        if (inserted.changes === 0) return null; // replied before (a redelivered turn): nothing is counted twice
+        if (inserted.changes === 0) return { reply: null, updatedAt: now }; // replied before (a redelivered turn): nothing is counted twice
         reply = { ...end.reply, ordinal: inserted.lastID, created_at: now };
       }
       const workflowChanged = end.activeWorkflowId !== undefined;
@@ -113,7 +113,7 @@ export class SqliteTurnStore implements TurnStore {
         toSqliteDate(now),
         end.sessionId,
       ]);
-      return reply;
+      return { reply, updatedAt: now };
     });
   }
 

@@ -1,0 +1,51 @@
+import type { MessageRecord } from '../db/turn-store';
+
+export const CONVERSATION_CACHE_DEFAULTS = {
+  /** Sessions whose conversation a worker keeps between turns (least recently used ones go first). */
+  maxSessions: 1_000,
+};
+
+interface Entry {
+  /** The session's `updated_at` as this worker's last write left it (ms). */
+  updatedAt: number;
+  messages: MessageRecord[];
+}
+
+/**
+ * A worker's copy of the conversations it ran last, so a long session's next turn reads only what
+ * is new. It is trusted only while the session's `updated_at` is still the one this worker's own
+ * last write gave it: another worker's turn, a cleared history or memory, a rename — anything that
+ * touched the session since — makes it a miss, and the turn reads the whole window again.
+ */
+export class ConversationCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly limits = CONVERSATION_CACHE_DEFAULTS) {}
+
+  /** The ordinal after which a turn needs to read (undefined: read the whole window). */
+  readAfter(sessionId: string): number | undefined {
+    return this.entries.get(sessionId)?.messages.at(-1)?.ordinal;
+  }
+
+  /**
+   * The conversation after `memoryThrough`: the cached messages plus `fresh` (read after
+   * `readAfter`), or null when the cache cannot be trusted for this session.
+   */
+  join(sessionId: string, updatedAt: Date, memoryThrough: number | null, fresh: readonly MessageRecord[]): MessageRecord[] | null {
+    const entry = this.entries.get(sessionId);
+    if (!entry || entry.updatedAt !== updatedAt.getTime()) return null;
+    const after = memoryThrough ?? 0;
+    return [...entry.messages.filter((message) => message.ordinal > after), ...fresh];
+  }
+
+  /** Keeps the conversation as this worker leaves it (its reply included) and the `updated_at` it wrote. */
+  keep(sessionId: string, updatedAt: Date, messages: MessageRecord[]): void {
+    this.entries.delete(sessionId);
+    if (this.entries.size >= this.limits.maxSessions) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(sessionId, { updatedAt: updatedAt.getTime(), messages });
+  }
+
+  forget(sessionId: string): void {
+    this.entries.delete(sessionId);
+  }
+}
