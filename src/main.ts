@@ -100,6 +100,8 @@ export interface RunningService {
   port: number;
   url: string;
   lifecycle: Lifecycle;
+  /** The database as this process uses it: tests and benchmarks count its statements. */
+  storage: { store: TurnStore; sequelize: Database['sequelize'] };
   stop(): Promise<void>;
 }
 
@@ -272,7 +274,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const slackConfig = slackSettings(config);
     const slack = slackConfig && createSlackAdapter({ ...slackConfig, logger });
     // Auth: one authenticator for REST (the guard) and WebSocket upgrades.
-    const auth = createAuth(config.auth, core.database);
+    // A credential change reaches every process: caches forget it, sockets it opened close.
+    const auth = createAuth(config.auth, core.database, (change) => drivers.control.publish({ kind: 'principal_changed', ...change }));
     const authenticateSocket = (request: IncomingMessage, socketOptions: { queryToken: boolean; role?: Role }) =>
       checkUpgradeCredential(request, auth.authenticator, socketOptions);
     const samlSettings = resolveSamlSettings(config.auth.saml, config.server.public_url ?? `http://localhost:${config.server.port}`, options.cwd);
@@ -391,6 +394,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       },
     );
     lifecycle.onStop({ name: 'log stream', stop: () => logStream.stop() });
+    const stopRevocations = await drivers.control.subscribe((message) => {
+      if (message.kind !== 'principal_changed') return;
+      auth.credentials.forget(message.userId, message.apiKeyId);
+      logStream.revoke(message);
+    });
+    lifecycle.onStop({ name: 'revocations', stop: async () => stopRevocations() });
     // Stopped in reverse: sockets closed with 1001 and no new upgrades, no new requests, then the
     // worker finishes or hands back its turns, then drivers and the database close.
     lifecycle.onStop({ name: 'http', stop: () => http.close(config.server.shutdown_timeout_s * 1000) });
@@ -414,7 +423,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     };
     if (process.stdout.isTTY && !options.logDestination && config.log.format !== 'json') process.stdout.write(`${renderBanner(facts)}\n`);
     logger.info(facts, 'Switchboard is ready');
-    return { config, hub, logger, port: http.port, url, lifecycle, stop: () => stopAll(lifecycle, logger) };
+    const storage = { store: core.store, sequelize: core.database.sequelize };
+    return { config, hub, logger, port: http.port, url, lifecycle, storage, stop: () => stopAll(lifecycle, logger) };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
@@ -437,7 +447,8 @@ export async function startWorkerProcess(options: ServiceOptions): Promise<Runni
   }
   await startWorker(core, provider);
   core.logger.info({ queue: core.drivers.description, storage: core.database.description }, 'Switchboard worker is ready');
-  return { config: core.config, hub: null, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, stop: () => stopAll(core.lifecycle, core.logger) };
+  const storage = { store: core.store, sequelize: core.database.sequelize };
+  return { config: core.config, hub: null, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, storage, stop: () => stopAll(core.lifecycle, core.logger) };
 }
 
 function stopAll(lifecycle: Lifecycle, logger: Logger): Promise<void> {

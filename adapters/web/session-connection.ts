@@ -44,7 +44,7 @@ export class SessionConnection {
   constructor(
     readonly socket: WebSocket,
     readonly sessionId: string,
-    private readonly principal: Principal,
+    readonly principal: Principal,
     private readonly hub: Hub,
     private readonly logger: Logger,
     private readonly limits: ConnectionLimits,

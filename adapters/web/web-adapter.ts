@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Hub, SessionSummary } from '../../src/core/hub';
-import type { Principal } from '../../src/core/principal';
+import { changeEnds, type Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
 import { CLOSE, SessionConnection } from './session-connection';
 
@@ -61,9 +61,16 @@ export class WebAdapter {
     this.hub = hub;
     // A second connection to a session replaces the first, on whichever process that one lives.
     this.stopTakeovers = await hub.control.subscribe((message) => {
-      if (message.kind !== 'takeover') return;
-      for (const connection of this.connections.get(message.sessionId) ?? []) {
-        if (connection.id !== message.connectionId) connection.close(CLOSE.GOING_AWAY, 'replaced by a newer connection');
+      if (message.kind === 'takeover') {
+        for (const connection of this.connections.get(message.sessionId) ?? []) {
+          if (connection.id !== message.connectionId) connection.close(CLOSE.GOING_AWAY, 'replaced by a newer connection');
+        }
+      }
+      // Revoked credentials end the sockets they opened, on whichever process those live.
+      if (message.kind === 'principal_changed') {
+        for (const set of this.connections.values()) {
+          for (const connection of set) if (changeEnds(message, connection.principal)) connection.close(CONNECT_CLOSE.UNAUTHORIZED, 'credentials revoked');
+        }
       }
     });
     const interval = Math.max(50, Math.min(5_000, Math.floor(this.config.idleTimeoutMs / 4)));

@@ -5,6 +5,8 @@ import type { Role } from '../core/principal';
 /** The only algorithm accepted for access tokens; never taken from the token's own header. */
 export const ACCESS_TOKEN_ALGORITHMS: jwt.Algorithm[] = ['HS256'];
 export const ACCESS_TOKEN_TYPE = 'access';
+/** Clock difference tolerated with whoever issued a token: an `iat` further in the future is refused. */
+export const ACCESS_TOKEN_CLOCK_SKEW_S = 30;
 
 export type AccessTokenConfig = Pick<Config['auth'], 'jwt_secret' | 'access_token_ttl_s' | 'issuer' | 'audience'>;
 

@@ -5,6 +5,7 @@ import { AppError } from '../core/errors';
 import type { Principal } from '../core/principal';
 import type { ApiKeyAttributes, ApiKeyRecord } from '../db/models/api-key';
 import type { AuthModels } from '../db/models/auth';
+import type { CachedApiKey, CredentialCache } from './credential-cache';
 import { randomSecret, sha256 } from './secrets';
 
 export const API_KEY_PREFIX = 'svc_live_';
@@ -55,7 +56,12 @@ export function looksLikeApiKey(token: string): boolean {
 
 /** API keys: created and shown once, stored as sha256, listed by prefix, revocable, may expire. */
 export class ApiKeys {
-  constructor(private readonly models: AuthModels) {}
+  constructor(
+    private readonly models: AuthModels,
+    private readonly cache: CredentialCache,
+    /** Told when a key is revoked, so every process forgets it and closes what it opened. */
+    private readonly onRevoked: (userId: string, keyId: string) => Promise<void> = async () => undefined,
+  ) {}
 
   async create(userId: string, label: string, expiresInDays?: number): Promise<ApiKeyView & { key: string }> {
     const key = API_KEY_PREFIX + randomSecret();
@@ -90,17 +96,27 @@ export class ApiKeys {
     if (key.revoked_at == null) {
       key.revoked_at = new Date();
       await key.save();
+      await this.onRevoked(key.user_id, key.id);
     }
   }
 
-  /** The live key record for a presented key, or null (unknown, malformed, revoked, expired). */
-  async verify(key: string): Promise<ApiKeyRecord | null> {
+  /** The live key for a presented key, or null (unknown, malformed, revoked, expired). No database read when cached. */
+  async verify(key: string): Promise<CachedApiKey | null> {
     if (!API_KEY_PATTERN.test(key)) return null;
-    const record = await this.models.ApiKey.findOne({ where: { key_hash: sha256(key) } });
-    if (!record || record.revoked_at != null) return null;
-    if (record.expires_at != null && new Date(record.expires_at).getTime() <= Date.now()) return null;
-    const lastUsed = record.last_used_at == null ? 0 : new Date(record.last_used_at).getTime();
-    if (Date.now() - lastUsed >= LAST_USED_RESOLUTION_MS) {
+    const record = await this.cache.apiKey(sha256(key), async () => {
+      const row = await this.models.ApiKey.findOne({ where: { key_hash: sha256(key) } });
+      if (!row || row.revoked_at != null) return null;
+      return {
+        id: row.id,
+        user_id: row.user_id,
+        expires_at: row.expires_at == null ? null : new Date(row.expires_at),
+        lastUsedWritten: row.last_used_at == null ? 0 : new Date(row.last_used_at).getTime(),
+      };
+    });
+    if (!record) return null;
+    if (record.expires_at !== null && record.expires_at.getTime() <= Date.now()) return null;
+    if (Date.now() - record.lastUsedWritten >= LAST_USED_RESOLUTION_MS) {
+      record.lastUsedWritten = Date.now();
       await this.models.ApiKey.update({ last_used_at: new Date() }, { where: { id: record.id } });
     }
     return record;

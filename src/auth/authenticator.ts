@@ -6,6 +6,7 @@ import type { AccessTokenConfig } from './access-tokens';
 import type { Database } from '../db/database';
 import { defineAuthModels } from '../db/models/auth';
 import { ApiKeys, looksLikeApiKey } from './api-keys';
+import { CredentialCache } from './credential-cache';
 import { API_KEY_STRATEGY, ApiKeyStrategy } from './strategies/api-key';
 import { createJwtStrategy, JWT_STRATEGY } from './strategies/jwt';
 import { Users } from './users';
@@ -25,10 +26,14 @@ export function unauthorized(): AppError {
   return new AppError('UNAUTHORIZED', 'Authentication is required: the credential is missing or not valid.');
 }
 
-/** The authenticator over a migrated database: what main.ts (REST guard and WebSocket upgrades) uses. */
+/**
+ * An authenticator over a migrated database, apart from a running hub's (tools, tests): it caches
+ * nothing, since no control bus tells it about revocations.
+ */
 export function createDatabaseAuthenticator(config: AccessTokenConfig, database: Pick<Database, 'sequelize'>): Authenticator {
   const models = defineAuthModels(database.sequelize);
-  return createAuthenticator(config, new Users(database.sequelize, models), new ApiKeys(models));
+  const credentials = new CredentialCache({ ttlMs: 0, maxEntries: 0 });
+  return createAuthenticator(config, new Users(database.sequelize, models, credentials), new ApiKeys(models, credentials));
 }
 
 /** Builds the authenticator on a passport instance of its own with the JWT and API-key strategies. */

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Op, QueryTypes, UniqueConstraintError, type Sequelize } from 'sequelize';
 import { AppError } from '../core/errors';
-import type { Role } from '../core/principal';
+import type { PrincipalChangeReason, Role } from '../core/principal';
 import type { AuthModels } from '../db/models/auth';
 import type { UserRecord } from '../db/models/user';
 import { hashPassword } from './passwords';
+import { CredentialCache, type CachedUser } from './credential-cache';
 import { writeAtomically } from './transactions';
 
 export interface NewUser {
@@ -21,11 +22,25 @@ export interface UserChanges {
 }
 
 /** Users: creation with the atomic first-admin claim, lookup, admin changes. */
+/** Why a user's credentials stopped being what they were (every process forgets them and closes their sockets). */
+export type PrincipalChange = Exclude<PrincipalChangeReason, 'api_key_revoked'>;
+
 export class Users {
   constructor(
     private readonly sequelize: Sequelize,
     private readonly models: AuthModels,
+    private readonly cache: CredentialCache = new CredentialCache(),
+    private readonly onChanged: (userId: string, change: PrincipalChange) => Promise<void> = async () => undefined,
   ) {}
+
+  /** What a credential check needs of the user; no database read when cached. */
+  forCredentialCheck(id: string): Promise<CachedUser | null> {
+    return this.cache.user(id, async () => {
+      const user = await this.findById(id);
+      if (!user) return null;
+      return { id: user.id, username: user.username, role: user.role, is_active: user.is_active, tokens_valid_after: user.tokens_valid_after };
+    });
+  }
 
   /**
    * Creates a user. The first user ever created becomes `admin`: a one-row table is claimed with
@@ -99,9 +114,15 @@ export class Users {
     if (actorId === id && ((changes.role !== undefined && changes.role !== 'admin') || changes.is_active === false)) {
       throw new AppError('FORBIDDEN', 'An admin cannot demote or deactivate themself.');
     }
+    const demoted = changes.role !== undefined && changes.role !== user.role;
+    const deactivated = changes.is_active === false && user.is_active;
+    const reactivated = changes.is_active === true && !user.is_active;
     if (changes.role !== undefined) user.role = changes.role;
     if (changes.is_active !== undefined) user.is_active = changes.is_active;
     await user.save();
+    if (deactivated) await this.onChanged(id, 'deactivated');
+    else if (demoted) await this.onChanged(id, 'role_changed');
+    else if (reactivated) await this.onChanged(id, 'reactivated'); // cached as inactive until now
     return user;
   }
 
@@ -109,17 +130,20 @@ export class Users {
     if (actorId === id) throw new AppError('FORBIDDEN', 'An admin cannot delete themself.');
     const user = await this.requireUser(id);
     await user.destroy();
+    await this.onChanged(id, 'deleted');
   }
 
   async setPassword(user: UserRecord, password: string, tokensValidAfter: Date): Promise<void> {
     user.password_hash = await hashPassword(password);
     user.tokens_valid_after = tokensValidAfter;
     await user.save();
+    await this.onChanged(user.id, 'logged_out');
   }
 
   async invalidateTokens(user: UserRecord, tokensValidAfter: Date): Promise<void> {
     user.tokens_valid_after = tokensValidAfter;
     await user.save();
+    await this.onChanged(user.id, 'logged_out');
   }
 
   private async requireUser(id: string): Promise<UserRecord> {

@@ -1,4 +1,5 @@
 import type { AgentState, SessionFrame, SessionFrameBody } from './events';
+import type { PrincipalChangeReason } from './principal';
 
 /**
  * What goes on the queue: ids only, never message text or secrets. The job id is the stored user
@@ -128,7 +129,7 @@ export type ControlMessage =
    * password changed, an API key revoked): every process drops what it cached and closes the
    * sockets those credentials opened. `apiKeyId` names the one key when only it changed.
    */
-  | { kind: 'principal_changed'; userId: string; apiKeyId?: string; reason: 'deactivated' | 'deleted' | 'role_changed' | 'logged_out' | 'api_key_revoked' }
+  | { kind: 'principal_changed'; userId: string; apiKeyId?: string; reason: PrincipalChangeReason }
   /** A session was archived, restored or deleted: cached access facts are dropped. */
   | { kind: 'session_changed'; sessionId: string }
   /** A workflow was created, changed or deleted: routers reload. */

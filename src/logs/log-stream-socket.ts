@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { SocketAuthResult } from '../core/hub';
-import type { Role } from '../core/principal';
+import { changeEnds, type Principal, type PrincipalChangeReason, type Role } from '../core/principal';
 import { STREAM_LEVELS, type LogHub, type LogLine, type StreamLevel } from './log-hub';
 
 export const LOG_STREAM_PATH = '/ws/v1/logs';
@@ -30,6 +30,7 @@ export class LogStreamSocket {
   private readonly sockets = new Set<WebSocket>();
   private idleTimer: NodeJS.Timeout | null = null;
   private readonly lastHeard = new WeakMap<WebSocket, number>();
+  private readonly principals = new WeakMap<WebSocket, Principal>();
 
   constructor(private readonly options: LogStreamOptions) {
     this.wss = new WebSocketServer({
@@ -58,6 +59,7 @@ export class LogStreamSocket {
       if (!auth) return ws.close(1011, 'internal error'); // the credential check itself failed
       if (!auth.ok) return ws.close(auth.closeCode, auth.reason);
       if (!(STREAM_LEVELS as readonly string[]).includes(level)) return ws.close(1008, 'level must be DEBUG, INFO, WARNING or ERROR');
+      this.principals.set(ws, auth.principal);
       void this.stream(ws, level as StreamLevel);
     });
   }
@@ -67,6 +69,19 @@ export class LogStreamSocket {
     for (const ws of this.sockets) {
       ws.close(1001, 'server shutting down');
       setTimeout(() => ws.terminate(), LOG_STREAM_DEFAULTS.closeGraceMs).unref(); // a client that never answers the close
+    }
+  }
+
+  /**
+   * Closes the streams a credential change ends (from any process): a demoted admin's with 4003,
+   * a deactivated, deleted or logged-out one's with 4001.
+   */
+  revoke(change: { userId: string; reason: PrincipalChangeReason; apiKeyId?: string }): void {
+    for (const ws of this.sockets) {
+      const principal = this.principals.get(ws);
+      if (!principal || !changeEnds(change, principal)) continue;
+      if (change.reason === 'role_changed') ws.close(4003, 'no longer an admin');
+      else ws.close(4001, 'credentials revoked');
     }
   }
 

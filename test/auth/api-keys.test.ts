@@ -104,10 +104,12 @@ describe('API keys', () => {
     expect(expiresIn).toBeGreaterThan(23 * 3600_000);
     expect(expiresIn).toBeLessThanOrEqual(24 * 3600_000);
     expect((await request(`${hub.api}/auth/me`, bearer(created.body.data.key))).status).toBe(200);
+    // A key whose expiry has passed (set in the database: the API cannot make one).
+    const lapsed = await createKey(userToken, { label: 'lapsed', expires_in_days: 1 });
     await hub.database.sequelize.query('UPDATE api_keys SET expires_at = :past WHERE id = :id', {
-      replacements: { past: new Date(Date.now() - 1000), id: created.body.data.id },
+      replacements: { past: new Date(Date.now() - 1000), id: lapsed.body.data.id },
     });
-    expect((await request(`${hub.api}/auth/me`, bearer(created.body.data.key))).status).toBe(401);
+    expect((await request(`${hub.api}/auth/me`, bearer(lapsed.body.data.key))).status).toBe(401);
   });
 
   it('validates the body: 422 with details.fields', async () => {

@@ -42,7 +42,7 @@ export class ApiKeyStrategy extends passport.Strategy {
   private async verify(key: string): Promise<Principal | null> {
     const record = await this.apiKeys.verify(key);
     if (!record) return null;
-    const user = await this.users.findById(record.user_id);
+    const user = await this.users.forCredentialCheck(record.user_id);
     if (!user || !user.is_active) return null;
     return { userId: user.id, username: user.username, role: user.role, via: 'api_key', apiKeyId: record.id };
   }
