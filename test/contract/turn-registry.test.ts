@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import type { TurnRegistry, WorkerPresence } from '../../src/core/turns';
+import { InProcessTurnRegistry } from '../../src/events/in-process-turn-registry';
+import { RedisTurnRegistry } from '../../src/events/redis-turn-registry';
+import { InProcessWorkerPresence, RedisWorkerPresence } from '../../src/events/worker-presence';
+import { createLogger } from '../../src/logs/logger';
+import { createRedis } from '../../src/redis/connection';
+import { LogCapture } from '../helpers/log-capture';
+import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from '../helpers/redis';
+
+/** The turn registry and worker presence: one contract, the in-process and the Redis driver. */
+const logger = createLogger({ level: 'warn', format: 'json', name: 'test', destination: new LogCapture() });
+const prefix = uniquePrefix('registry');
+const redis = createRedis(TEST_REDIS_URL, logger, 'registry-test', { autoPipelining: true });
+
+afterAll(async () => {
+  await deleteKeys(prefix);
+  redis.disconnect();
+});
+
+describe.each([
+  ['in-process', () => ({ registry: new InProcessTurnRegistry() as TurnRegistry, presence: new InProcessWorkerPresence() as WorkerPresence })],
+  ['redis', () => ({ registry: new RedisTurnRegistry(redis, prefix), presence: new RedisWorkerPresence(redis, `${prefix}:${randomUUID()}`) })],
+] as const)('turn registry (%s)', (_name, make) => {
+  const { registry, presence } = make();
+
+  it('one turn per session: a second claim is refused until the first is released', async () => {
+    const session = randomUUID();
+    const [first, second] = [randomUUID(), randomUUID()];
+    expect(await registry.claim(session, first)).toBe(true);
+    expect(await registry.claim(session, second)).toBe(false);
+    expect(await registry.get(session)).toMatchObject({ turnId: first, phase: 'queued', state: 'thinking', pending: null, acceptedAt: expect.any(Number) });
+    expect(await registry.release(session, second)).toBe(false); // not its turn
+    expect(await registry.release(session, first)).toBe(true);
+    expect(await registry.get(session)).toBeNull();
+    expect(await registry.claim(session, second)).toBe(true);
+  });
+
+  it('changes apply only to the turn they name', async () => {
+    const session = randomUUID();
+    const turn = randomUUID();
+    await registry.claim(session, turn);
+    const pending = { confirmation_id: 'c1', tool: 'write_file', parameters: { path: 'a.txt' }, message: 'Allow?' };
+    expect(await registry.update(session, turn, { phase: 'running', state: 'writing', pending })).toBe(true);
+    expect(await registry.update(session, randomUUID(), { state: 'done' })).toBe(false);
+    expect(await registry.get(session)).toMatchObject({ turnId: turn, phase: 'running', state: 'writing', pending });
+    expect(await registry.update(session, turn, { pending: null })).toBe(true);
+    expect((await registry.get(session))!.pending).toBeNull();
+    expect(await registry.update(randomUUID(), turn, { state: 'writing' })).toBe(false);
+  });
+
+  it('a queued turn can be released only while still queued (cancel in the queue vs a worker taking it)', async () => {
+    const session = randomUUID();
+    const turn = randomUUID();
+    await registry.claim(session, turn);
+    expect(await registry.update(session, turn, { phase: 'running' })).toBe(true);
+    expect(await registry.release(session, turn, 'queued')).toBe(false);
+    expect(await registry.release(session, turn)).toBe(true);
+  });
+
+  it('reads many sessions at once; idle ones are absent', async () => {
+    const [busy, idle] = [randomUUID(), randomUUID()];
+    const turn = randomUUID();
+    await registry.claim(busy, turn);
+    const found = await registry.getMany([busy, idle]);
+    expect([...found.keys()]).toEqual([busy]);
+    expect(found.get(busy)!.turnId).toBe(turn);
+    expect((await registry.getMany([])).size).toBe(0);
+  });
+
+  it('workers are alive while they beat, and gone when they leave', async () => {
+    expect(await presence.alive()).toBe(0);
+    await presence.beat('w1');
+    await presence.beat('w2');
+    await presence.beat('w1');
+    expect(await presence.alive()).toBe(2);
+    await presence.leave('w1');
+    expect(await presence.alive()).toBe(1);
+  });
+});
+
+it('a worker silent past the timeout no longer counts as alive (Redis)', async () => {
+  const presence = new RedisWorkerPresence(redis, `${prefix}:timeout`, { heartbeatMs: 10, timeoutMs: 50 });
+  await presence.beat('quiet');
+  expect(await presence.alive()).toBe(1);
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  expect(await presence.alive()).toBe(0);
+});
