@@ -280,6 +280,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       checkUpgradeCredential(request, auth.authenticator, socketOptions);
     const samlSettings = resolveSamlSettings(config.auth.saml, config.server.public_url ?? `http://localhost:${config.server.port}`, options.cwd);
     const saml = samlSettings && new SamlService(samlSettings, auth.models, auth.users, auth.sessions, logger);
+    if (saml) lifecycle.onStop({ name: 'saml signature worker', stop: () => saml.close() });
     const access = new SessionAccess(core.store);
     await access.start(drivers.control);
     lifecycle.onStop({ name: 'session access', stop: async () => access.stop() });

@@ -204,7 +204,7 @@ function parseClientFrame(text: string | null): ParsedFrame {
     return { error: { code: 'INVALID_MESSAGE', message: 'A frame is an object {type, payload}.' } };
   }
   const { type, payload } = value as { type: string; payload?: unknown };
-  if (!(type in clientFrameSchemas)) {
+  if (!Object.hasOwn(clientFrameSchemas, type)) {
     return { error: { code: 'INVALID_MESSAGE', message: `Unknown frame type "${type}"; expected user_message, tool_confirm, ping or cancel.` } };
   }
   const result = clientFrameSchemas[type as ClientFrameType].safeParse(payload ?? {});

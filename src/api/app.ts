@@ -9,6 +9,7 @@ import type { Lifecycle } from '../server/lifecycle';
 import type { ReadinessCheck } from '../server/readiness';
 import { ApiRouter, type AccessGuard, type ApiRouterOptions } from './endpoint';
 import { errorHandler, notFound } from './middleware/error-handler';
+import { bodyGuard } from './middleware/input-guard';
 import { requestId } from './middleware/request-id';
 import { allowedOrigins } from './origins';
 import { buildOpenApiDocument, docsRouter } from './routes/docs';
@@ -62,6 +63,7 @@ export function createApp(options: AppOptions): App {
   if (options.rateLimit) app.use(options.rateLimit);
   for (const route of options.rawRoutes ?? []) app.use(route.path, route.handler);
   app.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
+  app.use(bodyGuard());
 
   const api = new ApiRouter({ guard: options.guard, before: options.before });
   registerHealthRoutes(api, options);

@@ -5,6 +5,7 @@ import { z, type ZodType } from 'zod';
 import { AppError, ERROR_STATUS, type ErrorCode, type FieldIssues } from '../core/errors';
 import type { Principal, RateLimitKey } from '../core/principal';
 import { sendData } from './envelope';
+import { parameterIssues } from './middleware/input-guard';
 import { errorEnvelopeSchema, successEnvelope } from './schemas/envelope';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -168,6 +169,9 @@ function parseInput<TBody, TQuery, TParams>(
   req: Request,
   res: Response,
 ): Omit<HandlerInput<TBody, TQuery, TParams>, 'principal'> {
+  // Before the schemas: a NUL in a name or id would otherwise reach a database query (500).
+  const nul = parameterIssues(req.params, req.query as Record<string, unknown>);
+  if (nul) throw AppError.validation(nul);
   const fields: FieldIssues = {};
   const params = validate(endpoint.params, req.params, 'path.', fields);
   const query = validate(endpoint.query, req.query, 'query.', fields);

@@ -9,7 +9,9 @@ export const userMessageText = z
   .refine((text) => text.length > 0, { message: 'Must not be empty.', params: { code: 'too_small' } })
   .refine((text) => text.length <= USER_MESSAGE_MAX_CHARS * 2 && [...text].length <= USER_MESSAGE_MAX_CHARS, {
     message: `Must be at most ${USER_MESSAGE_MAX_CHARS} characters.`,
-  });
+  })
+  // PostgreSQL cannot store U+0000 in text; REST bodies are refused earlier (src/api/middleware/input-guard.ts).
+  .refine((text) => !text.includes('\u0000'), { message: 'Must not contain NUL (U+0000) characters.' });
 
 export const turnMode = z.enum(TURN_MODES);
 

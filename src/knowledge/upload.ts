@@ -36,6 +36,8 @@ export function readUpload(req: Request, limits: UploadLimits = DEFAULT_LIMITS):
       parser = busboy({
         headers: req.headers,
         limits: { files: 1, fileSize: limits.maxFileBytes, fields: 4, fieldSize: limits.maxFieldBytes, parts: 8 },
+        // RFC 7578: browsers send file names as raw UTF-8 bytes; busboy's default reads them as latin1.
+        defParamCharset: 'utf8',
       });
     } catch (error) {
       reject(new AppError('BAD_REQUEST', 'The multipart body has no valid boundary.', { cause: error }));
@@ -63,6 +65,8 @@ export function readUpload(req: Request, limits: UploadLimits = DEFAULT_LIMITS):
       stream.on('data', (chunk: Buffer) => parts.push(chunk));
       stream.on('limit', () => fail(tooLarge(req, limits)));
       stream.on('end', () => (fileDone = true));
+      // A body cut off inside the file part errors the file stream too; unhandled, it would kill the process.
+      stream.on('error', (error) => fail(malformed(error)));
     });
     parser.on('field', (name, value, info) => {
       if (name === 'title' && !info.valueTruncated) title = value.trim() || null;
@@ -70,7 +74,7 @@ export function readUpload(req: Request, limits: UploadLimits = DEFAULT_LIMITS):
     });
     parser.on('filesLimit', () => fail(AppError.validation({ file: [{ code: 'too_many_files', message: 'Upload one file per request.' }] })));
     parser.on('partsLimit', () => fail(AppError.validation({ body: [{ code: 'too_many_parts', message: 'Too many form fields.' }] })));
-    parser.on('error', (error) => fail(new AppError('BAD_REQUEST', 'The multipart body is malformed or was cut off.', { cause: error })));
+    parser.on('error', (error) => fail(malformed(error)));
     parser.on('close', () => {
       if (settled) return;
       if (!file || !fileDone) {
@@ -83,6 +87,10 @@ export function readUpload(req: Request, limits: UploadLimits = DEFAULT_LIMITS):
     req.on('aborted', () => fail(new AppError('BAD_REQUEST', 'The upload was cut off.')));
     req.pipe(parser);
   });
+}
+
+function malformed(cause: unknown): AppError {
+  return new AppError('BAD_REQUEST', 'The multipart body is malformed or was cut off (no closing boundary); nothing was stored.', { cause });
 }
 
 /**

@@ -30,10 +30,22 @@ export function attachUpgradeRouter(
     socket.on('error', () => socket.destroy());
     void (async () => {
       if (guard && !(await guard(request, socket))) return;
-      const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
+      const pathname = pathnameOf(request.url);
+      // A request-target no URL parser accepts (`//%zz`): the client's mistake, not ours (was a 500).
+      if (pathname === null) return refuseUpgrade(socket, 400, 'Bad Request');
       const route = routes.find((candidate) => candidate.matches(pathname));
       if (!route) return refuseUpgrade(socket, 404, 'Not Found');
       await route.handle(request, socket, head);
     })().catch(() => refuseUpgrade(socket, 500, 'Internal Server Error'));
   });
+}
+
+/** The path of an origin-form request-target, or null when it does not parse as a URL path. */
+function pathnameOf(target: string | undefined): string | null {
+  if (target === undefined || !target.startsWith('/')) return null;
+  try {
+    return new URL(target, 'http://localhost').pathname;
+  } catch {
+    return null;
+  }
 }

@@ -55,6 +55,7 @@ export function encodeCursor(ordinal: number): string {
 }
 
 export function decodeCursor(cursor: string): number | null {
-  const match = /^o:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  // At most 15 digits: a longer number is not a row ordinal (and 400 digits is Infinity, which SQL refuses).
+  const match = /^o:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   return match ? Number(match[1]) : null;
 }

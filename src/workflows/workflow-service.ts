@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Op } from 'sequelize';
+import { Op, UniqueConstraintError } from 'sequelize';
 import type { ToolCatalog } from '../agent/tool-box';
 import { countTokens } from '../agent/tokens';
 import { AppError, type FieldIssues } from '../core/errors';
@@ -87,10 +87,16 @@ export class WorkflowService {
 
   async create(input: WorkflowInput): Promise<WorkflowView> {
     await this.check(input);
-    if (await this.models.Workflow.findOne({ where: { name: input.name } })) {
-      throw new AppError('CONFLICT', `A workflow named "${input.name}" exists already.`);
+    const exists = () => new AppError('CONFLICT', `A workflow named "${input.name}" exists already.`);
+    if (await this.models.Workflow.findOne({ where: { name: input.name } })) throw exists();
+    let row: WorkflowRow;
+    try {
+      row = await this.models.Workflow.create({ id: randomUUID(), ...input });
+    } catch (error) {
+      // Another request created the same name between the check and the insert: the unique index decided.
+      if (error instanceof UniqueConstraintError) throw exists();
+      throw error;
     }
-    const row = await this.models.Workflow.create({ id: randomUUID(), ...input });
     await this.changed();
     return workflowView(row);
   }
@@ -215,6 +221,16 @@ export class WorkflowService {
 
   async upsertContact(sessionKey: string, input: { display_name?: string | null; tags?: string[]; workflow?: string | null }) {
     const workflowId = input.workflow === undefined ? undefined : input.workflow === null ? null : (await this.find(input.workflow)).id;
+    try {
+      return await this.writeContact(sessionKey, input, workflowId);
+    } catch (error) {
+      // A concurrent PUT created the contact first: ours becomes an update of it (the last write wins).
+      if (!(error instanceof UniqueConstraintError)) throw error;
+      return this.writeContact(sessionKey, input, workflowId);
+    }
+  }
+
+  private async writeContact(sessionKey: string, input: { display_name?: string | null; tags?: string[] }, workflowId: string | null | undefined) {
     const row = await this.models.Contact.findOne({ where: { session_key: sessionKey } });
     if (row) {
       await row.update({

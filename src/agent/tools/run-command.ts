@@ -40,7 +40,12 @@ export function runCommandTool(settings: RunCommandSettings): Tool<RunCommandInp
     async run(input, context) {
       // Checked here too: availability is advice to the runner, this is the guarantee.
       if (!settings.enabled) throw new ToolError('run_command is disabled on this hub.');
-      await mkdir(settings.workspaceDir, { recursive: true });
+      try {
+        await mkdir(settings.workspaceDir, { recursive: true });
+      } catch (error) {
+        // Its message names the absolute data directory: the model gets the code only.
+        throw new ToolError(`The workspace directory could not be created (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, { cause: error });
+      }
       return runShell(input.command, settings, context.signal);
     },
   };

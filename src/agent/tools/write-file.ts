@@ -44,31 +44,59 @@ export function writeFileTool(settings: WriteFileSettings): Tool<WriteFileInput>
       const segments = checkRelativePath(input.path);
       const bytes = Buffer.byteLength(input.content, 'utf8');
       if (bytes > settings.maxBytes) throw new ToolError(`The content is ${bytes} bytes; write_file accepts at most ${settings.maxBytes}.`);
-      await mkdir(settings.workspaceDir, { recursive: true });
-      const root = await realpath(settings.workspaceDir);
-      let directory = root;
-      for (const segment of segments.slice(0, -1)) {
-        directory = path.join(directory, segment);
-        await ensureRealDirectory(directory, input.path);
-      }
-      const target = path.join(directory, segments.at(-1)!);
-      let handle;
       try {
-        handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+        await writeInside(settings.workspaceDir, segments, input);
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ELOOP') throw new ToolError(`"${input.path}" is a symbolic link; write_file does not follow links.`);
-        if (code === 'EISDIR') throw new ToolError(`"${input.path}" is a directory.`);
-        throw error;
-      }
-      try {
-        await handle.writeFile(input.content, 'utf8');
-      } finally {
-        await handle.close();
+        // Node's file-system errors name the absolute path (the hub's data directory): never shown.
+        throw error instanceof ToolError ? error : fileSystemRefusal(error, input.path);
       }
       return { path: segments.join('/'), bytes };
     },
   };
+}
+
+async function writeInside(workspaceDir: string, segments: string[], input: WriteFileInput): Promise<void> {
+  await mkdir(workspaceDir, { recursive: true });
+  const root = await realpath(workspaceDir);
+  let directory = root;
+  for (const segment of segments.slice(0, -1)) {
+    directory = path.join(directory, segment);
+    await ensureRealDirectory(directory, input.path);
+  }
+  const target = path.join(directory, segments.at(-1)!);
+  let handle;
+  try {
+    handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new ToolError(`"${input.path}" is a symbolic link; write_file does not follow links.`);
+    if (code === 'EISDIR') throw new ToolError(`"${input.path}" is a directory.`);
+    throw error;
+  }
+  try {
+    await handle.writeFile(input.content, 'utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Longest file or directory name most file systems take (bytes, not characters). */
+const MAX_NAME_BYTES = 255;
+
+/** A file-system failure in words the model can act on, naming only the workspace-relative path. */
+function fileSystemRefusal(error: unknown, shown: string): ToolError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const reasons: Record<string, string> = {
+    ENAMETOOLONG: `a file or directory name in it is too long (at most ${MAX_NAME_BYTES} bytes each)`,
+    ENOTDIR: 'a part of it is a file, not a directory',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EROFS: 'the workspace is read-only',
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'the disk quota is used up',
+  };
+  const reason = (code && reasons[code]) ?? `the file system refused it${code ? ` (${code})` : ''}`;
+  return new ToolError(`"${shown}" could not be written: ${reason}.`, { cause: error });
 }
 
 /** The path's segments, or a refusal the model can act on. */
@@ -91,6 +119,12 @@ async function ensureRealDirectory(directory: string, shown: string): Promise<vo
     if (!stats.isDirectory()) throw new ToolError(`"${shown}" goes through a file that is not a directory.`);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    await mkdir(directory);
+    try {
+      await mkdir(directory);
+    } catch (mkdirError) {
+      // A concurrent call created it first: check what is there now.
+      if ((mkdirError as NodeJS.ErrnoException).code !== 'EEXIST') throw mkdirError;
+      await ensureRealDirectory(directory, shown);
+    }
   }
 }

@@ -1,9 +1,10 @@
 import express, { type RequestHandler } from 'express';
 import { z } from 'zod';
+import { SAML_ACS_BODY_LIMIT_BYTES } from '../../auth/saml/limits';
 import type { SamlService } from '../../auth/saml/service';
 import { tokenPairSchema } from '../../auth/sessions';
 import { AppError } from '../../core/errors';
-import { API_PREFIX, JSON_BODY_LIMIT_BYTES, type ApiModule } from '../app';
+import { API_PREFIX, type ApiModule } from '../app';
 import { sendData } from '../envelope';
 
 export const SAML_PATH = `${API_PREFIX}/auth/saml`;
@@ -18,7 +19,8 @@ function notConfigured(): AppError {
  * SAML is off, and parses the ACS form body (the only form-encoded endpoint).
  */
 export function samlPreamble(service: SamlService | null): RequestHandler {
-  const form = express.urlencoded({ extended: false, limit: JSON_BODY_LIMIT_BYTES, type: 'application/x-www-form-urlencoded' });
+  // Capped at what real IdPs send (limits.ts): a larger body is refused (413) before it is read.
+  const form = express.urlencoded({ extended: false, limit: SAML_ACS_BODY_LIMIT_BYTES, type: 'application/x-www-form-urlencoded' });
   return (req, res, next) => {
     if (!service) return next(notConfigured());
     if (req.method === 'POST' && req.path === '/acs') return form(req, res, next);
@@ -67,6 +69,7 @@ export function samlRoutes(service: SamlService | null): ApiModule {
       summary: 'SAML assertion consumer: log in with a signed SAMLResponse',
       description:
         'Checks signature, audience, recipient, validity window, InResponseTo and that the assertion was never used before; ' +
+        `the body is limited to ${SAML_ACS_BODY_LIMIT_BYTES / 1024} KiB (413 above). ` +
         'finds or provisions the user by email. Answers the token pair as JSON when the request accepts `application/json`, ' +
         'otherwise redirects (302) to the web UI with the pair in the URL fragment.',
       tags: ['auth'],
@@ -75,15 +78,15 @@ export function samlRoutes(service: SamlService | null): ApiModule {
       raw: true,
       bodyMediaType: 'application/x-www-form-urlencoded',
       body: z.object({
-        SAMLResponse: z.string().min(1).max(JSON_BODY_LIMIT_BYTES),
+        SAMLResponse: z.string().min(1).max(SAML_ACS_BODY_LIMIT_BYTES),
         RelayState: z.string().max(RELAY_STATE_MAX).optional(),
       }),
-      errors: ['UNAUTHORIZED', 'SAML_NOT_CONFIGURED', 'UNSUPPORTED_MEDIA_TYPE'],
+      errors: ['UNAUTHORIZED', 'SAML_NOT_CONFIGURED', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
       // Raw handler (it may redirect instead): the schema only describes the JSON answer.
       response: { status: 200, description: 'The token pair (JSON clients); browsers get a 302 instead.', data: tokenPairSchema as z.ZodType },
-      handler: async ({ req, res }) => {
+      handler: async ({ req, res, body }) => {
         const saml = require();
-        const pair = await saml.consume(req, res);
+        const pair = await saml.consume(body.SAMLResponse);
         if (req.accepts(['html', 'json']) === 'json') {
           sendData(res, 200, pair);
           return;

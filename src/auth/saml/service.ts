@@ -1,7 +1,4 @@
 import { SAML, type Profile, type SamlConfig } from '@node-saml/node-saml';
-import { Strategy as SamlStrategy } from '@node-saml/passport-saml';
-import type { Request, Response } from 'express';
-import passport from 'passport';
 import { Op, UniqueConstraintError } from 'sequelize';
 import { AppError } from '../../core/errors';
 import type { Role } from '../../core/principal';
@@ -11,12 +8,16 @@ import type { Logger } from '../../logs/logger';
 import type { Sessions, TokenPair } from '../sessions';
 import type { Users } from '../users';
 import { assertionFacts } from './assertion';
+import { decodeSamlResponse, readEnvelope } from './envelope';
 import { DatabaseRequestCache, SAML_REQUEST_TTL_MS } from './request-cache';
 import type { SamlSettings } from './settings';
+import { SamlResponseRefused, SamlSignatureWorker } from './signature-worker';
 
-const SAML_STRATEGY = 'saml';
 /** Kept in the replay cache when an assertion states no NotOnOrAfter at all. */
 const DEFAULT_ASSERTION_LIFETIME_MS = 60 * 60 * 1000;
+
+/** A validly signed assertion that our own rules refuse. */
+class AcceptRefused extends Error {}
 
 function refused(): AppError {
   return new AppError('UNAUTHORIZED', 'The SAML response is not valid.');
@@ -25,11 +26,14 @@ function refused(): AppError {
 /**
  * SAML 2.0 service provider: metadata, the login redirect and the assertion consumer. node-saml
  * checks the signature (assertions must be signed by `idpCert`), audience, validity window and
- * InResponseTo; we add the Recipient check, the assertion-ID replay cache and provisioning.
+ * InResponseTo, in a worker thread (SamlSignatureWorker) so the event loop stays free; before that,
+ * a response that cannot be ours is refused cheaply (refuseEarly). We add the Recipient check, the
+ * assertion-ID replay cache and provisioning.
  */
 export class SamlService {
   private readonly saml: SAML;
-  private readonly authenticator = new passport.Passport();
+  private readonly requests: DatabaseRequestCache;
+  private readonly verifier: SamlSignatureWorker;
 
   constructor(
     private readonly settings: SamlSettings,
@@ -38,7 +42,8 @@ export class SamlService {
     private readonly sessions: Sessions,
     private readonly logger: Logger,
   ) {
-    const options: SamlConfig = {
+    this.requests = new DatabaseRequestCache(models.SamlRequest);
+    const verification = {
       entryPoint: settings.entryPoint,
       issuer: settings.issuer,
       audience: settings.issuer,
@@ -51,23 +56,15 @@ export class SamlService {
       acceptedClockSkewMs: settings.clockSkewMs,
       validateInResponseTo: settings.validateInResponseTo as SamlConfig['validateInResponseTo'],
       requestIdExpirationPeriodMs: SAML_REQUEST_TTL_MS,
-      cacheProvider: new DatabaseRequestCache(models.SamlRequest),
       disableRequestedAuthnContext: true,
-      ...(settings.privateKey ? { privateKey: settings.privateKey, signatureAlgorithm: 'sha256' as const } : {}),
     };
-    this.saml = new SAML(options);
-    const strategy = new SamlStrategy(
-      options,
-      (profile: Profile | null, done: (error: Error | null, user?: Record<string, unknown>) => void) => {
-        this.accept(profile).then(
-          (user) => done(null, user as unknown as Record<string, unknown>),
-          (error: Error) => done(error),
-        );
-      },
-      (_profile: Profile | null, done: (error: Error | null) => void) => done(new Error('single logout is not supported')),
-    );
-    // passport-saml bundles its own @types/express; the strategy is a passport strategy all the same.
-    this.authenticator.use(SAML_STRATEGY, strategy as unknown as passport.Strategy);
+    // This instance writes metadata and AuthnRequests (it holds the signing key); responses are checked in the worker.
+    this.saml = new SAML({
+      ...verification,
+      cacheProvider: this.requests,
+      ...(settings.privateKey ? { privateKey: settings.privateKey, signatureAlgorithm: 'sha256' as const } : {}),
+    });
+    this.verifier = new SamlSignatureWorker(verification, this.requests);
   }
 
   /** Where browsers land after a login (tokens in the fragment). */
@@ -83,32 +80,61 @@ export class SamlService {
     return this.saml.getAuthorizeUrlAsync(relayState, undefined, {});
   }
 
-  /** Validates a posted SAMLResponse and logs the user in. */
-  consume(req: Request, res: Response): Promise<TokenPair> {
-    return new Promise((resolve, reject) => {
-      const middleware = this.authenticator.authenticate(SAML_STRATEGY, { session: false }, (error: unknown, user: UserRecord | false) => {
-        if (error || !user) {
-          // The reason is logged for the operator (no secrets in it: it names the failed check),
-          // never returned: the client learns only that the response was refused.
-          this.logger.warn({ reason: error instanceof Error ? error.message : 'no user' }, 'SAML response refused');
-          reject(error instanceof AppError && error.status >= 500 ? error : refused());
-          return;
-        }
-        this.sessions.issue(user).then(resolve, reject);
-      }) as (req: Request, res: Response, next: (error?: unknown) => void) => void;
-      middleware(req, res, (error) => reject(AppError.from(error)));
-    });
+  /** Validates a posted SAMLResponse (the form field, base64) and logs the user in. */
+  async consume(samlResponse: string): Promise<TokenPair> {
+    let user: UserRecord;
+    try {
+      const early = await this.refuseEarly(samlResponse);
+      if (early) throw new SamlResponseRefused(`${early} (refused before the signature check)`);
+      const { profile } = await this.verifier.verify(samlResponse);
+      user = await this.accept(profile);
+    } catch (error) {
+      if (error instanceof AppError ? error.status >= 500 : !(error instanceof SamlResponseRefused || error instanceof AcceptRefused)) throw error;
+      // The reason is logged for the operator (no secrets in it: it names the failed check),
+      // never returned: the client learns only that the response was refused.
+      this.logger.warn({ reason: (error as Error).message }, 'SAML response refused');
+      throw refused();
+    }
+    return this.sessions.issue(user);
+  }
+
+  /** Stops the signature worker (shutdown). */
+  close(): Promise<void> {
+    return this.verifier.close();
+  }
+
+  /**
+   * The checks that need no XML parsing: the response's root, its InResponseTo (one we issued, when
+   * the configuration requires one) and its Issuer (the configured IdP). Returns the reason to
+   * refuse, or null to go on to the full check.
+   */
+  private async refuseEarly(samlResponse: string): Promise<string | null> {
+    const xml = decodeSamlResponse(samlResponse);
+    if (xml === null) return 'not base64-encoded XML';
+    const envelope = readEnvelope(xml);
+    if (envelope === null) return null;
+    if (envelope.root !== 'Response') return `the document is a ${envelope.root}, not a Response`;
+    const { inResponseTo, issuer } = envelope;
+    if (inResponseTo === null && this.settings.validateInResponseTo === 'always') return 'InResponseTo is missing';
+    const known = typeof inResponseTo === 'string' ? (await this.requests.getAsync(inResponseTo)) !== null : null;
+    if (known === false) return 'InResponseTo is not a request this service issued (or it was answered already)';
+    if (this.settings.idpIssuer !== null && typeof issuer === 'string' && issuer !== this.settings.idpIssuer) {
+      // As node-saml does for a failed response: the request it answered cannot be answered again.
+      if (known) await this.requests.removeAsync(inResponseTo as string);
+      return 'the Response Issuer is not the configured IdP';
+    }
+    return null;
   }
 
   /** Called with node-saml's validated profile: our own checks, then find or provision the user. */
   private async accept(profile: Profile | null): Promise<UserRecord> {
-    if (!profile) throw new Error('no profile (logout responses are not accepted here)');
+    if (!profile) throw new AcceptRefused('no profile (logout responses are not accepted here)');
     const facts = assertionFacts(profile, DEFAULT_ASSERTION_LIFETIME_MS);
-    if (!facts) throw new Error('assertion without an ID');
-    // node-saml compares idpIssuer with the Response's Issuer only; the signed assertion's must match too.
-    if (this.settings.idpIssuer !== null && profile.issuer !== this.settings.idpIssuer) throw new Error('assertion Issuer is not the IdP');
+    if (!facts) throw new AcceptRefused('assertion without an ID');
+    // The Response's Issuer is checked early (refuseEarly); the signed assertion's must match too.
+    if (this.settings.idpIssuer !== null && profile.issuer !== this.settings.idpIssuer) throw new AcceptRefused('assertion Issuer is not the IdP');
     if (facts.recipients.length === 0 || facts.recipients.some((recipient) => recipient !== this.settings.callbackUrl)) {
-      throw new Error('assertion Recipient is not our assertion consumer URL');
+      throw new AcceptRefused('assertion Recipient is not our assertion consumer URL');
     }
     await this.rememberAssertion(facts.id, facts.notOnOrAfter);
     return this.findOrProvision(profile);
@@ -120,18 +146,18 @@ export class SamlService {
     try {
       await this.models.SamlAssertion.create({ id, expires_at: new Date(expiresAt.getTime() + this.settings.clockSkewMs) });
     } catch (error) {
-      if (error instanceof UniqueConstraintError) throw new Error('assertion ID already used (replay)');
+      if (error instanceof UniqueConstraintError) throw new AcceptRefused('assertion ID already used (replay)');
       throw error;
     }
   }
 
   private async findOrProvision(profile: Profile): Promise<UserRecord> {
     const email = emailOf(profile);
-    if (!email) throw new Error('assertion carries no email (NameID or email attribute)');
+    if (!email) throw new AcceptRefused('assertion carries no email (NameID or email attribute)');
     const role = this.roleOf(profile);
     const existing = await this.users.findByEmail(email);
     if (existing) {
-      if (!existing.is_active) throw new Error('user is inactive');
+      if (!existing.is_active) throw new AcceptRefused('user is inactive');
       if (role !== null && existing.role !== role) {
         existing.role = role;
         await existing.save();
@@ -154,7 +180,7 @@ export class SamlService {
         if (raced) return raced;
       }
     }
-    throw new Error('could not find a free username');
+    throw new AcceptRefused('could not find a free username');
   }
 
   /** The role attribute's value, when configured and present; `admin` or else `user`. */
