@@ -9,6 +9,8 @@ export const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 export interface WebhookOptions {
   secret: string;
   maxBytes: number;
+  /** False while the channel is not running (starting, or failed and waiting to retry): 503. */
+  isRunning: () => boolean;
   /** Takes the update in (stored and queued) — the 200 is sent only after it resolves. */
   receive: (update: Update) => Promise<void>;
   /** Logs a failure to take an update in (then answered 500, so that Telegram delivers it again). */
@@ -34,6 +36,11 @@ export function webhookHandler(options: WebhookOptions): RequestHandler {
     (request, response, next) => {
       if (secretMatches(request.get(SECRET_HEADER), options.secret)) return next();
       response.status(401).json({ error: { code: 'UNAUTHORIZED', message: 'The webhook secret token is missing or wrong.' } });
+    },
+    (_request, response, next) => {
+      if (options.isRunning()) return next();
+      // Telegram delivers an update again after a non-2xx answer: nothing is lost while we retry.
+      response.status(503).set('Retry-After', '30').json({ error: { code: 'SERVICE_UNAVAILABLE', message: 'The Telegram channel is not running; deliver again later.' } });
     },
     express.json({ limit: options.maxBytes }),
     async (request, response) => {

@@ -12,7 +12,7 @@ import { errorHandler, notFound } from './middleware/error-handler';
 import { requestId } from './middleware/request-id';
 import { allowedOrigins } from './origins';
 import { buildOpenApiDocument, docsRouter } from './routes/docs';
-import { NOT_READY_RETRY_AFTER_S, registerHealthRoutes } from './routes/health';
+import { NOT_READY_RETRY_AFTER_S, registerHealthRoutes, type HealthDeps } from './routes/health';
 
 export const API_PREFIX = '/api/v1';
 
@@ -31,6 +31,8 @@ export interface AppOptions {
   logger: Logger;
   lifecycle: Lifecycle;
   readiness: readonly ReadinessCheck[];
+  /** Channel states for `/health/ready` (reported, never failing it). */
+  channels?: HealthDeps['channels'];
   modules?: readonly ApiModule[];
   guard?: AccessGuard;
   /** Per-endpoint middleware (rate limiting); see ApiRouterOptions.before. */
