@@ -28,6 +28,9 @@ export interface SlackAdapterConfig {
   editIntervalMs: number;
 }
 
+/** Seconds Slack is asked to wait before delivering again while the channel is not running. */
+const NOT_RUNNING_RETRY_AFTER_S = 30;
+
 /** Paths under /api/v1/channels/slack (decisions.md §7). */
 export const SLACK_PATHS = { base: '/channels/slack', events: '/events', interactions: '/interactions' } as const;
 
@@ -69,7 +72,7 @@ export class SlackAdapter implements ChannelAdapter {
       this.app = new App({ token: config.botToken, receiver, logger, clientOptions, deferInitialization });
       const router = receiver.router as unknown as RequestHandler;
       // Until the token is verified (or while the channel is failed) Slack is told to deliver again later.
-      this.routes = [{ path: SLACK_PATHS.base, handler: (req, res, next) => (this.hub ? router(req, res, next) : notRunning(res)) }];
+      this.routes = [{ path: SLACK_PATHS.base, handler: (req, res, next) => (this.hub ? router(req, res, next) : next(notRunning())) }];
     }
     this.users = new UserNames(config.logger);
     this.app.event('message', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
@@ -208,7 +211,7 @@ export class SlackAdapter implements ChannelAdapter {
   }
 }
 
-/** While the channel is not running: 503, which makes Slack deliver the event again later. */
-function notRunning(res: Parameters<RequestHandler>[1]): void {
-  res.status(503).set('Retry-After', '30').json({ error: { code: 'SERVICE_UNAVAILABLE', message: 'The Slack channel is not running; deliver again later.' } });
+/** While the channel is not running: 503 (the error envelope), which makes Slack deliver the event again later. */
+function notRunning(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', 'The Slack channel is not running; deliver again later.', { headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) } });
 }

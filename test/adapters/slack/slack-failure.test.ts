@@ -79,6 +79,7 @@ it('starts the hub with the Slack channel failed: reported, events refused with 
   const refused = await signedEvent('hello while failed');
   expect(refused.status).toBe(503);
   expect(refused.headers.get('retry-after')).toBe('30');
+  expect(refused.body).toMatchObject({ data: null, error: { code: 'SERVICE_UNAVAILABLE' } });
   expect(logs.entries().filter((entry) => entry.channel === 'slack' && entry.level === 'error')[0]).toMatchObject({
     msg: 'slack channel failed: auth.test failed: invalid_auth; retrying in 2 s (the rest of the hub keeps serving)',
   });

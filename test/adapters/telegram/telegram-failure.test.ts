@@ -87,6 +87,8 @@ describe('webhook mode with a wrong token (it used to run on, answering nothing)
 
     const refused = await postUpdate(hub, textUpdate(501, 'hello while failed'));
     expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('30');
+    expect(refused.body).toMatchObject({ data: null, error: { code: 'SERVICE_UNAVAILABLE' } });
     // The secret is still checked first: a stranger learns nothing.
     const stranger = await request(`${hub.api}/channels/telegram/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(stranger.status).toBe(401);
