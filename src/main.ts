@@ -29,6 +29,7 @@ import { toolNames } from './workflows/workflow-schema';
 import { SessionMemory } from './sessions/session-memory';
 import { userRoutes } from './api/routes/users';
 import { knowledgeRoutes } from './api/routes/knowledge';
+import { channelRoutes } from './api/routes/channels';
 import { createAuth } from './auth';
 import { SamlService } from './auth/saml/service';
 import { resolveSamlSettings } from './auth/saml/settings';
@@ -62,6 +63,7 @@ import { formatPassages } from './knowledge/passages';
 import { InProcessTurnQueue } from './queue/in-process-turn-queue';
 import { RedisTurnQueue } from './queue/redis-turn-queue';
 import { createRedis } from './redis/connection';
+import type { Redis } from 'ioredis';
 import { renderBanner, type BannerFacts } from './server/banner';
 import { listen } from './server/http-server';
 import { createRateLimiter, writeUpgradeRefusal } from './ratelimit';
@@ -74,6 +76,8 @@ import { TurnService } from './sessions/turn-service';
 import { VERSION } from './version';
 import { TurnWorker } from './worker/turn-worker';
 import { createTelegramChannel } from './server/telegram-channel';
+import { ChannelStatusBoard, WEB_CHANNEL_MODE } from './server/channel-status';
+import { ChannelSupervisor } from './server/channel-supervisor';
 
 /** How often the API process looks for accepted turns no worker took (PickupWatch). */
 const PICKUP_SWEEP_MS = 5_000;
@@ -135,7 +139,7 @@ async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle
   const commands = createRedis(url, logger, 'commands', { autoPipelining: true });
   const subscriber = createRedis(url, logger, 'subscriber', { blocking: true });
   const bullmq = createRedis(url, logger, 'bullmq', { blocking: true });
-  await Promise.all([commands.ping(), subscriber.ping()]);
+  await reachRedis(url, [commands, subscriber], [commands, subscriber, bullmq]);
   const events = new RedisEventLog(commands, subscriber, prefix);
   logHub.useRedis(commands, subscriber, prefix);
   const control = new RedisControlBus(commands, subscriber, prefix);
@@ -163,6 +167,27 @@ async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle
   const registry = new RedisTurnRegistry(commands, prefix);
   const presence = new RedisWorkerPresence(commands, prefix);
   return { queue, events, control, registry, presence, description: `BullMQ on Redis ${redactUrlCredentials(url)} (prefix "${prefix}")` };
+}
+
+/**
+ * Startup's first Redis round trip. When it fails the message names the URL (password hidden) and
+ * the way out; the connections are closed so nothing keeps retrying behind the error.
+ */
+async function reachRedis(url: string, probes: Redis[], all: Redis[]): Promise<void> {
+  let lastError: string | null = null;
+  const remember = (error: Error) => void (lastError = error.message);
+  for (const redis of probes) redis.on('error', remember);
+  try {
+    await Promise.all(probes.map((redis) => redis.ping()));
+  } catch (error) {
+    for (const redis of all) redis.disconnect();
+    const reason = lastError ?? (error instanceof Error ? error.message : String(error));
+    throw new Error(
+      `Redis at ${redactUrlCredentials(url)} (SERVICE_REDIS_URL) is unreachable: ${reason}. Start Redis there, correct the URL, or unset SERVICE_REDIS_URL to run with the in-process queue.`,
+    );
+  } finally {
+    for (const redis of probes) redis.off('error', remember);
+  }
 }
 
 interface Core {
@@ -273,6 +298,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // Chat channels: refused here (ConfigError) when enabled without what they need.
     const slackConfig = slackSettings(config);
     const slack = slackConfig && createSlackAdapter({ ...slackConfig, logger });
+    const channels = new ChannelStatusBoard();
     // Auth: one authenticator for REST (the guard) and WebSocket upgrades.
     // A credential change reaches every process: caches forget it, sockets it opened close.
     const auth = createAuth(config.auth, core.database, (change) => drivers.control.publish({ kind: 'principal_changed', ...change }));
@@ -328,6 +354,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       userRoutes(auth.users),
       samlRoutes(saml),
       knowledgeRoutes(core.knowledge),
+      channelRoutes(channels),
       (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, events: drivers.events, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
       (api: ApiRouter) => registerWorkflowRoutes(api, workflows),
       (api: ApiRouter) =>
@@ -344,6 +371,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ];
     // Chat channels are built before the app: their webhook routes mount before the JSON parser.
     const telegram = createTelegramChannel(config, logger);
+    channels.register('slack', { enabled: slack !== null, mode: config.channels.slack.mode });
+    channels.register('telegram', { enabled: telegram !== null, mode: config.channels.telegram.mode });
+    channels.register('web', { enabled: true, mode: WEB_CHANNEL_MODE });
     const rateLimiter = await createRateLimiter({ config, logger });
     lifecycle.onStop({ name: 'rate limiter', stop: () => rateLimiter.close() });
 
@@ -352,17 +382,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       logger,
       lifecycle,
       readiness: core.readiness,
+      channels: () => channels.readiness(),
       guard: auth.guard,
       rawRoutes: [
         { path: SAML_PATH, handler: samlPreamble(saml) },
         ...(telegram?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
         ...(slack?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
       ],
-      before: rateLimiter.registerEndpoint,
+      before: (endpoint) => [...rateLimiter.registerEndpoint(endpoint), ...channels.webMessageActivity(endpoint)],
       rateLimit: rateLimiter.middleware,
       modules,
     });
-    if (slack) await slack.start(hub);
     const http = await listen(app.express, config.server.host, config.server.port);
     const origins = allowedOrigins(config, http.port);
     const web = createWebAdapter({
@@ -372,7 +402,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       maxPayloadBytes: WEB_ADAPTER_DEFAULTS.maxPayloadBytes,
       maxBufferedBytes: WEB_ADAPTER_DEFAULTS.maxBufferedBytes,
     });
-    await web.start(hub);
+    await web.start(channels.observedHub('web', hub));
+    channels.running('web');
+    logger.info({ channel: 'web', mode: WEB_CHANNEL_MODE }, `web channel started (mode=${WEB_CHANNEL_MODE})`);
     const logStream = new LogStreamSocket({
       hub: core.logHub,
       authenticate: authenticateSocket,
@@ -405,11 +437,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // worker finishes or hands back its turns, then drivers and the database close.
     lifecycle.onStop({ name: 'http', stop: () => http.close(config.server.shutdown_timeout_s * 1000) });
     lifecycle.onStop({ name: 'web channel', stop: () => web.stop() });
-    if (telegram) {
-      await telegram.start(hub);
-      lifecycle.onStop({ name: 'telegram channel', stop: () => telegram.stop() });
-    }
-    if (slack) lifecycle.onStop({ name: 'slack channel', stop: () => slack.stop() });
+    // Chat channels never stop the hub: a failed start is reported and retried with backoff.
+    const supervisors = [
+      ...(telegram ? [new ChannelSupervisor(telegram, config.channels.telegram.mode, hub, channels, logger)] : []),
+      ...(slack ? [new ChannelSupervisor(slack, config.channels.slack.mode, hub, channels, logger)] : []),
+    ];
+    for (const supervisor of supervisors) lifecycle.onStop({ name: `${supervisor.name} channel`, stop: () => supervisor.stop() });
+    await Promise.all(supervisors.map((supervisor) => supervisor.start()));
 
     const url = config.server.public_url ?? `http://${displayHost(config.server.host)}:${http.port}`;
     const facts: BannerFacts = {

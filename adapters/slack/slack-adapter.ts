@@ -1,10 +1,12 @@
-import { App, ExpressReceiver, type AllMiddlewareArgs, type BlockAction, type ButtonAction, type SlackActionMiddlewareArgs, type webApi } from '@slack/bolt';
+import { App, ExpressReceiver, SocketModeReceiver, type AllMiddlewareArgs, type BlockAction, type ButtonAction, type SlackActionMiddlewareArgs, type webApi } from '@slack/bolt';
 type WebClient = webApi.WebClient;
 import type { Logger } from 'pino';
+import type { RequestHandler } from 'express';
 import type { ChannelAdapter } from '../../src/core/channel';
 import { AppError } from '../../src/core/errors';
 import type { Hub } from '../../src/core/hub';
 import { boltLogger } from './bolt-logger';
+import { platformReason } from './platform-reason';
 import { answeredBlocks, CONFIRM_ACTION_PREFIX, decodeChoice } from './confirm-buttons';
 import { SLACK_LIMITS } from './limits';
 import { conversationOf, isConversationalEvent, normalizeMessage, type SlackMessageEvent } from './normalize';
@@ -26,6 +28,9 @@ export interface SlackAdapterConfig {
   editIntervalMs: number;
 }
 
+/** Seconds Slack is asked to wait before delivering again while the channel is not running. */
+const NOT_RUNNING_RETRY_AFTER_S = 30;
+
 /** Paths under /api/v1/channels/slack (decisions.md §7). */
 export const SLACK_PATHS = { base: '/channels/slack', events: '/events', interactions: '/interactions' } as const;
 
@@ -43,12 +48,19 @@ export class SlackAdapter implements ChannelAdapter {
   /** Conversation → session, so the next message's turn is listened to before it is stored. */
   private readonly sessions = new Map<string, string>();
   private hub: Hub | null = null;
+  private socketStarted = false;
 
   constructor(private readonly config: SlackAdapterConfig) {
     const logger = boltLogger(config.logger);
     const clientOptions = { slackApiUrl: config.apiUrl, retryConfig: { retries: SLACK_LIMITS.apiRetries, factor: 2, minTimeout: 500 } };
+    // `deferInitialization`: bolt would otherwise call auth.test in its constructor and leave the
+    // rejection of a wrong token or an unreachable API unhandled, which ends the process.
+    // `start()` runs it instead (`app.init()`), where a failure is caught and retried.
+    const deferInitialization = true;
     if (config.mode === 'socket') {
-      this.app = new App({ token: config.botToken, appToken: config.appToken ?? undefined, socketMode: true, logger, clientOptions });
+      // Our own receiver so that apps.connections.open goes to `apiUrl` too (bolt's default one ignores it).
+      const receiver = new SocketModeReceiver({ appToken: config.appToken ?? '', logger, installerOptions: { clientOptions } });
+      this.app = new App({ token: config.botToken, receiver, socketMode: true, logger, clientOptions, deferInitialization });
     } else {
       const receiver = new ExpressReceiver({
         signingSecret: config.signingSecret ?? '',
@@ -57,8 +69,10 @@ export class SlackAdapter implements ChannelAdapter {
         processBeforeResponse: true,
         logger,
       });
-      this.app = new App({ token: config.botToken, receiver, logger, clientOptions });
-      this.routes = [{ path: SLACK_PATHS.base, handler: receiver.router as never }];
+      this.app = new App({ token: config.botToken, receiver, logger, clientOptions, deferInitialization });
+      const router = receiver.router as unknown as RequestHandler;
+      // Until the token is verified (or while the channel is failed) Slack is told to deliver again later.
+      this.routes = [{ path: SLACK_PATHS.base, handler: (req, res, next) => (this.hub ? router(req, res, next) : next(notRunning())) }];
     }
     this.users = new UserNames(config.logger);
     this.app.event('message', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
@@ -66,16 +80,32 @@ export class SlackAdapter implements ChannelAdapter {
     this.app.action({ action_id: new RegExp(`^${CONFIRM_ACTION_PREFIX}`) }, async (args) => this.onButton(args as SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs));
   }
 
+  /** Verifies the bot token (auth.test), then connects in socket mode; throws with Slack's reason. */
   async start(hub: Hub): Promise<void> {
+    try {
+      await this.app.init();
+    } catch (error) {
+      throw new Error(`auth.test failed: ${platformReason(error)}`);
+    }
+    if (this.config.mode === 'socket') {
+      this.socketStarted = true;
+      try {
+        await this.app.start();
+      } catch (error) {
+        throw new Error(`apps.connections.open failed: ${platformReason(error)}`);
+      }
+    }
     this.hub = hub;
-    if (this.config.mode === 'socket') await this.app.start();
   }
 
   async stop(): Promise<void> {
+    this.hub = null;
     for (const watch of [...this.watches]) watch.stop();
     await Promise.allSettled([...this.renders]);
-    if (this.config.mode === 'socket') await this.app.stop();
-    this.hub = null;
+    if (this.socketStarted) {
+      this.socketStarted = false;
+      await this.app.stop();
+    }
   }
 
   private async onMessage(event: SlackMessageEvent, body: { event_id?: string; team_id?: string }, context: { botUserId?: string; teamId?: string }, client: WebClient): Promise<void> {
@@ -179,4 +209,9 @@ export class SlackAdapter implements ChannelAdapter {
     if (!this.hub) throw new Error('the Slack channel is not started');
     return this.hub;
   }
+}
+
+/** While the channel is not running: 503 (the error envelope), which makes Slack deliver the event again later. */
+function notRunning(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', 'The Slack channel is not running; deliver again later.', { headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) } });
 }

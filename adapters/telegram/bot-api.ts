@@ -38,3 +38,10 @@ export function loggableError(error: unknown, botToken: string): Record<string, 
   if (error instanceof Error) return { type: error.name, message: scrub(error.message) };
   return { type: typeof error, message: scrub(String(error)) };
 }
+
+/** A Bot API failure as one line for status and logs (`401: Unauthorized`), the token cut out. */
+export function failureReason(error: unknown, botToken: string): string {
+  const details = loggableError(error, botToken);
+  if (details.type === 'TelegramError') return `${String(details.code)}: ${String(details.description)}`;
+  return String(details.message).split('\n')[0]!;
+}

@@ -1,10 +1,10 @@
 import { Telegraf } from 'telegraf';
 import type { CallbackQuery, Update } from 'telegraf/types';
-import type { ChannelAdapter } from '../../src/core/channel';
+import type { ChannelAdapter, ChannelReporter } from '../../src/core/channel';
 import { isAppError } from '../../src/core/errors';
 import type { Hub } from '../../src/core/hub';
 import type { Unsubscribe } from '../../src/core/turns';
-import { loggableError, withFloodRetry } from './bot-api';
+import { failureReason, loggableError, withFloodRetry } from './bot-api';
 import { decodeCallbackData } from './callback-data';
 import { ChatRenderer } from './chat-renderer';
 import { TELEGRAM_DEFAULTS, type TelegramAdapterConfig } from './config';
@@ -41,6 +41,7 @@ export class TelegramAdapter implements ChannelAdapter {
           handler: webhookHandler({
             secret: config.webhookSecret,
             maxBytes: TELEGRAM_DEFAULTS.maxWebhookBytes,
+            isRunning: () => this.hub !== null,
             receive: (update) => this.receive(update),
             onFailure: (error) => this.logFailure(error, 'telegram: an update could not be taken in'),
           }),
@@ -51,26 +52,36 @@ export class TelegramAdapter implements ChannelAdapter {
     this.bot.use((context) => this.receive(context.update).catch((error: unknown) => this.logFailure(error, 'telegram: an update could not be taken in')));
   }
 
-  async start(hub: Hub): Promise<void> {
-    this.hub = hub;
+  /**
+   * Checks the token with getMe (its answer names the bot, for group commands), then starts long
+   * polling in polling mode. Throws with Telegram's reason; in both modes the channel only takes
+   * updates once this succeeded (the webhook answers 503 until then, so Telegram delivers again).
+   */
+  async start(hub: Hub, reporter: ChannelReporter): Promise<void> {
     try {
       const me = await this.bot.telegram.getMe();
       this.bot.botInfo = me;
       this.botUsername = me.username;
     } catch (error) {
-      // Webhook mode can take updates without it (commands keep any @suffix stripped); polling cannot.
-      if (this.config.mode === 'polling') throw new Error(`telegram: getMe failed (${JSON.stringify(loggableError(error, this.config.botToken))})`);
-      this.logFailure(error, 'telegram: getMe failed; will work without the bot name');
+      throw new Error(`getMe failed: ${failureReason(error, this.config.botToken)}`);
     }
     if (this.config.mode === 'polling') {
-      this.polling = this.bot.launch().catch((error: unknown) => this.logFailure(error, 'telegram: long polling stopped'));
+      // launch() settles only when polling ends: by our stop(), or by an error (token revoked, 409 another poller).
+      this.polling = this.bot.launch().catch((error: unknown) => {
+        if (this.hub) reporter.failed(`long polling stopped: ${failureReason(error, this.config.botToken)}`);
+      });
     }
-    this.config.logger.info({ mode: this.config.mode, bot: this.botUsername }, 'telegram channel started');
+    this.hub = hub;
   }
 
   async stop(): Promise<void> {
+    this.hub = null;
     if (this.polling) {
-      this.bot.stop('shutdown');
+      try {
+        this.bot.stop('shutdown');
+      } catch {
+        // telegraf throws when polling never got going (launch failed before it); nothing to stop then
+      }
       await this.polling;
       this.polling = null;
     }

@@ -1,14 +1,19 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type RequestHandler } from 'express';
 import type { Update } from 'telegraf/types';
+import { AppError } from '../../src/core/errors';
 
 /** Under /api/v1 (decisions.md §7); the URL to give `setWebhook`. */
 export const TELEGRAM_WEBHOOK_PATH = '/channels/telegram/webhook';
 export const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
+/** Seconds Telegram is asked to wait before delivering again while the channel is not running. */
+const NOT_RUNNING_RETRY_AFTER_S = 30;
 
 export interface WebhookOptions {
   secret: string;
   maxBytes: number;
+  /** False while the channel is not running (starting, or failed and waiting to retry): 503. */
+  isRunning: () => boolean;
   /** Takes the update in (stored and queued) — the 200 is sent only after it resolves. */
   receive: (update: Update) => Promise<void>;
   /** Logs a failure to take an update in (then answered 500, so that Telegram delivers it again). */
@@ -34,6 +39,12 @@ export function webhookHandler(options: WebhookOptions): RequestHandler {
     (request, response, next) => {
       if (secretMatches(request.get(SECRET_HEADER), options.secret)) return next();
       response.status(401).json({ error: { code: 'UNAUTHORIZED', message: 'The webhook secret token is missing or wrong.' } });
+    },
+    (_request, _response, next) => {
+      if (options.isRunning()) return next();
+      // Telegram delivers an update again after a non-2xx answer: nothing is lost while we retry.
+      const retry = { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) };
+      next(new AppError('SERVICE_UNAVAILABLE', 'The Telegram channel is not running; deliver again later.', { headers: retry }));
     },
     express.json({ limit: options.maxBytes }),
     async (request, response) => {

@@ -13,7 +13,7 @@ import { bodyGuard } from './middleware/input-guard';
 import { requestId } from './middleware/request-id';
 import { allowedOrigins } from './origins';
 import { buildOpenApiDocument, docsRouter } from './routes/docs';
-import { NOT_READY_RETRY_AFTER_S, registerHealthRoutes } from './routes/health';
+import { NOT_READY_RETRY_AFTER_S, registerHealthRoutes, type HealthDeps } from './routes/health';
 
 export const API_PREFIX = '/api/v1';
 
@@ -32,6 +32,8 @@ export interface AppOptions {
   logger: Logger;
   lifecycle: Lifecycle;
   readiness: readonly ReadinessCheck[];
+  /** Channel states for `/health/ready` (reported, never failing it). */
+  channels?: HealthDeps['channels'];
   modules?: readonly ApiModule[];
   guard?: AccessGuard;
   /** Per-endpoint middleware (rate limiting); see ApiRouterOptions.before. */

@@ -47,6 +47,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'SERVICE_SLACK_SIGNING_SECRET', path: ['channels', 'slack', 'signing_secret'], kind: 'nullable-string', secret: true },
   { env: 'SERVICE_SLACK_APP_TOKEN', path: ['channels', 'slack', 'app_token'], kind: 'nullable-string', secret: true },
   { env: 'SERVICE_SLACK_API_URL', path: ['channels', 'slack', 'api_url'], kind: 'string' },
+  { env: 'SERVICE_SLACK_MODE', path: ['channels', 'slack', 'mode'], kind: 'string' },
   { env: 'SERVICE_TELEGRAM_BOT_TOKEN', path: ['channels', 'telegram', 'bot_token'], kind: 'nullable-string', secret: true },
   { env: 'SERVICE_TELEGRAM_WEBHOOK_SECRET', path: ['channels', 'telegram', 'webhook_secret'], kind: 'nullable-string', secret: true },
   { env: 'SERVICE_TELEGRAM_API_ROOT', path: ['channels', 'telegram', 'api_root'], kind: 'string' },

@@ -20,10 +20,10 @@ export function slackSettings(config: Readonly<Config>): SlackSettings | null {
   if (!slack.enabled && !slack.bot_token) return null;
   if (!slack.bot_token) throw new ConfigError('SERVICE_SLACK_BOT_TOKEN: is required when channels.slack.enabled is true');
   if (slack.mode === 'events' && !slack.signing_secret) {
-    throw new ConfigError('SERVICE_SLACK_SIGNING_SECRET: is required for the Slack Events API (channels.slack.mode: events)');
+    throw new ConfigError('SERVICE_SLACK_SIGNING_SECRET: is required for the Slack Events API (SERVICE_SLACK_MODE=events, the default); or use SERVICE_SLACK_MODE=socket with SERVICE_SLACK_APP_TOKEN');
   }
   if (slack.mode === 'socket' && !slack.app_token) {
-    throw new ConfigError('SERVICE_SLACK_APP_TOKEN: is required for Slack Socket Mode (channels.slack.mode: socket)');
+    throw new ConfigError('SERVICE_SLACK_APP_TOKEN: is required for Slack Socket Mode (SERVICE_SLACK_MODE=socket); or use SERVICE_SLACK_MODE=events with SERVICE_SLACK_SIGNING_SECRET');
   }
   return {
     mode: slack.mode,

@@ -15,10 +15,14 @@ export interface HttpServer {
   close(timeoutMs: number): Promise<void>;
 }
 
+/**
+ * Listens on `host:port`. A taken or forbidden port fails with a message that says which port and
+ * how to choose another (it ends startup as one line on stderr, exit status 1).
+ */
 export async function listen(handler: RequestListener, host: string, port: number): Promise<HttpServer> {
   const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, handler);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(describeListenError(error, host, port)));
     server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
@@ -41,4 +45,14 @@ export async function listen(handler: RequestListener, host: string, port: numbe
         server.closeIdleConnections();
       }),
   };
+}
+
+function describeListenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  const choose = `pick another port: SERVICE_PORT=${port === 65_535 ? 8001 : port + 1} npm start (or server.port in config.yaml)`;
+  if (error.code === 'EADDRINUSE') {
+    return new Error(`port ${port} on ${host} is already in use (another Switchboard or another program listens there); stop it, or ${choose}`, { cause: error });
+  }
+  if (error.code === 'EACCES') return new Error(`port ${port} on ${host} needs privileges this process lacks; ${choose}`, { cause: error });
+  if (error.code === 'EADDRNOTAVAIL') return new Error(`address ${host} is not an address of this machine; set SERVICE_HOST (e.g. 0.0.0.0 or 127.0.0.1)`, { cause: error });
+  return error;
 }

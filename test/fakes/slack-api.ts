@@ -21,6 +21,8 @@ export class FakeSlackApi {
   readonly calls: SlackApiCall[] = [];
   /** Display names users.info answers, by user id. */
   readonly names = new Map<string, string>();
+  /** Tokens answered `invalid_auth` (as Slack answers a wrong or revoked token: HTTP 200, `ok: false`). */
+  readonly refusedTokens = new Set<string>();
   private readonly rateLimited = new Map<string, number>();
   private nextTs = 1_700_000_000_000_100;
   private server: Server | null = null;
@@ -39,9 +41,11 @@ export class FakeSlackApi {
           return;
         }
         const args = parseArgs(request, body);
-        this.calls.push({ method, args, token: bearer(request) });
+        const token = bearer(request);
+        this.calls.push({ method, args, token });
         response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(this.answer(method, args)));
+        const refused = token !== null && this.refusedTokens.has(token);
+        response.end(JSON.stringify(refused ? { ok: false, error: 'invalid_auth' } : this.answer(method, args)));
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));

@@ -28,7 +28,8 @@ export class FakeTelegramApi {
   private readonly floods = new Map<string, number>();
   private readonly listeners: (() => void)[] = [];
 
-  constructor(readonly token: string) {}
+  /** The one token this bot accepts; change it to simulate a revoked or a corrected token. */
+  constructor(public token: string) {}
 
   get apiRoot(): string {
     const address = this.server!.address() as AddressInfo;
@@ -80,7 +81,12 @@ export class FakeTelegramApi {
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(request.url ?? '');
-    if (!match || match[1] !== this.token) return send(response, 404, { ok: false, error_code: 404, description: 'Not Found' });
+    if (!match) return send(response, 404, { ok: false, error_code: 404, description: 'Not Found' });
+    // Like Telegram: a well-formed but wrong (or revoked) token is refused with 401.
+    if (match[1] !== this.token) {
+      this.record({ method: `${match[2]} (401)`, params: {} });
+      return send(response, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+    }
     const method = match[2]!;
     const params = await readParams(request);
     const call: TelegramCall = { method, params };

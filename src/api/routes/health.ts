@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../core/errors';
+import type { ChannelReadiness } from '../../server/channel-status';
 import type { Lifecycle } from '../../server/lifecycle';
 import { runChecks, type ReadinessCheck } from '../../server/readiness';
 import { VERSION } from '../../version';
@@ -14,7 +15,20 @@ const checkSchema = z.object({
   error: z.string().optional(),
 });
 
-export function registerHealthRoutes(api: ApiRouter, deps: { lifecycle: Lifecycle; readiness: readonly ReadinessCheck[] }): void {
+const channelSchema = z.object({
+  status: z.enum(['disabled', 'starting', 'running', 'failed']),
+  mode: z.string(),
+  error: z.string().optional(),
+});
+
+export interface HealthDeps {
+  lifecycle: Lifecycle;
+  readiness: readonly ReadinessCheck[];
+  /** The enabled channels' states: reported, never a reason for 503 (decisions.md, "A channel that fails"). */
+  channels?: () => Record<string, ChannelReadiness>;
+}
+
+export function registerHealthRoutes(api: ApiRouter, deps: HealthDeps): void {
   api.add({
     method: 'get',
     path: '/health',
@@ -37,13 +51,16 @@ export function registerHealthRoutes(api: ApiRouter, deps: { lifecycle: Lifecycl
     method: 'get',
     path: '/health/ready',
     summary: 'Readiness: the database (and Redis, when configured) answer',
+    description: 'Also lists the enabled channels with their state. A failed chat channel (wrong token, platform unreachable) is shown here as `failed` with the platform’s reason but does not make this 503: the hub still serves its API and the other channels, and the channel is retried with backoff.',
     tags: ['health'],
     access: 'public',
     errors: ['SERVICE_UNAVAILABLE'],
     response: {
       status: 200,
       description: 'Every dependency answered.',
-      data: z.object({ status: z.literal('ready'), checks: z.record(z.string(), checkSchema) }).meta({ id: 'Readiness' }),
+      data: z
+        .object({ status: z.literal('ready'), checks: z.record(z.string(), checkSchema), channels: z.record(z.string(), channelSchema).optional() })
+        .meta({ id: 'Readiness' }),
     },
     handler: async () => {
       const retry = { 'Retry-After': String(NOT_READY_RETRY_AFTER_S) };
@@ -51,10 +68,11 @@ export function registerHealthRoutes(api: ApiRouter, deps: { lifecycle: Lifecycl
         throw new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down.', { headers: retry });
       }
       const checks = await runChecks(deps.readiness);
+      const channels = deps.channels ? { channels: deps.channels() } : {};
       if (Object.values(checks).some((check) => check.status !== 'ok')) {
-        throw new AppError('SERVICE_UNAVAILABLE', 'A dependency is not ready.', { headers: retry, details: { checks } });
+        throw new AppError('SERVICE_UNAVAILABLE', 'A dependency is not ready.', { headers: retry, details: { checks, ...channels } });
       }
-      return { status: 'ready' as const, checks };
+      return { status: 'ready' as const, checks, ...channels };
     },
   });
 }

@@ -39,3 +39,22 @@ it('refuses channels.slack.enabled without a bot token, and starts without Slack
   expect((error as Error).message).toMatch(/^SERVICE_SLACK_BOT_TOKEN: /);
   expect(await startWith({})).toBeNull();
 });
+
+describe('SERVICE_SLACK_MODE (it used to be ignored as an unknown variable)', () => {
+  it('socket from the environment needs the app token, not the signing secret', async () => {
+    const error = await startWith({ SERVICE_SLACK_BOT_TOKEN: 'xoxb-1', SERVICE_SLACK_MODE: 'socket' });
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/^SERVICE_SLACK_APP_TOKEN: is required for Slack Socket Mode \(SERVICE_SLACK_MODE=socket\)/);
+  });
+
+  it('overrides config.yaml', async () => {
+    const error = await startWith({ SERVICE_SLACK_BOT_TOKEN: 'xoxb-1', SERVICE_SLACK_MODE: 'events' }, 'channels:\n  slack:\n    mode: socket\n');
+    expect((error as Error).message).toMatch(/^SERVICE_SLACK_SIGNING_SECRET: /);
+  });
+
+  it('refuses a value that is not a mode, naming the variable', async () => {
+    const error = await startWith({ SERVICE_SLACK_BOT_TOKEN: 'xoxb-1', SERVICE_SLACK_MODE: 'websocket' });
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/channels\.slack\.mode \(from SERVICE_SLACK_MODE\)/);
+  });
+});

@@ -1,0 +1,140 @@
+import type { RequestHandler } from 'express';
+import type { Endpoint } from '../api/endpoint';
+import type { Hub } from '../core/hub';
+import type { ChannelName } from '../core/inbound';
+
+/** `disabled`: not configured; `starting`: first attempt running; `running`; `failed`: retried with backoff. */
+export type ChannelState = 'disabled' | 'starting' | 'running' | 'failed';
+
+/** One channel as `GET /admin/channels` shows it (field names are a contract with the Web UI). */
+export interface ChannelStatus {
+  name: ChannelName;
+  enabled: boolean;
+  /** `events`/`socket` (Slack), `webhook`/`polling` (Telegram), `rest+websocket` (web). */
+  mode: string;
+  status: ChannelState;
+  /** The platform's reason for the last failure (`invalid_auth`, `401: Unauthorized`, …); null once running. */
+  error: string | null;
+  /** The last inbound event from the platform's users (a message, a button click, a cancel). */
+  last_event_at: string | null;
+  /** When the channel last became running. */
+  started_at: string | null;
+  /** While failed: when the next start attempt is due. */
+  next_retry_at: string | null;
+}
+
+/** A channel's entry in `/health/ready` (reported there; never what makes readiness 503). */
+export interface ChannelReadiness {
+  status: ChannelState;
+  mode: string;
+  error?: string;
+}
+
+const ORDER: readonly ChannelName[] = ['slack', 'telegram', 'web'];
+
+/** The web channel's two halves: the REST messages endpoint and the session WebSocket. */
+export const WEB_CHANNEL_MODE = 'rest+websocket';
+
+/** The REST messages endpoint is the web channel's inbound half (the socket's frames reach `observedHub`). */
+const WEB_MESSAGES = { method: 'post', path: '/sessions/{id}/messages' } as const;
+
+/**
+ * The state of every channel in this process, in one place: the supervisor writes it, the
+ * readiness check and the admin endpoint read it, and inbound activity stamps `last_event_at`.
+ */
+export class ChannelStatusBoard {
+  private readonly entries = new Map<ChannelName, ChannelStatus>();
+
+  /** Declares a channel; an enabled one starts out `starting`, a disabled one stays `disabled`. */
+  register(name: ChannelName, options: { enabled: boolean; mode: string }): void {
+    this.entries.set(name, {
+      name,
+      enabled: options.enabled,
+      mode: options.mode,
+      status: options.enabled ? 'starting' : 'disabled',
+      error: null,
+      last_event_at: null,
+      started_at: null,
+      next_retry_at: null,
+    });
+  }
+
+  running(name: ChannelName): void {
+    this.update(name, { status: 'running', error: null, started_at: new Date().toISOString(), next_retry_at: null });
+  }
+
+  failed(name: ChannelName, error: string, retryAt: Date | null): void {
+    this.update(name, { status: 'failed', error, next_retry_at: retryAt?.toISOString() ?? null });
+  }
+
+  /** An inbound event arrived on the channel (at `at`; a later one already recorded wins). */
+  touch(name: ChannelName, at = new Date()): void {
+    const last = this.entries.get(name)?.last_event_at;
+    if (last && Date.parse(last) > at.getTime()) return;
+    this.update(name, { last_event_at: at.toISOString() });
+  }
+
+  /**
+   * Per-endpoint middleware (`ApiRouterOptions.before`) that stamps the web channel's
+   * `last_event_at` when `POST /sessions/{id}/messages` accepted a message — with the time it
+   * arrived, since a `sync=true` answer is sent only when the turn is over.
+   */
+  webMessageActivity(endpoint: Pick<Endpoint, 'method' | 'path'>): RequestHandler[] {
+    if (endpoint.method !== WEB_MESSAGES.method || endpoint.path !== WEB_MESSAGES.path) return [];
+    return [
+      (_req, res, next) => {
+        const arrived = new Date();
+        res.on('finish', () => {
+          if (res.statusCode < 300) this.touch('web', arrived);
+        });
+        next();
+      },
+    ];
+  }
+
+  get(name: ChannelName): ChannelStatus | undefined {
+    const entry = this.entries.get(name);
+    return entry && { ...entry };
+  }
+
+  list(): ChannelStatus[] {
+    return ORDER.flatMap((name) => {
+      const entry = this.entries.get(name);
+      return entry ? [{ ...entry }] : [];
+    });
+  }
+
+  /** The enabled channels, for `/health/ready`. */
+  readiness(): Record<string, ChannelReadiness> {
+    const result: Record<string, ChannelReadiness> = {};
+    for (const entry of this.list()) {
+      if (!entry.enabled) continue;
+      result[entry.name] = { status: entry.status, mode: entry.mode, ...(entry.error ? { error: entry.error } : {}) };
+    }
+    return result;
+  }
+
+  /**
+   * The hub port as one channel sees it: every user action it forwards (a message, a cancel, a
+   * confirmation) stamps the channel's `last_event_at` — so adapters need no extra reporting.
+   */
+  observedHub(name: ChannelName, hub: Hub): Hub {
+    const touch = () => this.touch(name);
+    return {
+      ingest: (message) => (touch(), hub.ingest(message)),
+      cancelTurn: (sessionId) => (touch(), hub.cancelTurn(sessionId)),
+      confirmTool: (sessionId, confirmationId, action) => (touch(), hub.confirmTool(sessionId, confirmationId, action)),
+      findSession: (sessionId) => hub.findSession(sessionId),
+      authenticateSocket: (request, options) => hub.authenticateSocket(request, options),
+      selectProtocol: (protocols, request) => hub.selectProtocol(protocols, request),
+      events: hub.events,
+      control: hub.control,
+      isDraining: () => hub.isDraining(),
+    };
+  }
+
+  private update(name: ChannelName, change: Partial<ChannelStatus>): void {
+    const entry = this.entries.get(name);
+    if (entry) this.entries.set(name, { ...entry, ...change });
+  }
+}
