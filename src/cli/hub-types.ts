@@ -23,7 +23,14 @@ export interface SessionView {
   archived_at: string | null;
 }
 
+/**
+ * A tool call in the history: the protocol's vocabulary (`tool_name`, `input`, `duration_ms`,
+ * `error`, decisions.md §3), or the model's (`name`, `arguments`) on hubs that store that.
+ */
 export interface ToolCallView {
+  id?: string;
+  name?: string;
+  arguments?: string;
   tool_call_id?: string;
   tool_name?: string;
   input?: unknown;

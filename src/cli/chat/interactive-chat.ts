@@ -60,7 +60,7 @@ export class InteractiveChat {
       onRetry: ({ attempt, delayMs, why }) => {
         const note = { attempt, maxAttempts: RECONNECT_DEFAULTS.maxFailures, at: Date.now() + delayMs, why };
         if (this.turn) this.turn.reconnecting = note;
-        else this.note(this.colors.yellow(`↻ connection lost (${sanitize(why)}): reconnecting${delayMs > 0 ? ` in ${Math.round(delayMs / 1000)} s` : ''}, attempt ${attempt} of ${note.maxAttempts}`));
+        else this.note(this.colors.yellow(reconnectLine(attempt, note.maxAttempts, delayMs, why)));
       },
       onStop: (error) => {
         this.lost = error;
@@ -193,4 +193,11 @@ export class InteractiveChat {
       for (const signal of signals) process.off(signal, onSignal);
     };
   }
+}
+
+/** `↻ connection lost (server shutting down); reconnecting…`, then one line per further attempt. */
+function reconnectLine(attempt: number, maxAttempts: number, delayMs: number, why: string): string {
+  const when = delayMs > 0 ? `in ${Math.round(delayMs / 1000)} s` : 'now';
+  if (attempt === 1) return `↻ connection lost (${sanitize(why)}); reconnecting ${when}`;
+  return `↻ attempt ${attempt - 1} failed (${sanitize(why)}); next ${when} (${attempt} of ${maxAttempts})`;
 }

@@ -34,7 +34,7 @@ export function formatTurnStatus(snapshot: TurnSnapshot, now: number, options: {
   if (options.reconnecting) {
     const { attempt, maxAttempts, at, why } = options.reconnecting;
     const wait = Math.max(0, Math.ceil((at - now) / 1_000));
-    parts.push(`↻ connection lost (${sanitize(why)}): reconnecting${wait > 0 ? ` in ${wait} s` : ''}, attempt ${attempt} of ${maxAttempts}`);
+    parts.push(`↻ connection lost (${sanitize(why)}): reconnecting${wait > 0 ? ` in ${wait} s` : ''} (attempt ${attempt} of ${maxAttempts})`);
   } else {
     const label = options.cancelling ? 'cancelling' : STATE_LABEL[snapshot.state];
     parts.push(`${SPINNER[options.frame % SPINNER.length]} ${label}${snapshot.catchingUp ? ' (catching up after reconnecting)' : ''} · ${formatDuration(now - snapshot.startedAt)}`);
@@ -56,7 +56,9 @@ function formatToolResult(result: ToolResult): string {
  * workflow and memory when the hub reported them.
  */
 export function formatDoneSummary(done: DoneInfo, snapshot: TurnSnapshot): string {
-  const parts = [`✓ done in ${formatDuration(done.duration_ms)}`, `${formatCount(done.total_tokens)} tokens (${formatCount(done.input_tokens)} in, ${formatCount(done.output_tokens)} out)`];
+  const parts = [`✓ done in ${formatDuration(done.duration_ms)}`];
+  // Commands (/help, /info) are answered by the hub, not the model: no tokens to report.
+  if (done.total_tokens > 0) parts.push(`${formatCount(done.total_tokens)} tokens (${formatCount(done.input_tokens)} in, ${formatCount(done.output_tokens)} out)`);
   const calls = done.tool_calls;
   if (calls > 0) {
     const names = snapshot.finished.map((result) => (result.error === null ? `${sanitize(result.name)} ${formatDuration(result.durationMs)}` : `${sanitize(result.name)} ✗ ${sanitize(result.error)}`));

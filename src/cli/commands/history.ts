@@ -42,8 +42,8 @@ function formatMessage(message: MessageView, columns: number): string[] {
 }
 
 function formatToolCall(call: ToolCallView, columns: number): string {
-  const name = sanitize(call.tool_name ?? 'tool');
-  const input = call.input === undefined ? '' : ` ${sanitize(JSON.stringify(call.input))}`;
+  const name = sanitize(call.tool_name ?? call.name ?? 'tool');
+  const input = call.input !== undefined ? ` ${sanitize(JSON.stringify(call.input))}` : call.arguments !== undefined ? ` ${sanitize(call.arguments)}` : '';
   const outcome = call.error ? pc.red(` ✗ ${sanitize(call.error)}`) : typeof call.duration_ms === 'number' ? pc.dim(` ✓ ${formatDuration(call.duration_ms)}`) : '';
   return `  ▶ ${truncate(`${name}${input}`, Math.max(30, columns - 30))}${outcome}`;
 }
