@@ -5,7 +5,11 @@ let callCounter = 0;
 
 /** A streamed answer, one event per word (`delayMs` between them, so a test can act mid-stream). */
 export function answer(text: string, delayMs = 0): ScriptedReply {
-  const pieces = text.match(/\S+\s*/g) ?? [text];
+  return answerInPieces(text.match(/\S+\s*/g) ?? [text], delayMs);
+}
+
+/** A streamed answer in exactly these pieces. */
+export function answerInPieces(pieces: string[], delayMs = 0): ScriptedReply {
   const reply = openAiTextReply(pieces);
   if (reply.kind !== 'stream') throw new Error('openAiTextReply streams');
   return { ...reply, delayMs };

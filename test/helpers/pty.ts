@@ -64,11 +64,11 @@ export class PtySession {
     this.terminal.resize(columns, rows);
   }
 
-  /** The visible rows, right-trimmed. */
+  /** The visible rows, right-trimmed (written spaces too: a prompt's `› ` reads as `›`). */
   screen(): string[] {
     const buffer = this.terminal.buffer.active;
     const rows: string[] = [];
-    for (let row = 0; row < this.terminal.rows; row += 1) rows.push(buffer.getLine(buffer.viewportY + row)?.translateToString(true) ?? '');
+    for (let row = 0; row < this.terminal.rows; row += 1) rows.push((buffer.getLine(buffer.viewportY + row)?.translateToString(true) ?? '').trimEnd());
     return rows;
   }
 
@@ -87,7 +87,7 @@ export class PtySession {
     for (let row = 0; row < buffer.length; row += 1) {
       const line = buffer.getLine(row);
       if (!line) continue;
-      const text = line.translateToString(true);
+      const text = line.translateToString(true).trimEnd();
       if (line.isWrapped && lines.length > 0) lines[lines.length - 1] = (lines.at(-1) ?? '') + text;
       else lines.push(text);
     }

@@ -134,6 +134,7 @@ export class InteractiveChat {
     return new Promise((resolve) => {
       let answer: string | null = null;
       const finish = () => {
+        if (answer === null) stdout.write('\n'); // quitting: the shell's prompt starts on a line of its own
         this.readline = null;
         this.interruptPrompt = null;
         resolve(answer);
@@ -145,10 +146,7 @@ export class InteractiveChat {
       });
       // Ctrl-C clears a line being typed; on an empty line it quits, like Ctrl-D.
       lines.on('SIGINT', () => {
-        if (lines.line.length === 0) {
-          stdout.write('\n');
-          return lines.close();
-        }
+        if (lines.line.length === 0) return lines.close();
         lines.write(null, { ctrl: true, name: 'e' });
         lines.write(null, { ctrl: true, name: 'u' });
       });
