@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import type { HubClient } from '../api-client';
 import { CliError } from '../exit-codes';
 import { classifyClose, type CloseVerdict, type RefusalWording } from './close-codes';
-import { RECONNECT_DEFAULTS, reconnectDelayMs } from './reconnect-policy';
+import { RECONNECT_DEFAULTS, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy';
 
 export const SOCKET_DEFAULTS = {
   /** The spec asks clients to ping every 30 s (the hub drops sockets silent for 90 s). */
@@ -42,7 +42,7 @@ export interface HubSocketOptions {
    * shortly after `open` when no refusal closed it (the log stream sends nothing until a line comes).
    */
   readyOn: 'open' | 'first-message';
-  policy?: typeof RECONNECT_DEFAULTS;
+  policy?: Readonly<ReconnectPolicy>;
   keepaliveMs?: number;
 }
 

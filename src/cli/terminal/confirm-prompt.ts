@@ -1,6 +1,7 @@
 import type { Colors } from 'picocolors/types';
 import type { ConfirmRequest } from '../chat/turn-follower';
 import type { ConfirmAction } from '../socket/session-stream';
+import type { KeyPress } from './key-input';
 import { formatCount, padEnd, sanitize, truncate, visibleWidth } from './text';
 
 /** The spec's "CLI key" column: one key per `tool_confirm` action. Enter means `y`. */
@@ -14,7 +15,7 @@ export const CONFIRM_KEYS: readonly { key: string; action: ConfirmAction; label:
 ];
 
 /** The action of a key press (`y`, `Y`, Enter …), or null for any other key. */
-export function actionForKey(key: { name?: string; sequence?: string; ctrl?: boolean; meta?: boolean }): ConfirmAction | null {
+export function actionForKey(key: KeyPress): ConfirmAction | null {
   if (key.ctrl || key.meta) return null;
   if (key.name === 'return' || key.name === 'enter') return 'allow';
   const pressed = (key.sequence ?? '').toLowerCase();
