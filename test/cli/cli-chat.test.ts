@@ -90,7 +90,7 @@ it('streams the answer above a status line that never mixes into it, then prints
   await session.waitFor((s) => /^⠋|^⠙|^⠹|^⠸|^⠼|^⠴|^⠦|^⠧|^⠇|^⠏/.test(s.bottomRow()) && s.bottomRow().includes('writing'));
   expect(session.bottomRow()).toMatch(/ writing · \d+(\.\d)? (ms|s) · Ctrl-C cancels$/);
   expect(session.screen().slice(0, -1).join('\n')).not.toMatch(/· Ctrl-C cancels$/m);
-  await session.waitFor('✓ done in');
+  await session.waitFor((s) => s.text().includes('✓ done in') && s.transcript().at(-1) === '›');
   const lines = session.transcript();
   const asked = lines.indexOf('› tell me something');
   expect(lines[asked + 1]).toBe(pieces.join(''));
@@ -102,7 +102,6 @@ it('streams the answer above a status line that never mixes into it, then prints
   expect(rows[first + 1]).toBe(`${'C'.repeat(10)} and then the rest.`);
   // The status line is gone once the turn ended; the prompt is back.
   expect(session.text()).not.toMatch(/· Ctrl-C cancels$/m);
-  expect(lines.at(-1)).toBe('›');
   // Up arrow recalls the last message (line editing and history).
   session.type(UP);
   await session.waitFor((s) => s.transcript().at(-1) === '› tell me something');
@@ -213,6 +212,22 @@ it('Ctrl-C during a turn cancels it (the model request is dropped) and the promp
   expect(await session.exited).toBe(0);
 });
 
+it('joins a turn already running in the session (started elsewhere) and shows its answer when it ends', async () => {
+  const auth = { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' };
+  const { id } = (await request(`${hub.api}/sessions`, { method: 'POST', headers: auth, body: '{}' })).body.data;
+  const text = 'An answer that was already on its way when the terminal joined.';
+  model.enqueue(answer(text, 150));
+  await request(`${hub.api}/sessions/${id}/messages`, { method: 'POST', headers: auth, body: JSON.stringify({ text: 'from another client' }) });
+  await model.streaming();
+  const session = new PtySession(['chat', '--session', id.slice(0, 8)], { env, columns: 100, rows: 30 });
+  sessions.push(session);
+  await session.waitFor('A turn is running in this session: following it');
+  await session.waitFor('✓ done in');
+  const lines = session.transcript();
+  expect(lines[lines.findIndex((line) => line.startsWith('✓ done in')) - 1]).toBe(text);
+  await session.waitFor((s) => s.transcript().at(-1) === '›');
+});
+
 it('survives a hub restart mid-turn: reconnects, and the answer is complete and shown once', async () => {
   const text = 'The restarted hub runs the turn again from the start, and the client shows each word of it exactly once.';
   // The first run is cut by the restart; the hub runs the turn again after it starts (same answer).
@@ -231,4 +246,20 @@ it('survives a hub restart mid-turn: reconnects, and the answer is complete and 
   session.type(`still there?${ENTER}`);
   await nth(session, '✓ done in', 2);
   expect(session.text()).toContain('› still there?\nStill here.\n');
+}, 60_000);
+
+it('a turn the hub finished while the client was away: its stored reply completes the answer', async () => {
+  const words = Array.from({ length: 30 }, (_, index) => `w${index + 1}`);
+  const text = `${words.join(' ')}.`;
+  // Cut by the restart after many frames; the restarted hub runs it again at once, in one piece, so
+  // its new event log is shorter than what the client saw: nothing to replay, the reply is in the history.
+  model.enqueue(answer(text, 100), answerInPieces([text]));
+  const session = await chat();
+  session.type(`finish without me${ENTER}`);
+  await session.waitFor('w20 ');
+  await hub.restart();
+  await session.waitFor('✓ done', 30_000);
+  const lines = session.transcript();
+  expect(lines[lines.indexOf('› finish without me') + 1]).toBe(text);
+  expect(lines[lines.indexOf('› finish without me') + 2]).toBe('✓ done (the hub finished the turn while the connection was down; the answer above is the stored one)');
 }, 60_000);

@@ -122,6 +122,18 @@ describe('chat --message and piped stdin (scripting)', () => {
     expect(done).toMatchObject({ text: 'As JSON.', tool_calls: 0, message_id: expect.any(String), session_id: expect.any(String) });
   });
 
+  it('Ctrl-C (SIGINT) cancels the turn on the hub and exits 130', async () => {
+    const index = model.requests.length;
+    model.enqueue(answer('a slow answer that will not be finished because the script is interrupted', 200));
+    const chat = spawnCli(['chat', '--new', '-m', 'take your time'], adminEnv);
+    await model.streaming();
+    chat.child.kill('SIGINT');
+    expect(await chat.exited).toBe(130);
+    expect(chat.stdout()).toBe('');
+    expect(chat.stderr()).toBe('Interrupted: the turn was cancelled.\n');
+    expect(await model.hungUp(index)).toBe(true);
+  });
+
   it('refuses what cannot work, with one line and exit 1 or 2', async () => {
     const name = await runCli(['chat', '--name', 'x', '-m', 'hi'], adminEnv);
     expect(name).toMatchObject({ code: 2, stderr: '--name names a new session: use it with --new.\n' });

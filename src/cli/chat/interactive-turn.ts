@@ -37,6 +37,8 @@ export class InteractiveTurn implements TurnView {
   private cancelling = false;
   private frame = 0;
   private timer: NodeJS.Timeout | null = null;
+  /** What `report` says after an end out of sight (set by `fillFromHistory`). */
+  private unseenNote = '';
 
   constructor(
     private readonly deps: InteractiveTurnDeps,
@@ -119,12 +121,11 @@ export class InteractiveTurn implements TurnView {
       case 'quit':
         return [colors.dim('Quit while the turn was running.')];
       case 'lost':
+        return []; // the chat ends with this error on stderr
       case 'refused':
         return [colors.red(`✗ ${outcome.error.message}`)];
     }
   }
-
-  private unseenNote = '';
 
   /** The turn ended while the connection was down: its stored reply completes the answer. */
   private async fillFromHistory(): Promise<void> {

@@ -26,7 +26,8 @@ const CANCEL_WAIT_MS = 3_000;
 /**
  * `switchboard chat --message …` (or piped stdin): one message, the answer on stdout as plain text
  * (the turn's full text from `done`, so reconnects never show in it), problems on stderr. Exit 0 when
- * the turn ends without an error frame, 1 when it had one, 2 when the hub could not be used.
+ * the turn ends without an error frame, 1 when it had one, 2 when the hub could not be used, 130
+ * when Ctrl-C cancelled it.
  */
 export async function runScriptedChat(options: ScriptedChatOptions): Promise<ExitCode> {
   const { client, session, context } = options;
@@ -55,9 +56,12 @@ export async function runScriptedChat(options: ScriptedChatOptions): Promise<Exi
     onStop: (error) => settle({ kind: 'lost', error }),
   });
   await connection.open();
+  let interrupted = false;
   const onSigint = () => {
+    if (interrupted) return settle({ kind: 'lost', error: new CliError('Interrupted.', EXIT.INTERRUPTED) });
+    interrupted = true;
     void connection.cancel();
-    setTimeout(() => settle({ kind: 'lost', error: new CliError('Interrupted.', EXIT.INTERRUPTED) }), CANCEL_WAIT_MS).unref();
+    setTimeout(() => settle({ kind: 'lost', error: new CliError('Interrupted; the turn may still be running on the hub.', EXIT.INTERRUPTED) }), CANCEL_WAIT_MS).unref();
   };
   process.on('SIGINT', onSigint);
   try {
@@ -69,6 +73,7 @@ export async function runScriptedChat(options: ScriptedChatOptions): Promise<Exi
     }
     const end = await ended;
     if (end.kind === 'lost') throw end.error;
+    if (interrupted && end.kind === 'cancelled') throw new CliError('Interrupted: the turn was cancelled.', EXIT.INTERRUPTED);
     return await report(end);
   } finally {
     process.off('SIGINT', onSigint);
