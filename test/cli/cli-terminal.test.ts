@@ -58,6 +58,26 @@ describe('the status line', () => {
     line.stop();
   });
 
+  it('after a resize: clears the new last row, sets the new region, and redraws only once a line starts', () => {
+    const output = new RecordingOutput(40, 10);
+    const line = new StatusLine(output as unknown as NodeJS.WriteStream);
+    line.start();
+    line.set('status');
+    line.write('some text in the middle of a line');
+    output.columns = 30;
+    output.rows = 8;
+    output.emit('resize');
+    expect(output.written.slice(-2)).toEqual(['\u001b7\u001b[8;1H\u001b[2K\u001b[r\u001b8', '\u001b7\u001b[1;7r\u001b8']);
+    // Where the cursor is now depends on whether the terminal rewrapped the line: unknown.
+    const before = output.written.length;
+    line.set('later status');
+    line.write(' more');
+    expect(output.written.length).toBe(before + 1);
+    line.write(' end\n');
+    expect(output.written.at(-1)).toBe('\u001b7\u001b[8;1H\u001b[2Klater status\u001b8');
+    line.stop();
+  });
+
   it('stays out of the way of a terminal with too few rows', () => {
     const output = new RecordingOutput(80, 3);
     const line = new StatusLine(output as unknown as NodeJS.WriteStream);

@@ -19,7 +19,8 @@ const MIN_ROWS = 4;
  * One trap: a line filled to its last column leaves the cursor "pending wrap", and restoring the
  * cursor does not keep that in every terminal (tmux clamps it), so the next character would
  * overwrite the last one. The column of the text cursor is tracked, and a redraw waits until
- * the next text has moved the cursor off that spot.
+ * the next text has moved the cursor off that spot. After a resize the column is unknown (some
+ * terminals rewrap the line, some do not) until the text starts a new line.
  */
 export class StatusLine {
   private active = false;
@@ -27,8 +28,8 @@ export class StatusLine {
   private suspended = false;
   private rows = 0;
   private columns = 0;
-  /** Column of the text cursor, 0 at the start of a line; `columns` means pending wrap. */
-  private column = 0;
+  /** Column of the text cursor, 0 at the start of a line; `columns` means pending wrap; null: unknown. */
+  private column: number | null = 0;
   private status = '';
   private drawnStatus: string | null = null;
   private readonly onResize = () => this.resize();
@@ -83,7 +84,8 @@ export class StatusLine {
   }
 
   private draw(): void {
-    if (!this.active || this.suspended || this.column >= this.columns) return; // pending wrap: see the class comment
+    // Pending wrap, or not known not to be: see the class comment.
+    if (!this.active || this.suspended || this.column === null || this.column >= this.columns) return;
     this.output.write(`${SAVE}${moveTo(this.rows)}${CLEAR_LINE}${this.status}${RESTORE}`);
     this.drawnStatus = this.status;
   }
@@ -94,6 +96,7 @@ export class StatusLine {
         this.column = 0;
         continue;
       }
+      if (this.column === null) continue;
       if (character === '\t') {
         this.column = Math.min(this.columns, (Math.floor(this.column / 8) + 1) * 8);
         continue;
@@ -107,16 +110,16 @@ export class StatusLine {
   private resize(): void {
     const rows = this.output.rows ?? this.rows;
     const columns = this.output.columns ?? this.columns;
-    // The old status row may now be anywhere: clear it, then set the region for the new size.
-    this.output.write(`${SAVE}${moveTo(this.rows)}${CLEAR_LINE}${RESET_REGION}${RESTORE}`);
-    // Terminals that rewrap move the cursor to the matching column of the narrower line.
-    if (this.column > columns) this.column = this.column % columns;
+    // Terminals keep the bottom row at the bottom when resizing (tmux, VTE): that is where the old
+    // status is. Clear it and set the region for the new size.
+    this.output.write(`${SAVE}${moveTo(rows)}${CLEAR_LINE}${RESET_REGION}${RESTORE}`);
     this.rows = rows;
     this.columns = columns;
+    if (this.column !== 0) this.column = null;
+    this.drawnStatus = null;
     this.suspended = rows < MIN_ROWS;
     if (this.suspended) return;
     this.output.write(`${SAVE}${setRegion(rows - 1)}${RESTORE}`);
-    this.drawnStatus = null;
     this.draw();
   }
 }
