@@ -248,18 +248,20 @@ it('survives a hub restart mid-turn: reconnects, and the answer is complete and 
   expect(session.text()).toContain('› still there?\nStill here.\n');
 }, 60_000);
 
-it('a turn the hub finished while the client was away: its stored reply completes the answer', async () => {
+it('a turn the hub ran again at once while the client was away: the answer is complete and shown once', async () => {
   const words = Array.from({ length: 30 }, (_, index) => `w${index + 1}`);
   const text = `${words.join(' ')}.`;
-  // Cut by the restart after many frames; the restarted hub runs it again at once, in one piece, so
-  // its new event log is shorter than what the client saw: nothing to replay, the reply is in the history.
+  // Cut by the restart after many frames; the restarted hub runs it again at once, in one piece.
+  // Usually it is over before the client is back (its new event log is shorter than what the client
+  // saw: nothing to replay, the reply comes from the history); under load the client may be back
+  // in time to see it end. The screen must be the same either way.
   model.enqueue(answer(text, 100), answerInPieces([text]));
   const session = await chat();
   session.type(`finish without me${ENTER}`);
   await session.waitFor('w20 ');
   await hub.restart();
-  await session.waitFor('✓ done', 30_000);
+  await session.waitFor((s) => s.text().includes('✓ done') && s.transcript().at(-1) === '›', 30_000);
   const lines = session.transcript();
   expect(lines[lines.indexOf('› finish without me') + 1]).toBe(text);
-  expect(lines[lines.indexOf('› finish without me') + 2]).toBe('✓ done (the hub finished the turn while the connection was down; the answer above is the stored one)');
+  expect(lines[lines.indexOf('› finish without me') + 2]).toMatch(/^✓ done (in |\(the hub finished the turn while the connection was down; the answer above is the stored one\))/);
 }, 60_000);
