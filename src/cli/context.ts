@@ -1,3 +1,4 @@
+import type { Colors } from 'picocolors/types';
 import { CredentialStore } from './credentials';
 import { API_KEY_PREFIX, HubClient, normaliseHubUrl, type Credential } from './api-client';
 import type { HubOptions } from './commands/hub-options';
@@ -8,6 +9,8 @@ export interface CliContext {
   configDir: string;
   stdin: NodeJS.ReadStream;
   stdout: NodeJS.WriteStream;
+  /** Colours for stdout: on for a terminal or FORCE_COLOR, off with NO_COLOR (no-op functions). */
+  colors: Colors;
   out(line: string): void;
   err(line: string): void;
 }

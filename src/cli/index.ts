@@ -2,6 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
+import pc from 'picocolors';
 import { VERSION } from '../version';
 import { registerChat } from './commands/chat';
 import { registerHistory } from './commands/history';
@@ -51,6 +52,7 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     configDir: configDir(env),
     stdin: process.stdin,
     stdout: process.stdout,
+    colors: pc.createColors(!env.NO_COLOR && (Boolean(env.FORCE_COLOR) || process.stdout.isTTY === true)),
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
   };

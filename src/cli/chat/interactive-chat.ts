@@ -1,5 +1,4 @@
 import { clearLine, createInterface, cursorTo } from 'node:readline';
-import pc from 'picocolors';
 import type { Colors } from 'picocolors/types';
 import { TURN_MODES, WORKING_STATES, type TurnMode } from '../../core/events';
 import type { HubClient } from '../api-client';
@@ -45,7 +44,7 @@ export class InteractiveChat {
   constructor(private readonly options: InteractiveChatOptions) {
     const { context } = options;
     this.mode = options.mode;
-    this.colors = pc.createColors(pc.isColorSupported && context.stdout.isTTY === true);
+    this.colors = context.colors;
     this.screen = context.stdout.isTTY ? new TerminalScreen(context.stdout) : new PlainScreen(context.stdout);
     this.keys = new KeyInput(context.stdin);
     this.promptHistory = new PromptHistory(context.configDir);

@@ -33,7 +33,7 @@ export function registerChat(program: Command, context: CliContext, setExitCode:
     .option('--name <name>', 'name of the new session (with --new)')
     .option('--workflow <name>', 'send every message to this workflow (skips trigger routing)')
     .addOption(new Option('--mode <mode>', 'how the agent works: normal, think (analyse, research, reason) or delegate (parallel sub-tasks); /mode switches in the chat').choices(TURN_MODES).default('normal'))
-    .option('-m, --message <text>', 'send this one message, print the answer as plain text and exit (stdin is read instead when it is not a terminal)')
+    .option('-m, --message <text>', 'send this one message, print the answer as plain text and exit (without it, a piped stdin is the message)')
     .addOption(new Option('--yes', 'with --message or piped stdin: allow every tool that asks for confirmation').conflicts('deny'))
     .option('--deny', 'with --message or piped stdin: deny every tool that asks for confirmation')
     .addOption(jsonOption('with --message or piped stdin: print the `done` payload (text, tokens, tool calls) as one JSON object'))

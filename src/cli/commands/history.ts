@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import pc from 'picocolors';
+import type { Colors } from 'picocolors/types';
 import { connect, type CliContext } from '../context';
 import type { MessageView, ToolCallView } from '../hub-types';
 import { fullHistory, resolveSession } from '../sessions-lookup';
@@ -23,27 +23,27 @@ export function registerHistory(program: Command, context: CliContext): void {
       if (options.last !== undefined) messages = messages.slice(-options.last);
       if (options.json) return context.out(JSON.stringify(messages, null, 2));
       if (messages.length === 0) return context.out(`Session ${session.id} has no messages yet.`);
-      for (const message of messages) for (const line of formatMessage(message, context.stdout.columns ?? 100)) context.out(line);
+      for (const message of messages) for (const line of formatMessage(message, context.stdout.columns ?? 100, context.colors)) context.out(line);
     });
 }
 
 const ROLE_LABEL: Record<MessageView['role'], string> = { user: 'you', assistant: 'assistant', tool: 'tool result', system: 'system' };
 
-function formatMessage(message: MessageView, columns: number): string[] {
+function formatMessage(message: MessageView, columns: number, c: Colors): string[] {
   const role = ROLE_LABEL[message.role] ?? message.role;
-  const colour = message.role === 'user' ? pc.cyan : message.role === 'assistant' ? pc.green : pc.dim;
-  const lines = [colour(pc.bold(`── ${role}`)) + pc.dim(` · ${formatTime(message.created_at)}`)];
+  const colour = message.role === 'user' ? c.cyan : message.role === 'assistant' ? c.green : c.dim;
+  const lines = [colour(c.bold(`── ${role}`)) + c.dim(` · ${formatTime(message.created_at)}`)];
   const content = sanitize(message.content);
-  if (message.role === 'tool') lines.push(pc.dim(truncate(content.replace(/\s+/g, ' '), Math.min(TOOL_OUTPUT_PREVIEW, columns * 3))));
+  if (message.role === 'tool') lines.push(c.dim(truncate(content.replace(/\s+/g, ' '), Math.min(TOOL_OUTPUT_PREVIEW, columns * 3))));
   else if (content !== '') lines.push(content);
-  for (const call of message.tool_calls) lines.push(formatToolCall(call, columns));
+  for (const call of message.tool_calls) lines.push(formatToolCall(call, columns, c));
   lines.push('');
   return lines;
 }
 
-function formatToolCall(call: ToolCallView, columns: number): string {
+function formatToolCall(call: ToolCallView, columns: number, c: Colors): string {
   const name = sanitize(call.tool_name ?? call.name ?? 'tool');
   const input = call.input !== undefined ? ` ${sanitize(JSON.stringify(call.input))}` : call.arguments !== undefined ? ` ${sanitize(call.arguments)}` : '';
-  const outcome = call.error ? pc.red(` ✗ ${sanitize(call.error)}`) : typeof call.duration_ms === 'number' ? pc.dim(` ✓ ${formatDuration(call.duration_ms)}`) : '';
+  const outcome = call.error ? c.red(` ✗ ${sanitize(call.error)}`) : typeof call.duration_ms === 'number' ? c.dim(` ✓ ${formatDuration(call.duration_ms)}`) : '';
   return `  ▶ ${truncate(`${name}${input}`, Math.max(30, columns - 30))}${outcome}`;
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import pc from 'picocolors';
+import type { Colors } from 'picocolors/types';
 import { API_KEY_PREFIX, type HubClient } from '../api-client';
 import { connect, type CliContext } from '../context';
 import { CliError, EXIT } from '../exit-codes';
@@ -24,8 +24,8 @@ export function registerKeys(program: Command, context: CliContext): void {
       if (options.json) return context.out(JSON.stringify(created, null, 2));
       // stdout carries the key alone, so `KEY=$(switchboard keys create --label ci)` works.
       context.out(created.key);
-      context.err(pc.dim(`Created API key "${sanitize(created.label)}" (id ${created.id}${created.expires_at ? `, expires ${formatTime(created.expires_at)}` : ''}).`));
-      context.err(pc.dim('It is shown only this once: store it now. Use it as SWITCHBOARD_API_KEY=… (or --api-key).'));
+      context.err(context.colors.dim(`Created API key "${sanitize(created.label)}" (id ${created.id}${created.expires_at ? `, expires ${formatTime(created.expires_at)}` : ''}).`));
+      context.err(context.colors.dim('It is shown only this once: store it now. Use it as SWITCHBOARD_API_KEY=… (or --api-key).'));
     });
 
   withHubOptions(keys.command('list'))
@@ -36,7 +36,7 @@ export function registerKeys(program: Command, context: CliContext): void {
       const items = await listAll<ApiKeyView>(connect(context, options), '/auth/api-keys', options.all ? { all: 'true' } : {});
       if (options.json) return context.out(JSON.stringify(items, null, 2));
       if (items.length === 0) return context.out('No API keys. `switchboard keys create --label <what for>` makes one.');
-      const rows = items.map((key) => [key.id, `${key.key_prefix}…`, status(key), formatTime(key.created_at), formatTime(key.last_used_at), sanitize(key.label)]);
+      const rows = items.map((key) => [key.id, `${key.key_prefix}…`, status(key, context.colors), formatTime(key.created_at), formatTime(key.last_used_at), sanitize(key.label)]);
       for (const line of formatTable(['ID', 'KEY', 'STATUS', 'CREATED', 'LAST USED', 'LABEL'], rows, context.stdout.columns ?? Infinity)) context.out(line);
     });
 
@@ -51,9 +51,9 @@ export function registerKeys(program: Command, context: CliContext): void {
     });
 }
 
-function status(key: ApiKeyView): string {
-  if (key.revoked_at) return pc.red(`revoked ${formatTime(key.revoked_at)}`);
-  if (key.expires_at && Date.parse(key.expires_at) <= Date.now()) return pc.yellow('expired');
+function status(key: ApiKeyView, c: Colors): string {
+  if (key.revoked_at) return c.red(`revoked ${formatTime(key.revoked_at)}`);
+  if (key.expires_at && Date.parse(key.expires_at) <= Date.now()) return c.yellow('expired');
   return key.expires_at ? `active until ${formatTime(key.expires_at)}` : 'active';
 }
 

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import pc from 'picocolors';
+import type { Colors } from 'picocolors/types';
 import { connect, type CliContext } from '../context';
 import { CliError, EXIT, type ExitCode } from '../exit-codes';
 import { HubSocket } from '../socket/hub-socket';
@@ -16,7 +16,6 @@ interface LogLine {
   timestamp: string;
 }
 
-const LEVEL_COLOUR: Record<string, (text: string) => string> = { DEBUG: pc.dim, INFO: pc.cyan, WARNING: pc.yellow, ERROR: (text) => pc.red(pc.bold(text)) };
 
 /** `switchboard logs`: the hub's live log stream (admins), one coloured line per entry, until Ctrl-C. */
 export function registerLogs(program: Command, context: CliContext, setExitCode: (code: ExitCode) => void): void {
@@ -27,7 +26,7 @@ export function registerLogs(program: Command, context: CliContext, setExitCode:
     .action(async (options: HubOptions & { level: string; json?: boolean }) => {
       if (!(LEVELS as readonly string[]).includes(options.level)) throw new CliError(`--level must be one of ${LEVELS.join(', ')}.`);
       const client = connect(context, options);
-      const format = options.json ? (line: LogLine) => JSON.stringify(line) : formatLogLine;
+      const format = options.json ? (line: LogLine) => JSON.stringify(line) : (line: LogLine) => formatLogLine(line, context.colors);
       setExitCode(await streamLogs(context, client, options.level, format));
     });
 }
@@ -50,8 +49,8 @@ function streamLogs(context: CliContext, client: ReturnType<typeof connect>, lev
           }
           if (line.type === 'log_line') context.out(format(line));
         },
-        onReady: ({ reconnected }) => context.err(pc.dim(reconnected ? 'Connected again.' : `Streaming ${client.hubUrl} logs at ${level} and above; Ctrl-C stops.`)),
-        onRetry: ({ attempt, delayMs, why }) => context.err(pc.yellow(`Connection lost (${why}); reconnecting${delayMs > 0 ? ` in ${Math.round(delayMs / 1000)} s` : ''} (attempt ${attempt}).`)),
+        onReady: ({ reconnected }) => context.err(context.colors.dim(reconnected ? 'Connected again.' : `Streaming ${client.hubUrl} logs at ${level} and above; Ctrl-C stops.`)),
+        onRetry: ({ attempt, delayMs, why }) => context.err(context.colors.yellow(`Connection lost (${why}); reconnecting${delayMs > 0 ? ` in ${Math.round(delayMs / 1000)} s` : ''} (attempt ${attempt}).`)),
         onStop: (error) => {
           process.off('SIGINT', stop);
           reject(error);
@@ -69,9 +68,10 @@ function streamLogs(context: CliContext, client: ReturnType<typeof connect>, lev
 }
 
 /** `14:03:12.345 INFO    api:1234  message`, the level coloured; errors stand out whole. */
-export function formatLogLine(line: LogLine): string {
+export function formatLogLine(line: LogLine, c: Colors): string {
   const time = /T(\d\d:\d\d:\d\d(?:\.\d+)?)/.exec(line.timestamp)?.[1] ?? line.timestamp;
-  const colour = LEVEL_COLOUR[line.level] ?? ((text: string) => text);
+  const levelColour: Record<string, (text: string) => string> = { DEBUG: c.dim, INFO: c.cyan, WARNING: c.yellow, ERROR: (text) => c.red(c.bold(text)) };
+  const colour = levelColour[line.level] ?? ((text: string) => text);
   const message = sanitize(line.message);
-  return `${pc.dim(time)} ${colour(line.level.padEnd(7))} ${pc.dim(sanitize(line.logger))}  ${line.level === 'ERROR' ? pc.red(message) : message}`;
+  return `${c.dim(time)} ${colour(line.level.padEnd(7))} ${c.dim(sanitize(line.logger))}  ${line.level === 'ERROR' ? c.red(message) : message}`;
 }

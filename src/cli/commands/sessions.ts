@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import pc from 'picocolors';
 import { connect, type CliContext } from '../context';
 import type { SessionView, UserView } from '../hub-types';
 import { listAll, resolveSession } from '../sessions-lookup';
@@ -71,7 +70,7 @@ export function registerSessions(program: Command, context: CliContext): void {
         ['Created', formatTime(session.created_at)],
         ['Updated', formatTime(session.updated_at)],
       ];
-      for (const [name, value] of fields) context.out(`${pc.bold(name.padEnd(9))} ${value}`);
+      for (const [name, value] of fields) context.out(`${context.colors.bold(name.padEnd(9))} ${value}`);
     });
 
   withHubOptions(sessions.command('archive'))

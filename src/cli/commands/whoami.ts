@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import pc from 'picocolors';
 import { connect, type CliContext } from '../context';
 import type { UserView } from '../hub-types';
 import { sanitize } from '../terminal/text';
@@ -33,10 +32,10 @@ export function registerWhoami(program: Command, context: CliContext): void {
       if (options.json) {
         return context.out(JSON.stringify({ hub: client.hubUrl, version: health.version, via: client.credentialKind, user, config }, null, 2));
       }
-      context.out(`${pc.bold(sanitize(user.username))} (${user.role}) · ${sanitize(user.email)}${user.is_active ? '' : pc.red(' · inactive')}`);
-      context.out(`${pc.dim('hub  ')} ${client.hubUrl} (Switchboard ${sanitize(health.version)})`);
-      context.out(`${pc.dim('via  ')} ${client.describeCredential()}`);
+      context.out(`${context.colors.bold(sanitize(user.username))} (${user.role}) · ${sanitize(user.email)}${user.is_active ? '' : context.colors.red(' · inactive')}`);
+      context.out(`${context.colors.dim('hub  ')} ${client.hubUrl} (Switchboard ${sanitize(health.version)})`);
+      context.out(`${context.colors.dim('via  ')} ${client.describeCredential()}`);
       const model = modelOf(config);
-      if (model) context.out(`${pc.dim('model')} ${model}`);
+      if (model) context.out(`${context.colors.dim('model')} ${model}`);
     });
 }
