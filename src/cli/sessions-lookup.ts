@@ -7,6 +7,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The shortest id prefix accepted for a session or key (shorter ones match too much). */
 export const MIN_ID_PREFIX = 4;
 
+/** Lists show ids by their first 8 characters (like git's short hashes); every command takes them. */
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}
+
 /** Every item of a list endpoint, following `next_cursor` (at most `limit` items when given). */
 export async function listAll<T>(client: HubClient, path: string, query: Record<string, string> = {}, limit = Infinity): Promise<T[]> {
   const all: T[] = [];

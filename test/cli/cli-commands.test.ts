@@ -159,7 +159,7 @@ describe('sessions and history', () => {
     expect(list.code).toBe(0);
     const [header, ...rows] = list.stdout.trim().split('\n');
     expect(header).toMatch(/^ID\s+STATE\s+CHANNEL\s+WORKFLOW\s+UPDATED\s+NAME$/);
-    expect(rows.find((row) => row.startsWith(sessionId))).toMatch(/idle\s+web\s+—\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+history demo$/);
+    expect(rows.find((row) => row.startsWith(`${prefix} `))).toMatch(/idle\s+web\s+—\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+history demo$/);
     // The user sees only their own sessions; the admin sees everyone's unless --mine.
     const listed = JSON.parse((await runCli(['sessions', 'list', '--json'], userEnv)).stdout) as { id: string; owner_id: string }[];
     expect(new Set(listed.map((session) => session.owner_id))).toEqual(new Set([user.id]));

@@ -130,7 +130,8 @@ describe('the confirmation prompt', () => {
       '    path     "a.md"',
       `    content  "${'x'.repeat(26)}… (2,048 characters)`,
     ]);
-    expect(confirmQuestion(plain)).toBe('  Allow? [Y]es [n]o [a]llow all [d]isable [f]orbid all [c]ancel › ');
+    expect(confirmQuestion(plain, 80)).toBe('  Allow? [Y]es [n]o [a]llow all [d]isable [f]orbid all [c]ancel › ');
+    expect(confirmQuestion(plain, 60)).toBe('  Allow? [Y/n/a/d/f/c] › ');
   });
 });
 

@@ -4,7 +4,7 @@ import { API_KEY_PREFIX, type HubClient } from '../api-client';
 import { connect, type CliContext } from '../context';
 import { CliError, EXIT } from '../exit-codes';
 import type { ApiKeyView } from '../hub-types';
-import { listAll, MIN_ID_PREFIX } from '../sessions-lookup';
+import { listAll, MIN_ID_PREFIX, shortId } from '../sessions-lookup';
 import { formatTable } from '../terminal/table';
 import { formatTime, sanitize } from '../terminal/text';
 import { jsonOption, positiveInteger, withHubOptions, type HubOptions } from './hub-options';
@@ -36,7 +36,7 @@ export function registerKeys(program: Command, context: CliContext): void {
       const items = await listAll<ApiKeyView>(connect(context, options), '/auth/api-keys', options.all ? { all: 'true' } : {});
       if (options.json) return context.out(JSON.stringify(items, null, 2));
       if (items.length === 0) return context.out('No API keys. `switchboard keys create --label <what for>` makes one.');
-      const rows = items.map((key) => [key.id, `${key.key_prefix}…`, status(key, context.colors), formatTime(key.created_at), formatTime(key.last_used_at), sanitize(key.label)]);
+      const rows = items.map((key) => [shortId(key.id), `${key.key_prefix}…`, status(key, context.colors), formatTime(key.created_at), formatTime(key.last_used_at), sanitize(key.label)]);
       for (const line of formatTable(['ID', 'KEY', 'STATUS', 'CREATED', 'LAST USED', 'LABEL'], rows, context.stdout.columns ?? Infinity)) context.out(line);
     });
 

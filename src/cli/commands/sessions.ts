@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { connect, type CliContext } from '../context';
 import type { SessionView, UserView } from '../hub-types';
-import { listAll, resolveSession } from '../sessions-lookup';
+import { listAll, resolveSession, shortId } from '../sessions-lookup';
 import { formatTable } from '../terminal/table';
 import { formatCount, formatTime, sanitize } from '../terminal/text';
 import { workflowNames } from '../workflow-names';
@@ -36,7 +36,7 @@ export function registerSessions(program: Command, context: CliContext): void {
       if (items.length === 0) return context.out(options.archived ? 'No sessions.' : 'No open sessions (--archived shows archived ones). `switchboard chat --new` starts one.');
       const names = await workflowNames(client);
       const rows = items.map((session) => [
-        session.id,
+        shortId(session.id),
         session.archived_at ? 'archived' : session.state,
         session.channel,
         session.active_workflow_id ? (names.get(session.active_workflow_id) ?? session.active_workflow_id) : '—',

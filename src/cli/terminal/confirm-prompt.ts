@@ -53,8 +53,12 @@ export function formatConfirmRequest(request: ConfirmRequest, columns: number, c
   return lines;
 }
 
+/** The width of the long question; narrower terminals get `Allow? [Y/n/a/d/f/c] › `. */
+const LONG_QUESTION_COLUMNS = 70;
+
 /** The question under the dialog: `Allow? [Y]es [n]o [a]llow all [d]isable [f]orbid all [c]ancel › `. */
-export function confirmQuestion(colors: Colors): string {
+export function confirmQuestion(colors: Colors, columns = Infinity): string {
+  if (columns < LONG_QUESTION_COLUMNS) return `  Allow? ${colors.bold('[Y/n/a/d/f/c]')} › `;
   const choices = CONFIRM_KEYS.map((entry) => {
     const key = entry.key === 'y' ? 'Y' : entry.key;
     return `${colors.bold(`[${key}]`)}${entry.label.slice(1)}`;
