@@ -3,7 +3,7 @@ import pc from 'picocolors';
 import { actionForKey, confirmQuestion, formatConfirmRequest } from '../../src/cli/terminal/confirm-prompt';
 import { StatusLine } from '../../src/cli/terminal/status-line';
 import { formatTable } from '../../src/cli/terminal/table';
-import { sanitize, truncate, visibleWidth } from '../../src/cli/terminal/text';
+import { sanitize, stripAnsi, truncate, visibleWidth } from '../../src/cli/terminal/text';
 import { TurnTranscript } from '../../src/cli/chat/turn-transcript';
 import { formatDoneSummary, formatTurnStatus } from '../../src/cli/chat/turn-status';
 import type { TurnSnapshot } from '../../src/cli/chat/turn-follower';
@@ -50,6 +50,11 @@ describe('the status line', () => {
     expect(output.written.length).toBe(before);
     line.write('b'); // wrapped: the redraw happens now
     expect(output.written.at(-1)).toBe('\u001b7\u001b[10;1H\u001b[2Knew status\u001b8');
+    // Colours take no columns.
+    line.write(`\n${pc.createColors(true).red('r'.repeat(20))}`);
+    const coloured = output.written.length;
+    line.set('after colour');
+    expect(output.written.length).toBe(coloured);
     // Wide characters count twice; a newline starts over.
     line.write('\n界界界界界界界界界界');
     const count = output.written.length;
@@ -92,6 +97,7 @@ describe('the status line', () => {
 describe('text for the terminal', () => {
   it('strips control characters (escape sequences from a model) but keeps tabs and newlines', () => {
     expect(sanitize('a\u001b[2Jb\u0007c\td\ne\u009bf\r')).toBe('a[2Jbc\td\nef');
+    expect(stripAnsi('\u001b[31mred\u001b[39m \u001b]0;title\u0007x')).toBe('red x');
   });
 
   it('measures and cuts by columns, wide characters and emoji counting two', () => {

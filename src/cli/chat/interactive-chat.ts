@@ -11,7 +11,7 @@ import { PlainScreen, TerminalScreen, type Screen } from '../terminal/screen';
 import { sanitize } from '../terminal/text';
 import { ChatConnection } from './chat-connection';
 import { InteractiveTurn, type TurnOutcome } from './interactive-turn';
-import { PromptHistory } from './prompt-history';
+import { PROMPT_HISTORY_SIZE, PromptHistory } from './prompt-history';
 
 export interface InteractiveChatOptions {
   client: HubClient;
@@ -128,7 +128,7 @@ export class InteractiveChat {
   private prompt(): Promise<string | null> {
     const { stdin, stdout } = this.options.context;
     const label = this.mode === 'normal' ? '› ' : `${this.mode} › `;
-    const lines = createInterface({ input: stdin, output: stdout, terminal: true, history: this.history, historySize: 500, removeHistoryDuplicates: true, prompt: this.colors.cyan(this.colors.bold(label)) });
+    const lines = createInterface({ input: stdin, output: stdout, terminal: true, history: this.history, historySize: PROMPT_HISTORY_SIZE, removeHistoryDuplicates: true, prompt: this.colors.cyan(this.colors.bold(label)) });
     this.readline = lines;
     return new Promise((resolve) => {
       let answer: string | null = null;

@@ -1,4 +1,4 @@
-import { graphemes, truncate, visibleWidth } from './text';
+import { graphemes, stripAnsi, truncate, visibleWidth } from './text';
 
 const ESC = '\u001b';
 const SAVE = `${ESC}7`;
@@ -57,7 +57,7 @@ export class StatusLine {
     this.draw();
   }
 
-  /** Writes text into the region above the status line (plain text: no escape sequences). */
+  /** Writes text into the region above the status line (colours allowed; no cursor movement). */
   write(text: string): void {
     if (text === '') return;
     this.output.write(text);
@@ -91,7 +91,7 @@ export class StatusLine {
   }
 
   private track(text: string): void {
-    for (const character of graphemes(text)) {
+    for (const character of graphemes(stripAnsi(text))) {
       if (character === '\n' || character === '\r\n') {
         this.column = 0;
         continue;

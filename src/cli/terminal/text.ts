@@ -9,6 +9,14 @@ export function sanitize(text: string): string {
   return text.replace(CONTROL, '');
 }
 
+// Escape sequences the CLI itself writes (colours, CSI) and OSC strings: they take no columns.
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
+
+/** `text` without escape sequences: what a terminal shows of it. */
+export function stripAnsi(text: string): string {
+  return text.replace(ANSI, '');
+}
+
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** The user-perceived characters of `text` (a flag or an accented letter is one). */
