@@ -25,6 +25,9 @@ export interface ToolTurnPorts {
   cancelTurn(): void;
 }
 
+/** Asks one confirmation in turn; `settled` answers instead when an earlier answer already decided. */
+type Ask = (request: Parameters<ToolTurnPorts['confirm']>[0], settled: () => ConfirmAction | null) => Promise<ConfirmAction>;
+
 /** Per-turn state: `forbid_all` blocks every later call of the turn. */
 export interface ToolTurnState {
   forbidden: boolean;
@@ -49,8 +52,10 @@ export interface ToolOutcome {
  */
 export async function executeToolCalls(calls: ToolCall[], tools: ToolBox, ports: ToolTurnPorts, state: ToolTurnState): Promise<ToolOutcome[]> {
   let confirmations: Promise<unknown> = Promise.resolve();
-  const askInTurn = (request: Parameters<ToolTurnPorts['confirm']>[0]) => {
-    const asked = confirmations.then(() => ports.confirm(request));
+  // A call waits for the confirmations before it; an answer among them (forbid_all, disable,
+  // allow_all) may have settled it by then, and then the user is not asked again.
+  const askInTurn: Ask = (request, settled) => {
+    const asked = confirmations.then(() => settled() ?? ports.confirm(request));
     confirmations = asked.catch(() => undefined);
     return asked;
   };
@@ -76,7 +81,7 @@ async function runOne(
   tools: ToolBox,
   ports: ToolTurnPorts,
   state: ToolTurnState,
-  ask: ToolTurnPorts['confirm'],
+  ask: Ask,
 ): Promise<Pick<ToolOutcome, 'content' | 'error'>> {
   const refuse = (error: string) => ({ content: `Error: ${error}`, error });
   const tool = tools.get(call.name);
@@ -88,7 +93,9 @@ async function runOne(
   if (!availability.ok) return refuse(`"${tool.name}" is not available: ${availability.reason}`);
 
   if (tool.requiresConfirmation && !ports.isApproved(tool.name)) {
-    const action = await ask({ tool: tool.name, parameters: sortParameters(validation.input), message: describeCall(tool.name, validation.input) });
+    const settled = (): ConfirmAction | null =>
+      state.forbidden ? 'forbid_all' : ports.isDisabled(tool.name) ? 'disable' : ports.isApproved(tool.name) ? 'allow' : null;
+    const action = await ask({ tool: tool.name, parameters: sortParameters(validation.input), message: describeCall(tool.name, validation.input) }, settled);
     switch (action) {
       case 'allow':
         break;

@@ -64,17 +64,67 @@ export class HubClient {
     return this.call<T>('GET', path);
   }
 
-  async post<T>(path: string, payload: unknown): Promise<T> {
+  async post<T>(path: string, payload: unknown = {}): Promise<T> {
     return this.call<T>('POST', path, payload);
   }
 
-  private async call<T>(method: string, path: string, payload?: unknown): Promise<T> {
-    const token = await this.token();
-    let { status, body } = await this.send(method, path, payload, token);
-    if (status === 401 && body?.error?.code === 'TOKEN_EXPIRED' && this.credential?.kind === 'login') {
-      ({ status, body } = await this.send(method, path, payload, await this.refresh()));
-    }
+  async delete<T>(path: string): Promise<T> {
+    return this.call<T>('DELETE', path);
+  }
+
+  /** Like `get`, but a 404 answers null (optional endpoints a newer hub has, e.g. `GET /config`). */
+  async getOptional<T>(path: string): Promise<T | null> {
+    const { status, body } = await this.authenticated('GET', path);
+    if (isNoSuchEndpoint(status, body)) return null;
     return this.unwrap(status, body);
+  }
+
+  /** How this client authenticates, for people: never the secret itself. */
+  describeCredential(): string {
+    if (!this.credential) return 'nothing';
+    if (this.credential.kind === 'api-key') return `API key ${this.credential.key.slice(0, API_KEY_PREFIX.length + 3)}…`;
+    return `the stored login in ${this.credential.store.file}`;
+  }
+
+  /** `login` (a stored token pair) or `api_key`, for `whoami --json`. */
+  get credentialKind(): 'login' | 'api_key' | null {
+    return this.credential === null ? null : this.credential.kind === 'login' ? 'login' : 'api_key';
+  }
+
+  /** Whether a rejected socket credential can be renewed with `refreshToken()` (stored logins only). */
+  get canRefresh(): boolean {
+    return this.credential?.kind === 'login';
+  }
+
+  /** `/ws/v1/...` on this hub: ws:// for http, wss:// for https. */
+  socketUrl(path: string): string {
+    return `${this.hubUrl.replace(/^http/, 'ws')}${path}`;
+  }
+
+  /** The bearer credential for a WebSocket handshake (an access token or the API key). */
+  async socketToken(): Promise<string> {
+    return this.token();
+  }
+
+  /** Renews the stored login's access token (a socket closed with 4001 "token expired"). */
+  async refreshToken(): Promise<string> {
+    if (!this.canRefresh) throw new CliError('An API key cannot be refreshed.');
+    return this.refresh();
+  }
+
+  private async call<T>(method: string, path: string, payload?: unknown): Promise<T> {
+    const { status, body } = await this.authenticated(method, path, payload);
+    return this.unwrap(status, body);
+  }
+
+  /** Sends with the credential; a 401 TOKEN_EXPIRED on a stored login refreshes once and retries. */
+  private async authenticated(method: string, path: string, payload?: unknown): Promise<{ status: number; body: Envelope<any> | null }> {
+    const token = await this.token();
+    let answer = await this.send(method, path, payload, token);
+    if (answer.status === 401 && answer.body?.error?.code === 'TOKEN_EXPIRED' && this.credential?.kind === 'login') {
+      answer = await this.send(method, path, payload, await this.refresh());
+    }
+    return answer;
   }
 
   private async token(): Promise<string> {
@@ -101,6 +151,7 @@ export class HubClient {
   }
 
   private unwrap<T>(status: number, body: Envelope<T> | null): T {
+    if (status === 204) return undefined as T;
     if (status >= 200 && status < 300 && body && body.error === null) return body.data as T;
     const code = body?.error?.code ?? 'UNKNOWN';
     const message = body?.error?.message ?? 'no message';
@@ -108,9 +159,9 @@ export class HubClient {
       const what = this.credential?.kind === 'api-key' ? 'SWITCHBOARD_API_KEY' : `your login (run \`switchboard login --url ${this.hubUrl}\`)`;
       throw new CliError(`The hub at ${this.hubUrl} did not accept ${what}: ${code}.`);
     }
-    if (status === 403) throw new CliError(`Not allowed (${code}): ${message} Workflow changes need an admin account or an admin's API key.`);
-    // Our requests only go to routes every hub has: a 404 means --url points somewhere else.
-    if (status === 404) throw new CliError(`${this.hubUrl} has no Switchboard API (404 ${code}): check --url or SWITCHBOARD_URL.`);
+    if (status === 403) throw new CliError(`Not allowed (${code}): ${message} It may need an admin account or an admin's API key.`);
+    // An unknown endpoint means --url points somewhere else; other 404s name a missing resource.
+    if (isNoSuchEndpoint(status, body)) throw new CliError(`${this.hubUrl} has no Switchboard API (404 ${code}): check --url or SWITCHBOARD_URL.`);
     if (status >= 400 && status < 500 && status !== 429) {
       const fields = Object.entries(body?.error?.details?.fields ?? {}).flatMap(([field, issues]) => issues.map((issue) => `${field}: ${issue.message}`));
       throw new HubRefusal(status, code, [message, ...fields].join('; '));
@@ -143,6 +194,11 @@ export class HubClient {
     }
     throw new CliError(`${this.hubUrl} does not answer like a Switchboard hub (HTTP ${response.status} to ${method} /api/v1${path}).`);
   }
+}
+
+/** The hub's answer to a path it has no endpoint for (not a missing resource). */
+function isNoSuchEndpoint(status: number, body: Envelope<unknown> | null): boolean {
+  return status === 404 && (body?.error?.code ?? 'NOT_FOUND') === 'NOT_FOUND' && (body?.error?.message ?? '').startsWith('No such endpoint');
 }
 
 /** The useful part of a fetch failure: `ECONNREFUSED`, `ENOTFOUND`, a timeout. */

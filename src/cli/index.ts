@@ -2,8 +2,15 @@
 import os from 'node:os';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
+import pc from 'picocolors';
 import { VERSION } from '../version';
+import { registerChat } from './commands/chat';
+import { registerHistory } from './commands/history';
+import { registerKeys } from './commands/keys';
 import { registerLogin } from './commands/login';
+import { registerLogs } from './commands/logs';
+import { registerSessions } from './commands/sessions';
+import { registerWhoami } from './commands/whoami';
 import { registerWorkflows } from './commands/workflows';
 import type { CliContext } from './context';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
@@ -17,24 +24,40 @@ function configDir(env: NodeJS.ProcessEnv): string {
   return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'switchboard');
 }
 
-/** Runs the CLI and resolves with its exit status; every failure is one line on stderr, never a stack. */
-export async function run(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<ExitCode> {
-  const context: CliContext = {
-    configDir: configDir(env),
-    apiKey: env.SWITCHBOARD_API_KEY || null,
-    stdin: process.stdin,
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  };
-  let exitCode: ExitCode = EXIT.OK;
+/**
+ * The whole command tree. Also what the documentation site reads to generate the CLI reference,
+ * so every command and option carries its description here.
+ */
+export function createProgram(context: CliContext, setExitCode: (code: ExitCode) => void): Command {
   const program = new Command('switchboard')
-    .description('Switchboard command line: log in to a hub, sync workflow YAML files')
+    .description('Switchboard command line: chat with the agent, manage sessions and API keys, follow the logs, sync workflow YAML files')
     .version(VERSION)
     // Commander exits 1 on usage errors by itself; 1 means "refused" here, so it throws instead.
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   registerLogin(program, context);
-  registerWorkflows(program, context, (code) => {
+  registerWhoami(program, context);
+  registerChat(program, context, setExitCode);
+  registerSessions(program, context);
+  registerHistory(program, context);
+  registerKeys(program, context);
+  registerLogs(program, context, setExitCode);
+  registerWorkflows(program, context, setExitCode);
+  return program;
+}
+
+/** Runs the CLI and resolves with its exit status; every failure is one line on stderr, never a stack. */
+export async function run(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<ExitCode> {
+  const context: CliContext = {
+    configDir: configDir(env),
+    stdin: process.stdin,
+    stdout: process.stdout,
+    colors: pc.createColors(!env.NO_COLOR && (Boolean(env.FORCE_COLOR) || process.stdout.isTTY === true)),
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  };
+  let exitCode: ExitCode = EXIT.OK;
+  const program = createProgram(context, (code) => {
     exitCode = code;
   });
   try {

@@ -54,3 +54,10 @@ export async function readFirstLine(input: NodeJS.ReadableStream = process.stdin
   }
   return text.split(/\r?\n/)[0] ?? '';
 }
+
+/** All of a piped stdin (a message for `chat`), without its final newline. */
+export async function readAll(input: NodeJS.ReadableStream = process.stdin): Promise<string> {
+  let text = '';
+  for await (const chunk of input) text += chunk.toString();
+  return text.replace(/\r?\n$/, '');
+}

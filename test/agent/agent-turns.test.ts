@@ -232,6 +232,26 @@ describe('confirmation', () => {
     socket.close();
   });
 
+  it('forbid_all, disable and allow_all also settle the calls of the same round still waiting to ask', async () => {
+    for (const [action, error, runs] of [
+      ['forbid_all', 'The user blocked all further tool use in this turn.', 0],
+      ['disable', 'The user disabled "save_note" for this session.', 0],
+      ['allow_all', null, 2],
+    ] as const) {
+      agent.tools.runs.length = 0;
+      const { socket } = await openSession(agent);
+      agent.provider.rounds = [{ calls: [call('p1', 'save_note', { text: 'one' }), call('p2', 'save_note', { text: 'two' })] }, { text: ['Ok.'] }];
+      ask(socket, 'save both');
+      const requested = await socket.nextOfType('tool_confirm_request');
+      socket.send({ type: 'tool_confirm', payload: { confirmation_id: requested.payload.confirmation_id, action } });
+      await socket.nextOfType('done');
+      expect(socket.frames.filter((f) => f.type === 'tool_confirm_request')).toHaveLength(1);
+      expect(socket.frames.filter((f) => f.type === 'tool_end').map((f) => f.payload.error)).toEqual([error, error]);
+      expect(agent.tools.runs).toHaveLength(runs);
+      socket.close();
+    }
+  });
+
   it('cancel ends the whole turn: agent_state idle, error CANCELLED, no done', async () => {
     const { socket, requested } = await confirmWith('cancel');
     const cancelled = await socket.next((f) => f.type === 'error' && f.payload.code === 'CANCELLED');

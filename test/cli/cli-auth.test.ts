@@ -112,7 +112,7 @@ describe('credentials for the other commands', () => {
 
     const malformed = await runCli(['workflows', 'diff', EXAMPLES], freshEnv({ SWITCHBOARD_API_KEY: 'not-a-key' }));
     expect(malformed.code).toBe(2);
-    expect(malformed.stderr).toContain('SWITCHBOARD_API_KEY is not an API key');
+    expect(malformed.stderr).toContain('SWITCHBOARD_API_KEY / --api-key is not an API key');
     expectNoSecrets(malformed, ['not-a-key']);
   });
 

@@ -60,6 +60,16 @@ export class ScriptedHttpServer {
     this.replies.push(...replies);
   }
 
+  /** How many scripted replies are still waiting for a request. */
+  get pending(): number {
+    return this.replies.length;
+  }
+
+  /** Drops the replies no request took (so a failed test does not shift the next one's). */
+  clearReplies(): void {
+    this.replies.length = 0;
+  }
+
   /** Resolves once the next stream has written its first event. */
   streaming(): Promise<void> {
     return new Promise((resolve) => this.firstEventSent.push(resolve));

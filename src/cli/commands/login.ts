@@ -4,7 +4,7 @@ import type { CliContext } from '../context';
 import { CredentialStore } from '../credentials';
 import { CliError } from '../exit-codes';
 import { promptHidden, promptLine, readFirstLine } from '../prompt';
-import { urlOption } from './url-option';
+import { urlOption } from './hub-options';
 
 interface LoginOptions {
   url: string;

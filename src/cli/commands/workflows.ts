@@ -7,22 +7,20 @@ import { connect, type CliContext } from '../context';
 import { EXIT, type ExitCode } from '../exit-codes';
 import { formatPlan, summary, type PlanMode, type SyncResult } from '../plan';
 import { readWorkflowDir, type WorkflowFile } from '../workflow-files';
-import { urlOption } from './url-option';
+import { withHubOptions, type HubOptions } from './hub-options';
 
 /** `switchboard workflows sync | export | diff`: workflow files ⇄ a hub, through the sync API. */
 export function registerWorkflows(program: Command, context: CliContext, setExitCode: (code: ExitCode) => void): void {
   const workflows = program.command('workflows').description('keep a directory of workflow YAML files and a hub in step');
 
-  workflows
-    .command('sync')
+  withHubOptions(workflows.command('sync'))
     .description('create and update the hub\'s workflows from <dir>/*.yaml (nothing is applied if any file is refused)')
     .argument('<dir>', 'directory of workflow files, one workflow per file')
     .option('--dry-run', 'only print what would change')
     .option('--prune', 'also delete workflows that have no file in <dir>')
-    .addOption(urlOption())
-    .action(async (dir: string, options: { url: string; dryRun?: boolean; prune?: boolean }) => {
+    .action(async (dir: string, options: HubOptions & { dryRun?: boolean; prune?: boolean }) => {
       const files = await readWorkflowDir(dir);
-      const client = connect(context, options.url);
+      const client = connect(context, options);
       const prune = options.prune === true;
       // A dry run first, so one refused file stops the whole sync: a half-applied directory is
       // harder to reason about than none (the API itself applies the accepted ones).
@@ -31,25 +29,21 @@ export function registerWorkflows(program: Command, context: CliContext, setExit
       setExitCode(report(context, await sync(client, files, { prune, dryRun: false }), files, 'applied'));
     });
 
-  workflows
-    .command('diff')
+  withHubOptions(workflows.command('diff'))
     .description('show what `workflows sync <dir>` would change on the hub (changes nothing)')
     .argument('<dir>', 'directory of workflow files')
-    .addOption(urlOption())
-    .action(async (dir: string, options: { url: string }) => {
+    .action(async (dir: string, options: HubOptions) => {
       const files = await readWorkflowDir(dir);
       // prune in the dry run only to learn which workflows exist on the hub alone.
-      const preview = await sync(connect(context, options.url), files, { prune: true, dryRun: true });
+      const preview = await sync(connect(context, options), files, { prune: true, dryRun: true });
       setExitCode(report(context, preview, files, 'diff'));
     });
 
-  workflows
-    .command('export')
+  withHubOptions(workflows.command('export'))
     .description('write every workflow of the hub to <dir>/<name>.yaml (existing files of the same name are replaced)')
     .argument('<dir>', 'directory to write to (created when missing)')
-    .addOption(urlOption())
-    .action(async (dir: string, options: { url: string }) => {
-      const all = await listAll(connect(context, options.url));
+    .action(async (dir: string, options: HubOptions) => {
+      const all = await listAll(connect(context, options));
       await mkdir(dir, { recursive: true });
       for (const workflow of all) await writeFile(path.join(dir, `${workflow.name}.yaml`), renderWorkflowYaml(workflow));
       context.out(`Exported ${all.length} workflow(s) to ${dir}${all.length > 0 ? `: ${all.map((workflow) => `${workflow.name}.yaml`).join(', ')}` : ''}.`);

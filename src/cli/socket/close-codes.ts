@@ -1,0 +1,51 @@
+/** What a client does when the hub closes a socket or refuses to open one. */
+export type CloseVerdict =
+  /** A passing problem (restart, shutdown, network, overload): try again per the reconnect policy. */
+  | { kind: 'retry'; why: string }
+  /** The access token expired: refresh the stored login once, then reconnect at once. */
+  | { kind: 'refresh' }
+  /** Reconnecting cannot help; `why` is for people. */
+  | { kind: 'stop'; why: string };
+
+/** Close codes of the spec (Errors) and decisions.md §5 that a client tells apart. */
+export const CLOSE_CODES = {
+  NORMAL: 1000,
+  GOING_AWAY: 1001,
+  POLICY: 1008,
+  TOO_BIG: 1009,
+  INTERNAL_ERROR: 1011,
+  TRY_AGAIN_LATER: 1013,
+  SERVER_STARTING: 4000,
+  UNAUTHORIZED: 4001,
+  FORBIDDEN: 4003,
+  NOT_FOUND: 4004,
+} as const;
+
+/** The wording for refusals that depend on what was opened (a session, the log stream). */
+export interface RefusalWording {
+  forbidden: string;
+  notFound: string;
+}
+
+/**
+ * Decides what a close means. A 1001 is a restart (reconnect) unless this connection was replaced
+ * by a newer one for the same session, where reconnecting would take the session back from it.
+ */
+export function classifyClose(code: number, reason: string, wording: RefusalWording): CloseVerdict {
+  switch (code) {
+    case CLOSE_CODES.UNAUTHORIZED:
+      return reason === 'token expired' ? { kind: 'refresh' } : { kind: 'stop', why: 'the hub did not accept the credential (closed 4001 unauthorized)' };
+    case CLOSE_CODES.FORBIDDEN:
+      return { kind: 'stop', why: wording.forbidden };
+    case CLOSE_CODES.NOT_FOUND:
+      return { kind: 'stop', why: wording.notFound };
+    case CLOSE_CODES.POLICY:
+    case CLOSE_CODES.TOO_BIG:
+      return { kind: 'stop', why: `the hub closed the connection (${code}${reason ? ` ${reason}` : ''})` };
+    case CLOSE_CODES.GOING_AWAY:
+      if (reason.startsWith('replaced')) return { kind: 'stop', why: 'another client connected to this session (a session streams to one connection at a time)' };
+      return { kind: 'retry', why: reason || 'the hub is going away' };
+    default:
+      return { kind: 'retry', why: `closed ${code}${reason ? ` ${reason}` : ''}` };
+  }
+}
