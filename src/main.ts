@@ -23,6 +23,7 @@ import { SAML_PATH, samlPreamble, samlRoutes } from './api/routes/saml';
 import { registerSessionRoutes } from './api/routes/sessions';
 import { registerToolRoutes } from './api/routes/tools';
 import { registerWorkflowRoutes } from './api/routes/workflows';
+import { routingTestRoutes } from './api/routes/routing-test';
 import { RoutingService } from './routing/routing-service';
 import { WorkflowService } from './workflows/workflow-service';
 import { toolNames } from './workflows/workflow-schema';
@@ -257,6 +258,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       knowledgeRoutes(core.knowledge),
       (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
       (api: ApiRouter) => registerWorkflowRoutes(api, workflows),
+      routingTestRoutes(new RoutingService(models)),
       (api: ApiRouter) =>
         registerToolRoutes(api, {
           pinningWorkflow: async (session) => {

@@ -1,5 +1,5 @@
 import type { Models, SessionRow, WorkflowRow } from '../db/models';
-import { Router, type RouteDecision } from './router';
+import { Router, type RouteDecision, type RouteInput, type TriggerScore } from './router';
 
 /**
  * The router of a worker process, kept in step with the workflows table: one cheap query per turn
@@ -23,6 +23,13 @@ export class RoutingService {
       sessionWorkflowId: session.active_workflow_id,
     });
     return { decision, workflow: decision.workflowId ? (this.rows.get(decision.workflowId) ?? null) : null };
+  }
+
+  /** What `route` would decide for this input, with every workflow's trigger score (the routing test box). */
+  async explain(input: RouteInput): Promise<{ decision: RouteDecision; workflow: WorkflowRow | null; scores: TriggerScore[] }> {
+    await this.refresh();
+    const { decision, scores } = this.router.explain(input);
+    return { decision, workflow: decision.workflowId ? (this.rows.get(decision.workflowId) ?? null) : null, scores };
   }
 
   async workflowById(id: string | null): Promise<WorkflowRow | null> {
