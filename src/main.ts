@@ -68,6 +68,7 @@ import { TurnService } from './sessions/turn-service';
 import { VERSION } from './version';
 import { TurnWorker } from './worker/turn-worker';
 import { createTelegramChannel } from './server/telegram-channel';
+import { webUi } from './server/web-ui';
 
 /** Exit status for configuration errors (sysexits.h EX_CONFIG). */
 export const EXIT_CONFIG = 78;
@@ -286,6 +287,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         { path: SAML_PATH, handler: samlPreamble(saml) },
         ...(telegram?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
         ...(slack?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
+        // The browser UI at `/` (GET/HEAD outside /api and /ws only; src/server/web-ui.ts).
+        { path: '/', handler: webUi() },
       ],
       before: rateLimiter.registerEndpoint,
       rateLimit: rateLimiter.middleware,

@@ -1,0 +1,103 @@
+import { Navigate, NavLink, Outlet, Route, Routes, useLocation } from 'react-router';
+import { useAuth } from './auth/auth-context';
+import { Loading } from './components/ui';
+import { useTheme } from './lib/theme';
+import { AdminPage } from './pages/admin-page';
+import { ApiKeysPage } from './pages/api-keys-page';
+import { ChatPage } from './pages/chat-page';
+import { KnowledgePage } from './pages/knowledge-page';
+import { NotFoundPage } from './pages/not-found-page';
+import { SessionsPage } from './pages/sessions-page';
+import { SignInPage } from './pages/sign-in-page';
+import { WorkflowEditorPage } from './pages/workflow-editor-page';
+import { WorkflowsPage } from './pages/workflows-page';
+
+export function App() {
+  return (
+    <Routes>
+      <Route path="/sign-in" element={<SignInGate />} />
+      <Route element={<SignedInLayout />}>
+        <Route index element={<Navigate to="/sessions" replace />} />
+        <Route path="/sessions" element={<SessionsPage />} />
+        <Route path="/sessions/:id" element={<ChatPage />} />
+        <Route path="/workflows" element={<WorkflowsPage />} />
+        <Route path="/workflows/new" element={<WorkflowEditorPage />} />
+        <Route path="/workflows/:name" element={<WorkflowEditorPage />} />
+        <Route path="/knowledge" element={<KnowledgePage />} />
+        <Route path="/api-keys" element={<ApiKeysPage />} />
+        <Route path="/admin" element={<Navigate to="/admin/users" replace />} />
+        <Route path="/admin/:tab" element={<AdminPage />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Route>
+    </Routes>
+  );
+}
+
+function SignInGate() {
+  const { user, checking } = useAuth();
+  if (checking && user) return <Loading label="Signing in…" />;
+  return user ? <Navigate to="/sessions" replace /> : <SignInPage />;
+}
+
+const NAV = [
+  { to: '/sessions', label: 'Chat', icon: '💬' },
+  { to: '/workflows', label: 'Workflows', icon: '🔀' },
+  { to: '/knowledge', label: 'Knowledge', icon: '📚' },
+  { to: '/api-keys', label: 'API keys', icon: '🔑' },
+];
+
+function SignedInLayout() {
+  const { user, signOut } = useAuth();
+  const location = useLocation();
+  const [theme, toggleTheme] = useTheme();
+  if (!user) return <Navigate to="/sign-in" replace state={{ from: location.pathname }} />;
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <aside className="sidebar">
+        <div className="brand">
+          <img src="/favicon.svg" alt="" width={26} height={26} />
+          <span>Switchboard</span>
+        </div>
+        <nav aria-label="Main">
+          {NAV.map((item) => (
+            <NavLink key={item.to} to={item.to} className="nav-link">
+              <span aria-hidden="true">{item.icon}</span>
+              {item.label}
+            </NavLink>
+          ))}
+          {user.role === 'admin' && (
+            <NavLink to="/admin" className={({ isActive }) => `nav-link ${isActive || location.pathname.startsWith('/admin') ? 'active' : ''}`}>
+              <span aria-hidden="true">🛠️</span>
+              Admin
+            </NavLink>
+          )}
+        </nav>
+        <div className="sidebar-footer">
+          <div className="who">
+            <span className="avatar" aria-hidden="true">
+              {user.username.slice(0, 1).toUpperCase()}
+            </span>
+            <div>
+              <div className="who-name">{user.username}</div>
+              <div className="muted small">{user.role === 'admin' ? 'Administrator' : 'Member'}</div>
+            </div>
+          </div>
+          <div className="footer-actions">
+            <button type="button" className="btn small ghost" onClick={toggleTheme} aria-label={theme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'}>
+              {theme === 'dark' ? '☀️ Light' : '🌙 Dark'}
+            </button>
+            <button type="button" className="btn small ghost" onClick={() => void signOut()}>
+              Sign out
+            </button>
+          </div>
+        </div>
+      </aside>
+      <main id="main" className="content" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}
