@@ -43,6 +43,11 @@ if (!existsSync(vite)) {
   process.exit(1);
 }
 process.stdout.write('Building the web UI (web/ → dist/web) …\n');
-const result = spawnSync(process.execPath, [vite, 'build', '--config', path.join(webDir, 'vite.config.mts'), '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+const result = spawnSync(process.execPath, [vite, 'build', '--config', path.join(webDir, 'vite.config.mts'), '--logLevel', 'warn'], {
+  cwd: root,
+  stdio: 'inherit',
+  // Vite makes a development bundle under any other NODE_ENV (jest sets `test`).
+  env: { ...process.env, NODE_ENV: 'production' },
+});
 if (result.status !== 0) process.exit(result.status ?? 1);
 writeFileSync(stampFile, `${hash}\n`);

@@ -161,14 +161,15 @@ function applyFrame(state: Transcript, frame: SessionFrame): Transcript {
       const done = frame.payload;
       // Replayed after a reload: the reply is already in the history; drop the rebuilt copy.
       if (state.items.some((item) => item.kind === 'assistant' && item.id === done.message_id && !item.streaming)) {
-        return { ...state, running: false, confirm: null, items: state.items.filter((item) => !(item.kind === 'assistant' && item.streaming)) };
+        return { ...state, agentState: 'idle', running: false, confirm: null, items: state.items.filter((item) => !(item.kind === 'assistant' && item.streaming)) };
       }
       const next = withLiveTurn(state, done.turn_id ?? null, (item) => {
         const hasText = item.parts.some((part) => part.kind === 'text' && part.text !== '');
         const parts: AssistantPart[] = hasText || !done.text ? item.parts : [...item.parts, { kind: 'text', text: done.text }];
         return { ...item, id: done.message_id, parts, streaming: false, done };
       });
-      return { ...next, running: false, confirm: null };
+      // The turn is over: the indicator goes back to Ready (the hub sends `idle` only on the next connect).
+      return { ...next, agentState: 'idle', running: false, confirm: null };
     }
     case 'pong':
       return state;

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Link, useLocation, useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { api, errorMessage } from '../api/client';
 import type { Page, Session } from '../api/types';
 import { Modal } from '../components/modal';
@@ -7,14 +7,18 @@ import { Badge, EmptyState, ErrorNote, Field, Loading, Note, PageHeader, Pager }
 import { timeAgo } from '../lib/format';
 import { listQuery, useCursorPages } from '../lib/use-cursor-pages';
 import { useLoad } from '../lib/use-load';
+import { WELCOME_ADMIN_KEY } from './sign-in-page';
 
 const PAGE_SIZE = 20;
 
 /** The user's sessions: paged, archived on request; create, rename, archive, restore. */
 export function SessionsPage() {
   const navigate = useNavigate();
-  const location = useLocation();
-  const welcomeAdmin = (location.state as { welcomeAdmin?: boolean } | null)?.welcomeAdmin === true;
+  const [welcomeAdmin] = useState(() => {
+    const welcome = sessionStorage.getItem(WELCOME_ADMIN_KEY) === '1';
+    sessionStorage.removeItem(WELCOME_ADMIN_KEY);
+    return welcome;
+  });
   const [showArchived, setShowArchived] = useState(false);
   const pages = useCursorPages();
   const sessions = useLoad(

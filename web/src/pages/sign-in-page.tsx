@@ -7,6 +7,9 @@ import { ErrorNote, Field } from '../components/ui';
 
 type Mode = 'sign-in' | 'register';
 
+/** Set when this browser just registered the hub's first (admin) account; the sessions page greets once. */
+export const WELCOME_ADMIN_KEY = 'switchboard.welcome-admin';
+
 /** Sign in, or create an account (the first account on a new hub becomes its administrator). */
 export function SignInPage() {
   const { signIn, register } = useAuth();
@@ -27,8 +30,9 @@ export function SignInPage() {
     setError(null);
     setFieldErrors({});
     try {
-      const user = mode === 'sign-in' ? await signIn(username, password) : await register(username, email, password);
-      navigate(from === '/sign-in' ? '/sessions' : from, { replace: true, state: mode === 'register' && user.role === 'admin' ? { welcomeAdmin: true } : null });
+      if (mode === 'sign-in') await signIn(username, password);
+      else if ((await register(username, email, password)).role === 'admin') sessionStorage.setItem(WELCOME_ADMIN_KEY, '1');
+      navigate(from === '/sign-in' ? '/sessions' : from, { replace: true });
     } catch (reason) {
       if (reason instanceof ApiError && reason.status === 422) {
         setFieldErrors(Object.fromEntries(Object.entries(reason.fields).map(([field, issues]) => [field, issues.map((issue) => issue.message).join(' ')])));
