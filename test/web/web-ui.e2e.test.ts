@@ -167,6 +167,7 @@ describe('the web UI', () => {
     await conversation().getByText('Saved notes.txt.').waitFor();
     await conversation().getByText(/write_file/).first().waitFor();
     expect(existsSync(path.join(workDir, 'data', 'workspace', 'notes.txt'))).toBe(true);
+    await page.getByRole('status', { name: 'Agent: Ready' }).waitFor();
     await screenshot(page, 'dark-07-tool-done');
   });
 
@@ -303,10 +304,9 @@ describe('the web UI', () => {
     await page.getByLabel('Document file').setInputFiles({ name: 'deploys.md', mimeType: 'text/markdown', buffer: Buffer.from('# Deploys\n\nRoll back a deploy with `ship rollback`. Deploys freeze on Fridays.\n') });
     await page.getByRole('button', { name: 'Upload' }).click();
     await page.getByText(/Added: Deploys|Added: deploys/).waitFor();
-    await page.getByRole('searchbox', { name: 'Search query' }).fill('rollback friday');
+    await page.getByRole('searchbox', { name: 'Search query' }).fill('deploys freeze');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await screenshot(page, 'dark-16-knowledge');
-    await page.getByRole('list', { name: 'Search results' }).getByText(/ship rollback/).waitFor();
+    await page.getByRole('list', { name: 'Search results' }).getByText(/freeze on Fridays/).waitFor();
     await screenshot(page, 'dark-16-knowledge');
   });
 

@@ -1,5 +1,6 @@
 import { Navigate, NavLink, Outlet, Route, Routes, useLocation } from 'react-router';
 import { useAuth } from './auth/auth-context';
+import { Icon, type IconName } from './components/icons';
 import { Loading } from './components/ui';
 import { useTheme } from './lib/theme';
 import { AdminPage } from './pages/admin-page';
@@ -39,11 +40,11 @@ function SignInGate() {
   return user ? <Navigate to="/sessions" replace /> : <SignInPage />;
 }
 
-const NAV = [
-  { to: '/sessions', label: 'Chat', icon: '💬' },
-  { to: '/workflows', label: 'Workflows', icon: '🔀' },
-  { to: '/knowledge', label: 'Knowledge', icon: '📚' },
-  { to: '/api-keys', label: 'API keys', icon: '🔑' },
+const NAV: { to: string; label: string; icon: IconName }[] = [
+  { to: '/sessions', label: 'Chat', icon: 'chat' },
+  { to: '/workflows', label: 'Workflows', icon: 'workflows' },
+  { to: '/knowledge', label: 'Knowledge', icon: 'knowledge' },
+  { to: '/api-keys', label: 'API keys', icon: 'key' },
 ];
 
 function SignedInLayout() {
@@ -64,13 +65,13 @@ function SignedInLayout() {
         <nav aria-label="Main">
           {NAV.map((item) => (
             <NavLink key={item.to} to={item.to} className="nav-link">
-              <span aria-hidden="true">{item.icon}</span>
+              <Icon name={item.icon} />
               {item.label}
             </NavLink>
           ))}
           {user.role === 'admin' && (
             <NavLink to="/admin" className={({ isActive }) => `nav-link ${isActive || location.pathname.startsWith('/admin') ? 'active' : ''}`}>
-              <span aria-hidden="true">🛠️</span>
+              <Icon name="admin" />
               Admin
             </NavLink>
           )}
@@ -87,9 +88,11 @@ function SignedInLayout() {
           </div>
           <div className="footer-actions">
             <button type="button" className="btn small ghost" onClick={toggleTheme} aria-label={theme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'}>
-              {theme === 'dark' ? '☀️ Light' : '🌙 Dark'}
+              <Icon name={theme === 'dark' ? 'sun' : 'moon'} size={16} />
+              {theme === 'dark' ? 'Light' : 'Dark'}
             </button>
             <button type="button" className="btn small ghost" onClick={() => void signOut()}>
+              <Icon name="signOut" size={16} />
               Sign out
             </button>
           </div>

@@ -79,7 +79,7 @@ function ToolChip({ call }: { call: ToolCallView }) {
     <details className={`tool-chip ${call.status}`}>
       <summary>
         <span className="tool-icon" aria-hidden="true">
-          {call.status === 'running' ? '⏳' : call.status === 'ok' ? '✓' : '✕'}
+          {call.status === 'running' ? <span className="spinner" /> : call.status === 'ok' ? '✓' : '✕'}
         </span>
         <code>{call.name}</code>
         <span className="muted">

@@ -131,7 +131,7 @@ function Upload({ collection, onUploaded }: { collection: Collection; onUploaded
       <ErrorNote>{error}</ErrorNote>
       {uploaded.length > 0 && (
         <Note tone="success">
-          Added: {uploaded.map((document) => `${document.title} (${bytes(document.size_bytes)}, ${document.chunk_count} passages)`).join('; ')}
+          Added: {uploaded.map((document) => `${document.title} (${bytes(document.size_bytes)}, ${document.chunk_count} passage${document.chunk_count === 1 ? '' : 's'})`).join('; ')}
         </Note>
       )}
     </section>
