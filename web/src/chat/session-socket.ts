@@ -20,7 +20,8 @@ export interface SessionSocketOptions {
   token(): Promise<string | null>;
   /** Refreshes a token the hub refused (4001); true when there is a new one. */
   refresh(staleToken: string): Promise<boolean>;
-  onFrame(frame: SessionFrame): void;
+  /** `replayed`: the frame is older than this connection (from the hub's replay buffer). */
+  onFrame(frame: SessionFrame, replayed: boolean): void;
   onStatus(status: SocketStatus): void;
   /** After a reconnect (not the first connect): the caller fetches history to fill any gap. */
   onReconnected?(): void;
@@ -30,6 +31,7 @@ export interface SessionSocketOptions {
 
 /** The spec's client `ping` interval; the hub drops sockets silent for 90 s. */
 export const PING_INTERVAL_MS = 30_000;
+const REPLAY_CLOCK_SLACK_MS = 1_000;
 
 const CLOSE_REASONS: Record<number, string> = {
   4001: 'Your sign-in has ended. Sign in again.',
@@ -103,8 +105,10 @@ export class SessionSocket {
     const socket = (this.options.createSocket ?? ((address, protocols) => new WebSocket(address, protocols)))(url, ['bearer', token]);
     this.socket = socket;
     let opened = false;
+    let openedAt = Number.POSITIVE_INFINITY;
     socket.onopen = () => {
       opened = true;
+      openedAt = Date.now();
       this.failures = 0;
       this.authRetried = false;
       this.options.onStatus({ kind: 'open' });
@@ -124,7 +128,8 @@ export class SessionSocket {
         if (frame.seq <= this.lastSeq) return; // already seen (replay overlap)
         this.lastSeq = frame.seq;
       }
-      this.options.onFrame(frame);
+      // A second of slack for clock skew between the hub and this browser.
+      this.options.onFrame(frame, Date.parse(frame.ts) < openedAt - REPLAY_CLOCK_SLACK_MS);
     };
     socket.onclose = (event) => {
       if (this.socket !== socket) return; // an older socket we already replaced or closed

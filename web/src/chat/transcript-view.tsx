@@ -74,12 +74,12 @@ function AssistantMessage({ item }: { item: AssistantItem }) {
 }
 
 function ToolChip({ call }: { call: ToolCallView }) {
-  const label = call.status === 'running' ? 'running' : call.status === 'ok' ? 'done' : 'failed';
+  const label = { running: 'running', ok: 'done', error: 'failed', called: 'called' }[call.status];
   return (
     <details className={`tool-chip ${call.status}`}>
       <summary>
         <span className="tool-icon" aria-hidden="true">
-          {call.status === 'running' ? <span className="spinner" /> : call.status === 'ok' ? '✓' : '✕'}
+          {call.status === 'running' ? <span className="spinner" /> : call.status === 'ok' ? '✓' : call.status === 'error' ? '✕' : '•'}
         </span>
         <code>{call.name}</code>
         <span className="muted">

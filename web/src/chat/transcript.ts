@@ -4,7 +4,8 @@ export interface ToolCallView {
   id: string;
   name: string;
   input: Record<string, unknown>;
-  status: 'running' | 'ok' | 'error';
+  /** `called`: from history that does not record the outcome (hubs before tool_calls carried it). */
+  status: 'running' | 'ok' | 'error' | 'called';
   durationMs: number | null;
   error: string | null;
 }
@@ -54,7 +55,8 @@ const WORKING: ReadonlySet<AgentState> = new Set(['thinking', 'analyzing', 'rese
 
 export type TranscriptAction =
   | { type: 'history'; messages: Message[] }
-  | { type: 'frame'; frame: SessionFrame }
+  /** `replayed`: sent before this connection opened (the replay buffer), not live. */
+  | { type: 'frame'; frame: SessionFrame; replayed?: boolean }
   | { type: 'user_sending'; localId: string; text: string }
   | { type: 'user_sent'; localId: string; message: Message }
   | { type: 'user_failed'; localId: string }
@@ -67,7 +69,7 @@ export function transcriptReducer(state: Transcript, action: TranscriptAction): 
     case 'history':
       return mergeHistory(state, action.messages);
     case 'frame':
-      return applyFrame(state, action.frame);
+      return applyFrame(state, action.frame, action.replayed ?? false);
     case 'user_sending':
       return { ...state, items: [...state.items, { kind: 'user', id: action.localId, text: action.text, pending: true }] };
     case 'user_sent':
@@ -90,7 +92,13 @@ function mergeHistory(state: Transcript, messages: Message[]): Transcript {
   const fromHistory: TranscriptItem[] = [];
   for (const message of messages) {
     if (message.role === 'user') fromHistory.push({ kind: 'user', id: message.id, text: message.content, pending: false });
-    else if (message.role === 'assistant') fromHistory.push(historyAssistant(message));
+    else if (message.role === 'assistant') {
+      // A turn stores one message per tool round plus the reply: shown as one bubble, as it streamed.
+      const previous = fromHistory.at(-1);
+      const item = historyAssistant(message);
+      if (previous?.kind === 'assistant') fromHistory[fromHistory.length - 1] = { ...item, parts: [...previous.parts, ...item.parts] };
+      else fromHistory.push(item);
+    }
     else if (message.role === 'system') fromHistory.push({ kind: 'notice', id: message.id, tone: 'info', text: message.content });
   }
   const live = state.items.filter((item) => {
@@ -102,15 +110,37 @@ function mergeHistory(state: Transcript, messages: Message[]): Transcript {
 }
 
 function historyAssistant(message: Message): AssistantItem {
-  const parts: AssistantPart[] = message.tool_calls.map((call) => ({
-    kind: 'tool',
-    call: { id: call.tool_call_id, name: call.tool_name, input: call.input ?? {}, status: call.error ? 'error' : 'ok', durationMs: call.duration_ms ?? null, error: call.error ?? null },
-  }));
-  if (message.content) parts.push({ kind: 'text', text: message.content });
+  const parts: AssistantPart[] = message.tool_calls.map((call) => ({ kind: 'tool', call: historyToolCall(call) }));
+  if (message.content) parts.unshift({ kind: 'text', text: message.content });
   return { kind: 'assistant', id: message.id, turnId: null, parts, streaming: false, done: null, error: null };
 }
 
-function applyFrame(state: Transcript, frame: SessionFrame): Transcript {
+/**
+ * A stored tool call in the protocol's vocabulary (`tool_call_id`, `tool_name`, `input`, `error`,
+ * `duration_ms`), or in the provider's (`id`, `name`, `arguments`) that older hubs stored.
+ */
+function historyToolCall(raw: Message['tool_calls'][number]): ToolCallView {
+  const call = raw as Partial<Message['tool_calls'][number]> & { id?: string; name?: string; arguments?: string };
+  let input = call.input;
+  if (!input && typeof call.arguments === 'string') {
+    try {
+      input = JSON.parse(call.arguments) as Record<string, unknown>;
+    } catch {
+      input = { arguments: call.arguments };
+    }
+  }
+  const knowsOutcome = 'error' in call || 'duration_ms' in call;
+  return {
+    id: call.tool_call_id ?? call.id ?? '',
+    name: call.tool_name ?? call.name ?? 'tool',
+    input: input ?? {},
+    status: !knowsOutcome ? 'called' : call.error ? 'error' : 'ok',
+    durationMs: call.duration_ms ?? null,
+    error: call.error ?? null,
+  };
+}
+
+function applyFrame(state: Transcript, frame: SessionFrame, replayed: boolean): Transcript {
   switch (frame.type) {
     case 'agent_state': {
       const agentState = frame.payload.state;
@@ -152,6 +182,8 @@ function applyFrame(state: Transcript, frame: SessionFrame): Transcript {
     case 'error': {
       const error = { code: frame.payload.code, message: frame.payload.message };
       const live = liveIndex(state.items, frame.payload.turn_id ?? null);
+      // A replayed error of a turn that is already over (its reply is in the history) is old news.
+      if (live === -1 && replayed) return state;
       if (live === -1) return { ...state, items: [...state.items, { kind: 'notice', id: `error-${frame.seq}`, tone: 'error', text: describeError(error) }] };
       const items = [...state.items];
       items[live] = { ...(items[live] as AssistantItem), error };

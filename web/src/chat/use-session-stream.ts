@@ -47,7 +47,7 @@ export function useSessionStream(sessionId: string) {
       sessionId,
       token: accessToken,
       refresh: refreshTokens,
-      onFrame: (frame: SessionFrame) => dispatch({ type: 'frame', frame }),
+      onFrame: (frame: SessionFrame, replayed: boolean) => dispatch({ type: 'frame', frame, replayed }),
       onStatus: (next) => !disposed && setStatus(next),
       onReconnected: () => void loadHistory(),
     });
