@@ -1,17 +1,20 @@
+import { lazy, Suspense } from 'react';
 import { Navigate, NavLink, Outlet, Route, Routes, useLocation } from 'react-router';
 import { useAuth } from './auth/auth-context';
 import { Icon, type IconName } from './components/icons';
 import { Loading } from './components/ui';
 import { useTheme } from './lib/theme';
-import { AdminPage } from './pages/admin-page';
-import { ApiKeysPage } from './pages/api-keys-page';
 import { ChatPage } from './pages/chat-page';
-import { KnowledgePage } from './pages/knowledge-page';
 import { NotFoundPage } from './pages/not-found-page';
 import { SessionsPage } from './pages/sessions-page';
 import { SignInPage } from './pages/sign-in-page';
-import { WorkflowEditorPage } from './pages/workflow-editor-page';
 import { WorkflowsPage } from './pages/workflows-page';
+
+// Pages most visits never open load on demand (the YAML editor brings the yaml library).
+const WorkflowEditorPage = lazy(() => import('./pages/workflow-editor-page').then((module) => ({ default: module.WorkflowEditorPage })));
+const AdminPage = lazy(() => import('./pages/admin-page').then((module) => ({ default: module.AdminPage })));
+const KnowledgePage = lazy(() => import('./pages/knowledge-page').then((module) => ({ default: module.KnowledgePage })));
+const ApiKeysPage = lazy(() => import('./pages/api-keys-page').then((module) => ({ default: module.ApiKeysPage })));
 
 export function App() {
   return (
@@ -99,7 +102,9 @@ function SignedInLayout() {
         </div>
       </aside>
       <main id="main" className="content" tabIndex={-1}>
-        <Outlet />
+        <Suspense fallback={<Loading />}>
+          <Outlet />
+        </Suspense>
       </main>
     </div>
   );
