@@ -25,7 +25,6 @@ export function ConfirmDialog({ request, onAnswer }: { request: ConfirmRequest; 
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [request.confirmation_id]);
 
   return (

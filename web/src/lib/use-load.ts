@@ -36,7 +36,6 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
         if (!controller.signal.aborted) setLoading(false);
       });
     return () => controller.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, version]);
 
   const reload = useCallback(() => setVersion((value) => value + 1), []);
