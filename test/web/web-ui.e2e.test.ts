@@ -331,6 +331,16 @@ describe('the web UI', () => {
   it('shows users, channel status and the live log stream to an admin', async () => {
     await page.getByRole('link', { name: 'Admin' }).click();
     await page.getByRole('cell', { name: /ada/ }).first().waitFor();
+    expect(await page.getByRole('combobox', { name: 'Role of ada' }).isDisabled()).toBe(true); // not on yourself
+    await page.getByRole('button', { name: 'Add a user' }).click();
+    await page.getByRole('textbox', { name: 'New user’s username' }).fill('bob');
+    await page.getByRole('textbox', { name: 'New user’s email' }).fill('bob@example.com');
+    await page.getByLabel('Initial password').fill('another long password');
+    await page.getByRole('button', { name: 'Create user' }).click();
+    await page.getByRole('combobox', { name: 'Role of bob' }).selectOption('admin');
+    await page.getByRole('checkbox', { name: 'bob is active' }).uncheck();
+    await page.locator('tr.dimmed', { hasText: 'bob' }).waitFor();
+    expect(await page.getByRole('combobox', { name: 'Role of bob' }).inputValue()).toBe('admin');
     await screenshot(page, 'dark-19-admin-users');
     await page.getByRole('link', { name: 'Channels' }).click();
     await page.getByText(/Channel status is not available on this hub version|Telegram|telegram/).first().waitFor();

@@ -6,8 +6,8 @@ export interface Loaded<T> {
   error: string | null;
   loading: boolean;
   reload(): void;
-  /** Replace the data locally (after a write answered with the new state). */
-  set(data: T): void;
+  /** Replace the data locally (a write's answer, or an optimistic change). */
+  set(update: T | ((current: T | undefined) => T | undefined)): void;
 }
 
 /** Loads data for a page; reloads when `deps` change; the error is the envelope's message. */
@@ -39,5 +39,5 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
   }, [...deps, version]);
 
   const reload = useCallback(() => setVersion((value) => value + 1), []);
-  return { data, error, loading, reload, set: setData };
+  return { data, error, loading, reload, set: setData as Loaded<T>['set'] };
 }

@@ -47,11 +47,14 @@ function Users({ me }: { me: User }) {
 
   const change = async (user: User, patch: { role?: Role; is_active?: boolean }) => {
     setError(null);
+    const merge = (fields: Partial<User>) => users.set((page) => page && { ...page, items: page.items.map((item) => (item.id === user.id ? { ...item, ...fields } : item)) });
+    // Shown at once; the hub's answer replaces it, a refusal reloads the list.
+    merge(patch);
     try {
-      await api.patch(`/users/${user.id}`, patch);
-      users.reload();
+      merge(await api.patch<User>(`/users/${user.id}`, patch));
     } catch (reason) {
       setError(errorMessage(reason));
+      users.reload();
     }
   };
 

@@ -45,6 +45,17 @@ function Chat({ session }: { session: Session }) {
     if (log && stickToBottom.current) log.scrollTop = log.scrollHeight;
   }, [transcript.items]);
 
+  // A banner or the composer changing size must not push the newest line out of view.
+  useEffect(() => {
+    const log = logRef.current;
+    if (!log || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => {
+      if (stickToBottom.current) log.scrollTop = log.scrollHeight;
+    });
+    observer.observe(log);
+    return () => observer.disconnect();
+  }, []);
+
   useEffect(() => {
     document.title = `${session.name} · Switchboard`;
     return () => {

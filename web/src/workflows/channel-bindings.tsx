@@ -16,11 +16,14 @@ export function ChannelBindings({ workflows, canEdit, onChanged }: { workflows: 
     const current = bindings.data?.find((entry) => entry.channel === channel)?.workflows ?? [];
     const next = bound ? [...current, workflow] : current.filter((name) => name !== workflow);
     setError(null);
+    // Shown at once; a refusal reloads the grid.
+    bindings.set((current) => [...(current ?? []).filter((entry) => entry.channel !== channel), { channel, workflows: next }]);
     try {
       await api.put(`/assistant/binding-channels/${encodeURIComponent(channel)}`, { workflows: next });
       onChanged();
     } catch (reason) {
       setError(errorMessage(reason));
+      bindings.reload();
     }
   };
 
