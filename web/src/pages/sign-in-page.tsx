@@ -34,10 +34,13 @@ export function SignInPage() {
       else if ((await register(username, email, password)).role === 'admin') sessionStorage.setItem(WELCOME_ADMIN_KEY, '1');
       navigate(from === '/sign-in' ? '/sessions' : from, { replace: true });
     } catch (reason) {
-      if (reason instanceof ApiError && reason.status === 422) {
+      if (reason instanceof ApiError && reason.status === 422 && Object.keys(reason.fields).length > 0) {
+        // Shown at the fields; the banner only points there.
         setFieldErrors(Object.fromEntries(Object.entries(reason.fields).map(([field, issues]) => [field, issues.map((issue) => issue.message).join(' ')])));
+        setError('Check the fields marked above.');
+      } else {
+        setError(errorMessage(reason));
       }
-      setError(errorMessage(reason));
     } finally {
       setBusy(false);
     }

@@ -70,8 +70,9 @@ function Editor({ original, onSaved }: { original: Workflow | null; onSaved(work
       }
     } catch (reason) {
       if (reason instanceof ApiError && reason.status === 422 && Object.keys(reason.fields).length > 0) {
-        setServerIssues(issuesAtLines(text, reason.fields));
-        setError(reason.message);
+        const found = issuesAtLines(text, reason.fields);
+        setServerIssues(found);
+        setError(`${reason.message} Fix the ${found.length === 1 ? 'problem' : `${found.length} problems`} listed under the editor.`);
       } else {
         setError(errorMessage(reason));
       }
