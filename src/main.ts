@@ -23,6 +23,7 @@ import { SAML_PATH, samlPreamble, samlRoutes } from './api/routes/saml';
 import { registerSessionRoutes } from './api/routes/sessions';
 import { registerToolRoutes } from './api/routes/tools';
 import { registerWorkflowRoutes } from './api/routes/workflows';
+import { routingTestRoutes } from './api/routes/routing-test';
 import { RoutingService } from './routing/routing-service';
 import { WorkflowService } from './workflows/workflow-service';
 import { toolNames } from './workflows/workflow-schema';
@@ -78,6 +79,7 @@ import { TurnWorker } from './worker/turn-worker';
 import { createTelegramChannel } from './server/telegram-channel';
 import { ChannelStatusBoard, WEB_CHANNEL_MODE } from './server/channel-status';
 import { ChannelSupervisor } from './server/channel-supervisor';
+import { webUi } from './server/web-ui';
 
 /** How often the API process looks for accepted turns no worker took (PickupWatch). */
 const PICKUP_SWEEP_MS = 5_000;
@@ -357,6 +359,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       channelRoutes(channels),
       (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, events: drivers.events, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
       (api: ApiRouter) => registerWorkflowRoutes(api, workflows),
+      routingTestRoutes(new RoutingService(models)),
       (api: ApiRouter) =>
         registerToolRoutes(api, {
           pinningWorkflow: async (session) => {
@@ -388,6 +391,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         { path: SAML_PATH, handler: samlPreamble(saml) },
         ...(telegram?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
         ...(slack?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
+        // The browser UI at `/` (GET/HEAD outside /api and /ws only; src/server/web-ui.ts).
+        { path: '/', handler: webUi() },
       ],
       before: (endpoint) => [...rateLimiter.registerEndpoint(endpoint), ...channels.webMessageActivity(endpoint)],
       rateLimit: rateLimiter.middleware,

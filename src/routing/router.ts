@@ -8,6 +8,8 @@ interface CompiledWorkflow {
   bindings: string[];
   /** Each keyword as its stem sequence (a phrase matches as a phrase). */
   keywords: string[][];
+  /** The keywords as written, index for index with `keywords` (for explanations). */
+  keywordText: string[];
   regex: RegExp[];
   contactTags: Set<string>;
   minScore: number;
@@ -23,6 +25,19 @@ export interface RouteInput {
   requestedWorkflow?: string | null;
   contact?: Pick<ContactRow, 'tags' | 'workflow_id'> | null;
   sessionWorkflowId?: string | null;
+}
+
+/** One workflow's trigger score for a message, with what matched (see Router.explain). */
+export interface TriggerScore {
+  workflowId: string;
+  name: string;
+  /** Bound to the message's channel: only bound workflows compete on triggers. */
+  bound: boolean;
+  score: number;
+  minScore: number;
+  /** Bound, and the score reaches min_score (and is above 0). */
+  matches: boolean;
+  matched: { keywords: string[]; regex: string[]; contactTags: string[] };
 }
 
 export interface RouteDecision {
@@ -60,6 +75,7 @@ export class Router {
         name: row.name,
         bindings: row.binding_channels,
         keywords: row.triggers.keywords.map((keyword) => stems(keyword)).filter((sequence) => sequence.length > 0),
+        keywordText: row.triggers.keywords.filter((keyword) => stems(keyword).length > 0),
         regex: row.triggers.regex.map((pattern) => new RegExp(pattern, 'iu')),
         contactTags: new Set(row.triggers.contact_tags),
         minScore: row.triggers.min_score ?? DEFAULT_MIN_SCORE,
@@ -86,6 +102,28 @@ export class Router {
       return { workflowId: input.sessionWorkflowId, reason: 'session' };
     }
     return { workflowId: null, reason: 'default' };
+  }
+
+  /**
+   * The decision `route` makes for this input, plus every workflow's trigger score and what
+   * matched: for the routing test box, not the hot path (it scores every workflow, bound or not).
+   */
+  explain(input: RouteInput): { decision: RouteDecision; scores: TriggerScore[] } {
+    const decision = this.route(input);
+    const words = stems(input.text);
+    const positions = positionsOf(words);
+    const tags = new Set(input.contact?.tags ?? []);
+    const scores = this.workflows.map((workflow): TriggerScore => {
+      const matched = {
+        keywords: workflow.keywordText.filter((_keyword, index) => containsSequence(words, positions, workflow.keywords[index]!)),
+        regex: workflow.regex.filter((pattern) => pattern.test(input.text)).map((pattern) => pattern.source),
+        contactTags: [...workflow.contactTags].filter((tag) => tags.has(tag)),
+      };
+      const score = matched.keywords.length + 2 * matched.regex.length + matched.contactTags.length;
+      const bound = workflow.bindings.some((binding) => bindingCovers(binding, input.channel));
+      return { workflowId: workflow.id, name: workflow.name, bound, score, minScore: workflow.minScore, matches: bound && score > 0 && score >= workflow.minScore, matched };
+    });
+    return { decision, scores };
   }
 
   /** Score of every workflow bound to the channel; the sorted list makes the first best the alphabetical one. */
@@ -120,6 +158,12 @@ export class Router {
 /** `slack` covers `slack` and `slack:C1`; `slack:C1` covers only itself. */
 export function bindingCovers(binding: string, channel: string): boolean {
   return binding === channel || channel.startsWith(`${binding}:`);
+}
+
+function positionsOf(words: readonly string[]): Map<string, number[]> {
+  const positions = new Map<string, number[]>();
+  for (const [index, word] of words.entries()) positions.set(word, [...(positions.get(word) ?? []), index]);
+  return positions;
 }
 
 function containsSequence(words: readonly string[], positions: Map<string, number[]>, sequence: readonly string[]): boolean {

@@ -1,6 +1,6 @@
 import type { ControlBus, Unsubscribe } from '../core/turns';
 import type { Models, WorkflowRow } from '../db/models';
-import { Router, type RouteDecision } from './router';
+import { Router, type RouteDecision, type RouteInput, type TriggerScore } from './router';
 
 export const ROUTING_SERVICE_DEFAULTS = {
   /**
@@ -63,6 +63,13 @@ export class RoutingService {
       sessionWorkflowId: session.active_workflow_id,
     });
     return { decision, workflow: decision.workflowId ? (this.rows.get(decision.workflowId) ?? null) : null };
+  }
+
+  /** What `route` would decide for this input, with every workflow's trigger score (the routing test box). */
+  async explain(input: RouteInput): Promise<{ decision: RouteDecision; workflow: WorkflowRow | null; scores: TriggerScore[] }> {
+    await this.ensureLoaded();
+    const { decision, scores } = this.router.explain(input);
+    return { decision, workflow: decision.workflowId ? (this.rows.get(decision.workflowId) ?? null) : null, scores };
   }
 
   async workflowById(id: string | null): Promise<WorkflowRow | null> {

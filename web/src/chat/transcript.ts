@@ -1,0 +1,259 @@
+import type { AgentState, ConfirmRequest, DonePayload, Message, SessionFrame } from '../api/types';
+
+export interface ToolCallView {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  /** `called`: from history that does not record the outcome (hubs before tool_calls carried it). */
+  status: 'running' | 'ok' | 'error' | 'called';
+  durationMs: number | null;
+  error: string | null;
+}
+
+export type AssistantPart = { kind: 'text'; text: string } | { kind: 'tool'; call: ToolCallView };
+
+export interface UserItem {
+  kind: 'user';
+  /** The stored message id (the turn id); a `local-…` id until the hub answered. */
+  id: string;
+  text: string;
+  pending: boolean;
+}
+
+export interface AssistantItem {
+  kind: 'assistant';
+  /** The stored message id once known (history or `done`), else a key for the turn. */
+  id: string;
+  turnId: string | null;
+  parts: AssistantPart[];
+  streaming: boolean;
+  done: DonePayload | null;
+  error: { code: string; message: string } | null;
+}
+
+export interface NoticeItem {
+  kind: 'notice';
+  id: string;
+  tone: 'error' | 'info';
+  text: string;
+}
+
+export type TranscriptItem = UserItem | AssistantItem | NoticeItem;
+
+export interface Transcript {
+  items: TranscriptItem[];
+  agentState: AgentState;
+  /** A turn is running: between `thinking` and `done` / `idle`. */
+  running: boolean;
+  confirm: ConfirmRequest | null;
+  memory: { mode: string; tokens_used: number; summarized: boolean } | null;
+}
+
+export const emptyTranscript: Transcript = { items: [], agentState: 'idle', running: false, confirm: null, memory: null };
+
+const WORKING: ReadonlySet<AgentState> = new Set(['thinking', 'analyzing', 'researching', 'deep_thinking', 'writing', 'delegating']);
+
+export type TranscriptAction =
+  | { type: 'history'; messages: Message[] }
+  /** `replayed`: sent before this connection opened (the replay buffer), not live. */
+  | { type: 'frame'; frame: SessionFrame; replayed?: boolean }
+  | { type: 'user_sending'; localId: string; text: string }
+  | { type: 'user_sent'; localId: string; message: Message }
+  | { type: 'user_failed'; localId: string }
+  | { type: 'notice'; tone: 'error' | 'info'; text: string }
+  | { type: 'confirm_answered' };
+
+/** The conversation as the chat page shows it: history, then the live turn built from frames. */
+export function transcriptReducer(state: Transcript, action: TranscriptAction): Transcript {
+  switch (action.type) {
+    case 'history':
+      return mergeHistory(state, action.messages);
+    case 'frame':
+      return applyFrame(state, action.frame, action.replayed ?? false);
+    case 'user_sending':
+      return { ...state, items: [...state.items, { kind: 'user', id: action.localId, text: action.text, pending: true }] };
+    case 'user_sent':
+      return {
+        ...state,
+        items: state.items.map((item) => (item.kind === 'user' && item.id === action.localId ? { ...item, id: action.message.id, pending: false } : item)),
+      };
+    case 'user_failed':
+      return { ...state, items: state.items.filter((item) => !(item.kind === 'user' && item.id === action.localId)) };
+    case 'notice':
+      return { ...state, items: [...state.items, { kind: 'notice', id: `notice-${state.items.length}-${Date.now()}`, tone: action.tone, text: action.text }] };
+    case 'confirm_answered':
+      return { ...state, confirm: null };
+  }
+}
+
+/** History from REST, oldest first. Live items not yet stored (a running turn) stay after it. */
+function mergeHistory(state: Transcript, messages: Message[]): Transcript {
+  const stored = new Set(messages.map((message) => message.id));
+  const fromHistory: TranscriptItem[] = [];
+  for (const message of messages) {
+    if (message.role === 'user') fromHistory.push({ kind: 'user', id: message.id, text: message.content, pending: false });
+    else if (message.role === 'assistant') {
+      // A turn stores one message per tool round plus the reply: shown as one bubble, as it streamed.
+      const previous = fromHistory.at(-1);
+      const item = historyAssistant(message);
+      if (previous?.kind === 'assistant') fromHistory[fromHistory.length - 1] = { ...item, parts: [...previous.parts, ...item.parts] };
+      else fromHistory.push(item);
+    }
+    else if (message.role === 'system') fromHistory.push({ kind: 'notice', id: message.id, tone: 'info', text: message.content });
+  }
+  const live = state.items.filter((item) => {
+    if (item.kind === 'user') return !stored.has(item.id);
+    if (item.kind === 'assistant') return !stored.has(item.id) && !(item.done && stored.has(item.done.message_id));
+    return true;
+  });
+  return { ...state, items: [...fromHistory, ...live] };
+}
+
+function historyAssistant(message: Message): AssistantItem {
+  const parts: AssistantPart[] = message.tool_calls.map((call) => ({ kind: 'tool', call: historyToolCall(call) }));
+  if (message.content) parts.unshift({ kind: 'text', text: message.content });
+  return { kind: 'assistant', id: message.id, turnId: null, parts, streaming: false, done: null, error: null };
+}
+
+/**
+ * A stored tool call in the protocol's vocabulary (`tool_call_id`, `tool_name`, `input`, `error`,
+ * `duration_ms`), or in the provider's (`id`, `name`, `arguments`) that older hubs stored.
+ */
+function historyToolCall(raw: Message['tool_calls'][number]): ToolCallView {
+  const call = raw as Partial<Message['tool_calls'][number]> & { id?: string; name?: string; arguments?: string };
+  let input = call.input;
+  if (!input && typeof call.arguments === 'string') {
+    try {
+      input = JSON.parse(call.arguments) as Record<string, unknown>;
+    } catch {
+      input = { arguments: call.arguments };
+    }
+  }
+  const knowsOutcome = 'error' in call || 'duration_ms' in call;
+  return {
+    id: call.tool_call_id ?? call.id ?? '',
+    name: call.tool_name ?? call.name ?? 'tool',
+    input: input ?? {},
+    status: !knowsOutcome ? 'called' : call.error ? 'error' : 'ok',
+    durationMs: call.duration_ms ?? null,
+    error: call.error ?? null,
+  };
+}
+
+function applyFrame(state: Transcript, frame: SessionFrame, replayed: boolean): Transcript {
+  switch (frame.type) {
+    case 'agent_state': {
+      const agentState = frame.payload.state;
+      const running = WORKING.has(agentState);
+      if (agentState === 'idle') {
+        // A turn that ended without `done` (cancelled, failed) stops streaming here.
+        return { ...state, agentState, running: false, confirm: null, items: endStreaming(state.items) };
+      }
+      return { ...state, agentState, running: running || (state.running && agentState !== 'done' && agentState !== 'error') };
+    }
+    case 'token':
+      return withLiveTurn(state, frame.payload.turn_id ?? null, (item) => {
+        const parts = [...item.parts];
+        const last = parts.at(-1);
+        if (last?.kind === 'text') parts[parts.length - 1] = { kind: 'text', text: last.text + frame.payload.text };
+        else parts.push({ kind: 'text', text: frame.payload.text });
+        return { ...item, parts };
+      });
+    case 'tool_start':
+      return withLiveTurn(state, frame.payload.turn_id ?? null, (item) => {
+        if (item.parts.some((part) => part.kind === 'tool' && part.call.id === frame.payload.tool_call_id)) return item;
+        const call: ToolCallView = { id: frame.payload.tool_call_id, name: frame.payload.tool_name, input: frame.payload.input ?? {}, status: 'running', durationMs: null, error: null };
+        return { ...item, parts: [...item.parts, { kind: 'tool', call }] };
+      });
+    case 'tool_end':
+      return withLiveTurn(state, frame.payload.turn_id ?? null, (item) => {
+        const payload = frame.payload;
+        const known = item.parts.some((part) => part.kind === 'tool' && part.call.id === payload.tool_call_id);
+        const ended: ToolCallView = { id: payload.tool_call_id, name: payload.tool_name, input: {}, status: payload.error ? 'error' : 'ok', durationMs: payload.duration_ms, error: payload.error };
+        const parts: AssistantPart[] = known
+          ? item.parts.map((part) => (part.kind === 'tool' && part.call.id === payload.tool_call_id ? { kind: 'tool', call: { ...part.call, status: ended.status, durationMs: ended.durationMs, error: ended.error } } : part))
+          : [...item.parts, { kind: 'tool', call: ended }];
+        return { ...item, parts };
+      });
+    case 'tool_confirm_request':
+      return { ...state, confirm: frame.payload };
+    case 'memory_update':
+      return { ...state, memory: { mode: frame.payload.mode, tokens_used: frame.payload.tokens_used, summarized: frame.payload.summarized } };
+    case 'error': {
+      const error = { code: frame.payload.code, message: frame.payload.message };
+      const live = liveIndex(state.items, frame.payload.turn_id ?? null);
+      // A replayed error of a turn that is already over (its reply is in the history) is old news.
+      if (live === -1 && replayed) return state;
+      if (live === -1) return { ...state, items: [...state.items, { kind: 'notice', id: `error-${frame.seq}`, tone: 'error', text: describeError(error) }] };
+      const items = [...state.items];
+      items[live] = { ...(items[live] as AssistantItem), error };
+      return { ...state, items };
+    }
+    case 'done': {
+      const done = frame.payload;
+      // Replayed after a reload: the reply is already in the history; drop the rebuilt copy.
+      if (state.items.some((item) => item.kind === 'assistant' && item.id === done.message_id && !item.streaming)) {
+        return { ...state, agentState: 'idle', running: false, confirm: null, items: state.items.filter((item) => !(item.kind === 'assistant' && item.streaming)) };
+      }
+      const next = withLiveTurn(state, done.turn_id ?? null, (item) => {
+        const hasText = item.parts.some((part) => part.kind === 'text' && part.text !== '');
+        const parts: AssistantPart[] = hasText || !done.text ? item.parts : [...item.parts, { kind: 'text', text: done.text }];
+        return { ...item, id: done.message_id, parts, streaming: false, done };
+      });
+      // The turn is over: the indicator goes back to Ready (the hub sends `idle` only on the next connect).
+      return { ...next, agentState: 'idle', running: false, confirm: null };
+    }
+    case 'pong':
+      return state;
+  }
+}
+
+/** The assistant item of the running turn: the newest streaming one (same turn id when both know it). */
+function liveIndex(items: TranscriptItem[], turnId: string | null): number {
+  for (let index = items.length - 1; index >= 0; index -= 1) {
+    const item = items[index]!;
+    if (item.kind === 'assistant' && item.streaming && (turnId === null || item.turnId === null || item.turnId === turnId)) return index;
+    if (item.kind === 'user' && turnId === null) break; // a newer user message starts a new turn
+  }
+  return -1;
+}
+
+function withLiveTurn(state: Transcript, turnId: string | null, change: (item: AssistantItem) => AssistantItem): Transcript {
+  const index = liveIndex(state.items, turnId);
+  const items = [...state.items];
+  if (index === -1) {
+    const fresh: AssistantItem = { kind: 'assistant', id: `turn-${turnId ?? items.length}`, turnId, parts: [], streaming: true, done: null, error: null };
+    // With a turn id, the reply goes right after its user message (a replay may arrive after later items).
+    const userIndex = turnId ? items.findIndex((item) => item.kind === 'user' && item.id === turnId) : -1;
+    if (userIndex !== -1) items.splice(userIndex + 1, 0, change(fresh));
+    else items.push(change(fresh));
+  } else {
+    items[index] = change(items[index] as AssistantItem);
+  }
+  return { ...state, items };
+}
+
+function endStreaming(items: TranscriptItem[]): TranscriptItem[] {
+  return items.map((item) =>
+    item.kind === 'assistant' && item.streaming
+      ? { ...item, streaming: false, parts: item.parts.map((part) => (part.kind === 'tool' && part.call.status === 'running' ? { kind: 'tool', call: { ...part.call, status: 'error', error: part.call.error ?? 'stopped' } } : part)) }
+      : item,
+  );
+}
+
+export function describeError(error: { code: string; message: string }): string {
+  return error.code === 'CANCELLED' ? 'Cancelled.' : `${error.message} (${error.code})`;
+}
+
+/** Labels of the agent states for the indicator. */
+export const STATE_LABELS: Record<AgentState, string> = {
+  idle: 'Ready',
+  thinking: 'Thinking',
+  analyzing: 'Analyzing',
+  researching: 'Researching',
+  deep_thinking: 'Deep thinking',
+  writing: 'Writing',
+  delegating: 'Delegating',
+  done: 'Done',
+  error: 'Error',
+};
