@@ -31,8 +31,9 @@ export function errorMeanings(root = repoRoot()): Map<ErrorCode, string> {
 /** The prose of docs/errors.md before its code table (the envelope and how to read it). */
 function envelopeProse(root: string): string {
   const text = readFileSync(path.join(root, 'docs/errors.md'), 'utf8');
+  // Without the title and the note to editors (a blockquote) that opens the source file.
   const body = text.replace(/^# .*\n/, '').split(/^## Codes\s*$/m)[0]!;
-  return body.trim();
+  return body.replace(/^\s*(>.*\n)+/, '').trim();
 }
 
 export function errorsReferencePage(root = repoRoot()): string {
