@@ -212,20 +212,18 @@ export function configReferencePage(root = repoRoot()): string {
     'value with one line naming the key (exit status 78). **Secrets** are read only from the',
     'environment (or a local `.env`); `config.yaml` refuses them.',
     '',
-    `${keys.length} keys; ${keys.filter((key) => key.env).length} of them can be set by an environment variable.`,
+    `${keys.length} keys; ${keys.filter((key) => key.env).length} of them can be set by an environment variable (shown under the key).`,
     '',
   ];
   for (const [section, sectionKeys] of sections) {
     parts.push(`## ${section}`, '');
     parts.push(
       table(
-        ['YAML key', 'Environment variable', 'Type', 'Default', 'Meaning'],
+        ['Key', 'Default', 'Meaning'],
         sectionKeys.map((key) => [
-          key.yamlAllowed ? code(key.path) : `${code(key.path)} (env only)`,
-          key.env ? code(key.env) : '—',
-          cell(key.type),
+          `${code(key.path)}${key.yamlAllowed ? '' : ' (env only)'}${key.env ? `<br>${code(key.env)}` : ''}`,
           formatDefault(key),
-          cell(key.meaning),
+          `${cell(key.meaning)} <small>Type: ${cell(key.type)}.</small>`,
         ]),
       ),
       '',
