@@ -20,6 +20,8 @@ export default withMermaid(
     markdown: {
       // Dead links fail the build; anchors are checked by test/docs/site.test.ts on the built HTML.
       lineNumbers: false,
+      // Bare URLs in prose (`http://localhost:<port>`, example hosts) stay text; real links are written as links.
+      linkify: false,
     },
     themeConfig: {
       search: { provider: 'local' },
@@ -85,5 +87,10 @@ export default withMermaid(
       footer: { message: 'Reference pages are generated from the code by docs/generate/.' },
     },
     mermaid: {},
+    // The dev server serves ES modules; mermaid pulls in CommonJS packages that must be pre-bundled
+    // (the production build bundles them anyway).
+    vite: {
+      optimizeDeps: { include: ['mermaid', 'fastdom', 'dayjs', '@braintree/sanitize-url', 'debug', 'cytoscape', 'cytoscape-cose-bilkent'] },
+    },
   }),
 );

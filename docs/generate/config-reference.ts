@@ -203,6 +203,10 @@ export function configReferencePage(root = repoRoot()): string {
     sections.set(section, [...(sections.get(section) ?? []), key]);
   }
   const parts = [
+    '---',
+    'pageClass: fit-tables',
+    '---',
+    '',
     generatedBanner('src/config/schema.ts, src/config/env-bindings.ts and the comments of config.yaml'),
     '# Configuration keys',
     '',
