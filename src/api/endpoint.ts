@@ -257,6 +257,8 @@ function describe(endpoint: Endpoint<any, any, any, any, any>): RouteConfig {
     description: endpoint.description,
     tags: endpoint.tags,
     security: endpoint.access === 'public' ? [] : [{ bearer: [] }, { apiKey: [] }],
+    // Who may call it (public, user, admin): OpenAPI has no field for roles; the docs site shows it.
+    'x-access': endpoint.access,
     request,
     responses,
   };

@@ -1,4 +1,4 @@
-/** The CLI's exit statuses (README "The switchboard CLI"); scripts and CI branch on them. */
+/** The CLI's exit statuses (docs/reference/cli.md, generated from the comments below); scripts and CI branch on them. */
 export const EXIT = {
   /** Everything asked for was done (or, for a dry run, would be done); `chat`: the turn ended without an error. */
   OK: 0,

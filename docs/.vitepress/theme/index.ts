@@ -1,0 +1,4 @@
+import DefaultTheme from 'vitepress/theme';
+import './style.css';
+
+export default DefaultTheme;
