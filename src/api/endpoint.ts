@@ -87,6 +87,9 @@ export interface ApiRouterOptions {
   before?: (endpoint: Endpoint) => RequestHandler[];
 }
 
+/** Where the API router is mounted (api/app.ts); endpoint paths are relative to it. */
+const API_PATH_PREFIX = '/api/v1';
+
 // DELETE may carry a body too (e.g. `DELETE /sessions/{id}/messages {keep_last}`); its schema makes it optional.
 const METHODS_WITH_BODY = new Set<HttpMethod>(['post', 'put', 'patch', 'delete']);
 const IMPLIED_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'];
@@ -115,7 +118,15 @@ export class ApiRouter {
       throw new Error(`${endpoint.method.toUpperCase()} ${endpoint.path} needs an access guard, and none is configured`);
     }
     const expressPath = endpoint.path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
-    const handlers: RequestHandler[] = [...(this.options.before?.(endpoint as Endpoint) ?? [])];
+    // The path template names the request in the access log (`/sessions/{id}`, not the id itself).
+    const template = `${API_PATH_PREFIX}${endpoint.path}`;
+    const handlers: RequestHandler[] = [
+      (_req, res, next) => {
+        res.locals.route = template;
+        next();
+      },
+      ...(this.options.before?.(endpoint as Endpoint) ?? []),
+    ];
     const guard = this.options.guard;
     const access = endpoint.access;
     handlers.push(async (req, res) => {

@@ -20,7 +20,13 @@ export function createMigrator(database: Database, migrations: readonly Migratio
     context: database.sequelize.getQueryInterface(),
     storage: new SequelizeStorage({ sequelize: database.sequelize, tableName: 'schema_migrations' }),
     logger: logger
-      ? { info: (event) => logger.info(event, 'migration'), warn: (e) => logger.warn(e), error: (e) => logger.error(e), debug: (e) => logger.debug(e) }
+      ? {
+          // umzug's events carry `name`, which is pino's process name: logged as `migration` instead.
+          info: (event) => logger.info(migrationFields(event), 'migration'),
+          warn: (event) => logger.warn(migrationFields(event), 'migration'),
+          error: (event) => logger.error(migrationFields(event), 'migration'),
+          debug: (event) => logger.debug(migrationFields(event), 'migration'),
+        }
       : undefined,
   });
 }
@@ -41,4 +47,9 @@ export async function migrateToLatest(
     await database.sequelize.query('SELECT pg_advisory_xact_lock(:id)', { replacements: { id: MIGRATION_LOCK_ID }, transaction });
     return (await migrator.up()).map((m) => m.name);
   });
+}
+
+function migrationFields(event: Record<string, unknown>): Record<string, unknown> {
+  const { name, ...rest } = event;
+  return name === undefined ? rest : { ...rest, migration: name };
 }

@@ -34,14 +34,27 @@ export function redactUrlCredentials(value: string): string {
   }
 }
 
-/** Keeps query parameter names but hides their values: `/ws/v1/logs?token=x` → `/ws/v1/logs?token=[redacted]`. */
-export function redactQueryString(url: string): string {
+/** Query parameters whose values are secrets (credentials, signatures); other values are useful in logs. */
+export const SECRET_QUERY_PARAMETERS = /^(token|access_token|refresh_token|id_token|api_key|apikey|key|secret|password|signature|sig|code|samlresponse|samlrequest|relaystate|client_secret)$/i;
+
+/** Hides the values of secret-named query parameters: `/ws/v1/logs?token=x&level=INFO` → `/ws/v1/logs?token=[redacted]&level=INFO`. */
+export function redactSecretQueryValues(url: string): string {
   const mark = url.indexOf('?');
   if (mark < 0) return url;
-  const names = url
+  const parts = url
     .slice(mark + 1)
     .split('&')
     .filter((part) => part !== '')
-    .map((part) => `${part.split('=')[0]}=${REDACTED}`);
-  return `${url.slice(0, mark)}?${names.join('&')}`;
+    .map((part) => {
+      const equals = part.indexOf('=');
+      const name = equals < 0 ? part : part.slice(0, equals);
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name);
+      } catch {
+        // an undecodable name is matched as it is
+      }
+      return SECRET_QUERY_PARAMETERS.test(decoded) ? `${name}=${REDACTED}` : part;
+    });
+  return `${url.slice(0, mark)}?${parts.join('&')}`;
 }

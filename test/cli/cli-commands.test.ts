@@ -245,9 +245,9 @@ describe('logs', () => {
   it('streams log lines to an admin until Ctrl-C (SIGINT), exit 0', async () => {
     const logs = spawnCli(['logs', '--level', 'info'], adminEnv);
     await logs.waitFor('logs at INFO and above; Ctrl-C stops.');
-    await request(`${hub.api}/health`);
-    await logs.waitFor('request completed');
-    expect(logs.stdout()).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {4}api:\d+ {2}request completed$/m);
+    await request(`${hub.api}/openapi.json`);
+    await logs.waitFor('GET /api/v1/openapi.json 200');
+    expect(logs.stdout()).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {4}api:\d+ {2}GET \/api\/v1\/openapi\.json 200 \d+ ms$/m);
     logs.child.kill('SIGINT');
     expect(await logs.exited).toBe(0);
   });
@@ -263,10 +263,10 @@ describe('logs', () => {
 
     const logs = spawnCli(['logs', '--json'], env);
     await logs.waitFor('Ctrl-C stops.');
-    await request(`${hub.api}/health`);
-    await logs.waitFor('request completed');
-    const line = JSON.parse(logs.stdout().split('\n').find((text) => text.includes('request completed'))!);
-    expect(line).toMatchObject({ type: 'log_line', level: 'INFO', message: 'request completed' });
+    await request(`${hub.api}/openapi.json`);
+    await logs.waitFor('GET /api/v1/openapi.json 200');
+    const line = JSON.parse(logs.stdout().split('\n').find((text) => text.includes('GET /api/v1/openapi.json'))!);
+    expect(line).toMatchObject({ type: 'log_line', level: 'INFO', message: expect.stringMatching(/^GET \/api\/v1\/openapi\.json 200/) });
     logs.child.kill('SIGINT');
     expect(await logs.exited).toBe(0);
     expect(credentials(env).access_token).not.toBe(expired);

@@ -1,5 +1,5 @@
 import { createLogger } from '../../src/logs/logger';
-import { redactQueryString, redactUrlCredentials } from '../../src/logs/redact';
+import { redactSecretQueryValues, redactUrlCredentials } from '../../src/logs/redact';
 import { startTestApp } from '../helpers/http';
 import { LogCapture } from '../helpers/log-capture';
 import { removeTempDirs } from '../helpers/temp-dir';
@@ -14,8 +14,10 @@ describe('redaction helpers', () => {
   });
 
   it('keeps query parameter names and hides their values', () => {
-    expect(redactQueryString('/ws/v1/logs?token=eyJhbGciOi&level=DEBUG')).toBe('/ws/v1/logs?token=[redacted]&level=[redacted]');
-    expect(redactQueryString('/api/v1/health')).toBe('/api/v1/health');
+    expect(redactSecretQueryValues('/ws/v1/logs?token=eyJhbGciOi&level=DEBUG')).toBe('/ws/v1/logs?token=[redacted]&level=DEBUG');
+    // Only secret names are hidden: paging and filters stay readable.
+    expect(redactSecretQueryValues('/api/v1/sessions?limit=5&cursor=abc&api_key=svc_live_x&Token=t')).toBe('/api/v1/sessions?limit=5&cursor=abc&api_key=[redacted]&Token=[redacted]');
+    expect(redactSecretQueryValues('/api/v1/health')).toBe('/api/v1/health');
   });
 });
 
@@ -38,7 +40,7 @@ describe('the logger', () => {
 });
 
 describe('access log lines', () => {
-  it('never carry Authorization, cookies, API keys, WebSocket tokens or query values', async () => {
+  it('never carry Authorization, cookies, API keys, WebSocket tokens or secret query values', async () => {
     const app = await startTestApp();
     try {
       await fetch(`${app.url}/ws/v1/logs?token=canary-query-token&level=INFO`, {
@@ -54,7 +56,9 @@ describe('access log lines', () => {
       await app.close();
     }
     expect(app.logs.text).not.toMatch(/canary/);
-    const line = app.logs.entries().find((entry) => entry.msg === 'request completed' && String((entry.req as any).url).startsWith('/ws'));
-    expect(line).toMatchObject({ req: { url: '/ws/v1/logs?token=[redacted]&level=[redacted]', method: 'GET' }, res: { status: 404 } });
+    const line = app.logs.entries().find((entry) => String(entry.msg).startsWith('GET /ws/v1/logs') && String((entry.req as any).url).startsWith('/ws'));
+    expect(line).toMatchObject({ req: { url: '/ws/v1/logs?token=[redacted]&level=INFO', method: 'GET' }, res: { status: 404 } });
+    // The line names the request: method, path (no query), status, duration.
+    expect(line!.msg).toMatch(/^GET \/ws\/v1\/logs 404 \d+ ms$/);
   });
 });
