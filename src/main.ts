@@ -31,6 +31,7 @@ import { SessionMemory } from './sessions/session-memory';
 import { userRoutes } from './api/routes/users';
 import { knowledgeRoutes } from './api/routes/knowledge';
 import { channelRoutes } from './api/routes/channels';
+import { configRoutes } from './api/routes/config';
 import { createAuth } from './auth';
 import { SamlService } from './auth/saml/service';
 import { resolveSamlSettings } from './auth/saml/settings';
@@ -321,6 +322,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       defaultTools: config.agent.default_tools,
       workflowById: (id) => core.routing.workflowById(id),
       workflowByName: (name) => core.routing.workflowByName(name),
+      modelAliases: [provider.model],
     });
     const workflows = new WorkflowService(models, {
       tools: core.tools,
@@ -357,6 +359,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       samlRoutes(saml),
       knowledgeRoutes(core.knowledge),
       channelRoutes(channels),
+      configRoutes({
+        provider: provider.name,
+        model: provider.model,
+        contextWindow: config.llm.context_window,
+        channels: () => channels.list().filter((channel) => channel.enabled).map((channel) => channel.name),
+      }),
       (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, events: drivers.events, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
       (api: ApiRouter) => registerWorkflowRoutes(api, workflows),
       routingTestRoutes(new RoutingService(models)),

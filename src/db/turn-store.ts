@@ -46,7 +46,10 @@ export interface MessageRecord {
 }
 
 export type NewMessage = Omit<MessageRecord, 'ordinal' | 'created_at'>;
-export type NewSession = Omit<SessionRecord, 'ordinal' | 'created_at' | 'updated_at' | 'input_tokens' | 'output_tokens' | 'memory_mode' | 'memory_summary' | 'memory_through' | 'memory_updated_at' | 'answered_through'>;
+export type NewSession = Omit<SessionRecord, 'ordinal' | 'created_at' | 'updated_at' | 'input_tokens' | 'output_tokens' | 'memory_mode' | 'memory_summary' | 'memory_through' | 'memory_updated_at' | 'answered_through'> & {
+  /** Default `conversation`. */
+  memory_mode?: string;
+};
 
 /** How a turn ends in the database: its reply (none when cancelled or failed) and the session's totals. */
 export interface TurnEnd {

@@ -25,25 +25,38 @@ export interface SessionServiceDeps {
   defaultTools: readonly string[];
   workflowById(id: string | null): Promise<WorkflowRow | null>;
   workflowByName(name: string): Promise<WorkflowRow | null>;
+  /** The model aliases a session's `config.model` may name (GET /config/models). */
+  modelAliases: readonly string[];
+}
+
+/** A session's `config` (already shape-checked by the API schema): the keys the agent honours. */
+export interface SessionConfigInput {
+  model?: string;
+  memory_mode?: string;
+  system_prompt?: string;
+  max_steps?: number;
+  context_compression?: boolean;
 }
 
 /** Sessions and their history, as their owner (or an admin) sees them. */
 export class SessionService {
   constructor(private readonly deps: SessionServiceDeps) {}
 
-  async create(principal: Principal, input: { name?: string; workflow?: string; config?: Record<string, unknown> }) {
+  async create(principal: Principal, input: { name?: string; workflow?: string; config?: SessionConfigInput }) {
+    this.checkConfig(input.config);
     const workflow = input.workflow === undefined ? null : await this.deps.workflowByName(input.workflow);
     if (input.workflow !== undefined && !workflow) {
       throw AppError.validation({ workflow: [{ code: 'unknown_workflow', message: `No workflow named "${input.workflow}".` }] });
     }
     const session = await this.deps.store.createSession({
+      ...(input.config?.memory_mode ? { memory_mode: input.config.memory_mode } : {}),
       id: randomUUID(),
       name: input.name ?? defaultName(new Date()),
       owner_id: principal.userId,
       channel: 'web',
       session_key: null,
       active_workflow_id: workflow?.id ?? null,
-      config: input.config ?? {},
+      config: { ...(input.config ?? {}) },
       active_tools: [...this.deps.defaultTools],
       archived_at: null,
       tool_state: null,
@@ -88,10 +101,14 @@ export class SessionService {
     return this.view(row, await this.deps.registry.get(id));
   }
 
-  async update(principal: Principal, id: string, input: { name?: string; config?: Record<string, unknown> }) {
+  async update(principal: Principal, id: string, input: { name?: string; config?: SessionConfigInput }) {
+    this.checkConfig(input.config);
     const row = await this.visible(principal, id);
     if (input.name !== undefined) row.name = input.name;
-    if (input.config !== undefined) row.config = input.config;
+    if (input.config !== undefined) {
+      row.config = { ...input.config };
+      if (input.config.memory_mode) row.memory_mode = input.config.memory_mode;
+    }
     await row.save();
     return this.view(row, await this.deps.registry.get(id));
   }
@@ -167,6 +184,15 @@ export class SessionService {
       where: oldestKept === undefined ? { session_id: id } : { session_id: id, ordinal: { [Op.lt]: oldestKept } },
     });
     return { deleted, kept: kept.length };
+  }
+
+  /** `config.model` must name a configured model: accepted and ignored would be a lie. */
+  private checkConfig(config: SessionConfigInput | undefined): void {
+    if (config?.model !== undefined && !this.deps.modelAliases.includes(config.model)) {
+      throw AppError.validation({
+        'config.model': [{ code: 'unknown_model', message: `No model "${config.model}" is configured; GET /api/v1/config/models lists them (${this.deps.modelAliases.join(', ')}).` }],
+      });
+    }
   }
 
   /** TURN_IN_PROGRESS while the session has a running turn (on any process). */

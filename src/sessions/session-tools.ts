@@ -13,6 +13,10 @@ export type ToolStatus = 'active' | 'available' | 'disabled' | 'unavailable';
 export interface SessionToolView {
   name: string;
   description: string;
+  /** The description's first sentence, for lists and pickers. */
+  short_description: string;
+  /** True for a tool an MCP server provides; every tool of this hub is built in (MCP servers are not supported yet). */
+  is_mcp: boolean;
   parameters: Record<string, unknown>;
   requires_confirmation: boolean;
   status: ToolStatus;
@@ -42,27 +46,38 @@ export class SessionTools {
     return { approved: session.tool_state?.approved ?? [], disabled: session.tool_state?.disabled ?? [] };
   }
 
-  /** `pinned`: the active workflow's tool_list, which replaces the session's own loaded tools (spec rule 2). */
-  views(session: SessionToolFields, pinned?: readonly string[]): SessionToolView[] {
+  /**
+   * `pinned`: the active workflow's tool_list, which replaces the session's own loaded tools (spec
+   * rule 2); a tool outside it is `unavailable` (it cannot be loaded while that workflow is active).
+   */
+  views(session: SessionToolFields, pinned?: readonly string[], pinnedBy?: string): SessionToolView[] {
     const state = this.state(session);
     const loaded = pinned ?? session.active_tools;
     return this.catalog.list().map((tool) => {
       const availability = tool.availability();
-      const status: ToolStatus = !availability.ok
+      const outsidePin = pinned !== undefined && !pinned.includes(tool.name);
+      const status: ToolStatus = !availability.ok || outsidePin
         ? 'unavailable'
         : state.disabled.includes(tool.name)
           ? 'disabled'
           : loaded.includes(tool.name)
             ? 'active'
             : 'available';
+      const reason = !availability.ok
+        ? availability.reason
+        : outsidePin
+          ? `the workflow${pinnedBy ? ` "${pinnedBy}"` : ''} pins its tool list; add "${tool.name}" to its tool_list to use it`
+          : null;
       return {
         name: tool.name,
         description: tool.description,
+        short_description: firstSentence(tool.description),
+        is_mcp: false,
         parameters: tool.parameters,
         requires_confirmation: tool.requiresConfirmation,
         status,
         auto_approved: state.approved.includes(tool.name),
-        reason: availability.ok ? null : availability.reason,
+        reason,
       };
     });
   }
@@ -102,4 +117,12 @@ export class SessionTools {
       validate: (name, raw) => this.catalog.validate(name, raw),
     };
   }
+}
+
+/** Longest short description, in characters. */
+const SHORT_DESCRIPTION_MAX = 100;
+
+function firstSentence(text: string): string {
+  const sentence = /^.*?[.!?](?=\s|$)/s.exec(text.trim())?.[0] ?? text.trim();
+  return sentence.length <= SHORT_DESCRIPTION_MAX ? sentence : `${sentence.slice(0, SHORT_DESCRIPTION_MAX - 1).trimEnd()}…`;
 }

@@ -274,11 +274,13 @@ export class TurnWorker implements ConfirmationWaiters {
     const passages = workflow && workflow.knowledge_base_ids.length > 0 && this.options.knowledge
       ? await this.options.knowledge.passagesFor(workflow.knowledge_base_ids, userMessage.content)
       : null;
-    const prompt = [workflow?.system_prompt || agent.system_prompt, passages].filter(Boolean).join('\n\n');
+    // The session's own prompt (config.system_prompt) wins over the workflow's, which wins over the default.
+    const config = sessionConfig(session);
+    const prompt = [config.systemPrompt ?? (workflow?.system_prompt || agent.system_prompt), passages].filter(Boolean).join('\n\n');
     const system = systemWithSummary(prompt, session.memory_summary);
     const { messages: prompted, tokens: inputTokens } = fitEntries(system, entries, this.budget());
     const tools = sessionTools.toolBox(session, workflow ? toolNames(workflow.tool_list) : undefined);
-    const request = { provider, messages: prompted, tools, maxRounds: agent.max_tool_rounds, inputTokens };
+    const request = { provider, messages: prompted, tools, maxRounds: config.maxSteps ?? agent.max_tool_rounds, inputTokens };
     const setState = (next: AgentState) => ports.emit({ type: 'agent_state', payload: { state: next } });
     let text: string;
     switch ((userMessage.mode ?? 'normal') as TurnMode) {
@@ -294,7 +296,7 @@ export class TurnWorker implements ConfirmationWaiters {
     }
     controller.signal.throwIfAborted();
     const tokens = countTokens(text);
-    const compaction = await this.compactMemory(session, entries, userMessage, text, tokens, controller.signal);
+    const compaction = config.contextCompression === false ? null : await this.compactMemory(session, entries, userMessage, text, tokens, controller.signal);
     return { text, tokens, command: false, routing, compaction };
   }
 
@@ -309,7 +311,7 @@ export class TurnWorker implements ConfirmationWaiters {
       model: provider.model,
       mode: userMessage.mode ?? 'normal',
       memoryMode: session.memory_mode,
-      tools: sessionTools.views(session, pinned).map((view) => ({
+      tools: sessionTools.views(session, pinned, workflow?.name).map((view) => ({
         name: view.name,
         status: view.status,
         requiresConfirmation: view.requires_confirmation,
@@ -407,6 +409,16 @@ export class TurnWorker implements ConfirmationWaiters {
   private async beat(): Promise<void> {
     await this.options.presence.beat(this.id).catch((error: unknown) => this.options.logger.warn({ err: error }, 'worker heartbeat failed'));
   }
+}
+
+/** The keys of a session's `config` the agent honours (checked when the session was written). */
+function sessionConfig(session: SessionRecord): { systemPrompt?: string; maxSteps?: number; contextCompression?: boolean } {
+  const config = session.config ?? {};
+  return {
+    systemPrompt: typeof config.system_prompt === 'string' ? config.system_prompt : undefined,
+    maxSteps: typeof config.max_steps === 'number' ? config.max_steps : undefined,
+    contextCompression: typeof config.context_compression === 'boolean' ? config.context_compression : undefined,
+  };
 }
 
 /** The `error` frame for a failed turn: provider failures by name, anything else generic. */

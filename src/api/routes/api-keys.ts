@@ -36,14 +36,14 @@ export function apiKeyRoutes(apiKeys: ApiKeys): ApiModule {
       access: 'user',
       body: z.strictObject({
         label: z.string().trim().min(1).max(100),
-        expires_in_days: z.number().int().min(1).max(API_KEY_MAX_EXPIRY_DAYS).optional(),
+        expires_in_days: z.number().int().min(1).max(API_KEY_MAX_EXPIRY_DAYS).nullable().optional().describe('Days until the key expires; absent or null: never.'),
       }),
       response: {
         status: 201,
         description: 'The new key; `key` is never shown again.',
         data: apiKeyViewSchema.extend({ key: z.string().describe('svc_live_…: store it now.') }).meta({ id: 'NewApiKey' }),
       },
-      handler: ({ principal, body }) => apiKeys.create(principal.userId, body.label, body.expires_in_days),
+      handler: ({ principal, body }) => apiKeys.create(principal.userId, body.label, body.expires_in_days ?? undefined),
     });
 
     api.add({

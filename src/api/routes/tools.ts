@@ -31,6 +31,8 @@ const sessionToolSchema = z
   .object({
     name: z.string(),
     description: z.string(),
+    short_description: z.string().describe("The description's first sentence."),
+    is_mcp: z.boolean().describe('True for a tool an MCP server provides (none yet: every tool is built in).'),
     parameters: z.record(z.string(), z.unknown()),
     requires_confirmation: z.boolean(),
     status: z.enum(['active', 'available', 'disabled', 'unavailable']),
@@ -92,7 +94,8 @@ export function registerToolRoutes(api: ApiRouter, deps: ToolRoutesDeps): void {
     response: { status: 200, description: 'Tools and their status.', data: z.array(sessionToolSchema) },
     handler: async ({ principal, params }) => {
       const session = await sessions.visible(principal, params.id);
-      return sessionTools.views(session, (await deps.pinningWorkflow(session))?.tools);
+      const pinning = await deps.pinningWorkflow(session);
+      return sessionTools.views(session, pinning?.tools, pinning?.name);
     },
   });
 
@@ -111,7 +114,7 @@ export function registerToolRoutes(api: ApiRouter, deps: ToolRoutesDeps): void {
       const pinning = await deps.pinningWorkflow(session);
       sessionTools.apply(session, body, pinning?.name);
       await session.save();
-      return sessionTools.views(session, pinning?.tools);
+      return sessionTools.views(session, pinning?.tools, pinning?.name);
     },
   });
 

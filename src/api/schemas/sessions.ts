@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AGENT_STATES, TURN_MODES } from '../../core/events';
 import { userMessageText } from '../../core/client-frames';
+import { MEMORY_MODES } from '../../agent/memory';
 
 const tokenCounts = z.object({ input_tokens: z.number().int(), output_tokens: z.number().int(), total_tokens: z.number().int() });
 
@@ -54,15 +55,30 @@ export const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
 
+/**
+ * What a session's `config` may set; the agent honours every key, and any other key is refused
+ * (422 naming it) rather than stored and ignored.
+ */
+export const sessionConfigSchema = z
+  .strictObject({
+    model: z.string().min(1).optional().describe('A model alias from GET /config/models.'),
+    memory_mode: z.enum(MEMORY_MODES).optional().describe('How memory summarises (also `PATCH /sessions/{id}/memory`).'),
+    system_prompt: z.string().min(1).max(100_000).optional().describe("Replaces the system prompt (the workflow's or the default) for this session."),
+    max_steps: z.number().int().min(1).max(50).optional().describe('Model rounds with tool calls per turn (default `agent.max_tool_rounds`).'),
+    context_compression: z.boolean().optional().describe('false: never fold old turns into a summary (the oldest simply leave the prompt).'),
+  })
+  .meta({ id: 'SessionConfig' });
+export type SessionConfig = z.infer<typeof sessionConfigSchema>;
+
 export const createSessionBody = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   workflow: z.string().min(1).optional().describe('Name of the workflow to start with.'),
-  config: z.record(z.string(), z.unknown()).optional(),
+  config: sessionConfigSchema.optional(),
 });
 
 export const updateSessionBody = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
-  config: z.record(z.string(), z.unknown()).optional(),
+  config: sessionConfigSchema.optional().describe('Replaces the whole config.'),
 });
 
 export const postMessageBody = z

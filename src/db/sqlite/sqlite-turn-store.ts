@@ -152,7 +152,7 @@ export class SqliteTurnStore implements TurnStore {
       ordinal: result.lastID,
       input_tokens: 0,
       output_tokens: 0,
-      memory_mode: 'conversation',
+      memory_mode: session.memory_mode ?? 'conversation',
       memory_summary: null,
       memory_through: null,
       memory_updated_at: null,
