@@ -82,7 +82,7 @@ import { ChannelStatusBoard, WEB_CHANNEL_MODE } from './server/channel-status';
 import { ChannelSupervisor } from './server/channel-supervisor';
 import { webUi } from './server/web-ui';
 
-/** How often the API process looks for accepted turns no worker took (PickupWatch). */
+/** How often (at most) the API process looks for accepted turns no worker took (PickupWatch). */
 const PICKUP_SWEEP_MS = 5_000;
 
 /** Exit status for configuration errors (sysexits.h EX_CONFIG). */
@@ -237,7 +237,7 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     lifecycle.onStop({ name: 'routing', stop: async () => routing.stop() });
     const pickup = new PickupWatch(
       { registry: drivers.registry, events: drivers.events, workers: drivers.presence, logger },
-      { warnAfterMs: config.worker.pickup_warning_s * 1000, sweepMs: PICKUP_SWEEP_MS },
+      { warnAfterMs: config.worker.pickup_warning_s * 1000, sweepMs: Math.min(PICKUP_SWEEP_MS, config.worker.pickup_warning_s * 250) },
     );
     const turns = new TurnService({
       store,
