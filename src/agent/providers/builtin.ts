@@ -1,6 +1,7 @@
 import type { ChatMessage, LlmProvider, ProviderChunk, ProviderRequest } from '../provider';
 import { parsePassages, type Passage } from '../../knowledge/passages';
 import { countTokens, tokenPieces } from '../tokens';
+import { describeToolResults, plannedCall } from './builtin-tools';
 
 /** Words too common to say anything about what the user talks about. */
 const STOP_WORDS = new Set(
@@ -19,7 +20,9 @@ const OTHER_SOURCES_LIMIT = 3;
 /**
  * The offline, deterministic provider (the default, so the hub runs with no model). It has no
  * language model and says so; its answer is composed from the conversation itself: what was asked,
- * its key terms, what came up earlier. Same conversation in, same answer out.
+ * its key terms, what came up earlier. Plain requests for what a built-in tool does ("write a file
+ * notes.txt containing …", "what time is it in Tokyo", "calculate …", "search the handbook for …")
+ * call that tool. Same conversation in, same answer out.
  */
 export class BuiltinProvider implements LlmProvider {
   readonly name = 'builtin';
@@ -29,13 +32,16 @@ export class BuiltinProvider implements LlmProvider {
   constructor(private readonly tokenDelayMs = 0) {}
 
   async *stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
-    const answer = composeAnswer(request.messages);
+    // A plain request for what a built-in tool does is answered by calling it (see builtin-tools.ts).
+    const planned = plannedCall(request.messages, request.tools);
+    const answer = planned?.preamble ?? describeToolResults(request.messages) ?? composeAnswer(request.messages);
     for (const piece of tokenPieces(answer)) {
       if (request.signal.aborted) return;
       if (this.tokenDelayMs > 0) await delay(this.tokenDelayMs, request.signal);
       if (request.signal.aborted) return;
       yield { type: 'text', text: piece };
     }
+    if (planned) yield { type: 'tool_call', call: planned.call };
     yield {
       type: 'usage',
       inputTokens: request.messages.reduce((sum, message) => sum + countTokens(message.content), 0),
