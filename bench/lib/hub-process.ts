@@ -27,7 +27,8 @@ export interface HubUnderTest {
 }
 
 export interface HubProcessOptions {
-  variant: 'floor' | 'embedded' | 'scaled';
+  /** `express`: a bare express route (the REST baseline); `floor`: bench/lib/floor-entry.ts. */
+  variant: 'express' | 'floor' | 'embedded' | 'scaled';
   answerTokens?: number;
   tokenDelayMs?: number;
   /** Worker processes of the scaled variant (default 1). */
@@ -71,12 +72,12 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    if (options.variant === 'floor') {
-      const { child, port } = await startChild('floor-entry.js', { ...model }, dataDir, nodeArguments);
+    if (options.variant === 'floor' || options.variant === 'express') {
+      const { child, port } = await startChild(options.variant === 'floor' ? 'floor-entry.js' : 'express-entry.js', { ...model }, dataDir, nodeArguments);
       children.push(child);
       const base = `http://127.0.0.1:${port}`;
       return {
-        label: 'floor',
+        label: options.variant,
         base,
         headers: {},
         children,
@@ -86,7 +87,7 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
           const ids = Array.from({ length: count }, () => crypto.randomUUID());
           return { ids, urls: ids.map((id) => `ws://127.0.0.1:${port}/ws/v1/sessions/${id}`) };
         },
-        cpu: async () => ({ floor: processCpuSeconds(child.process.pid!) }),
+        cpu: async () => ({ [options.variant]: processCpuSeconds(child.process.pid!) }),
         stop: cleanup,
       };
     }

@@ -1,14 +1,12 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Config } from '../config';
 import { AppError } from '../core/errors';
 import type { Logger } from '../logs/logger';
-import { redactSecretQueryValues } from '../logs/redact';
 import type { Lifecycle } from '../server/lifecycle';
 import type { ReadinessCheck } from '../server/readiness';
 import { ApiRouter, type AccessGuard, type ApiRouterOptions } from './endpoint';
+import { accessLog } from './middleware/access-log';
 import { errorHandler, notFound } from './middleware/error-handler';
 import { bodyGuard } from './middleware/input-guard';
 import { requestId } from './middleware/request-id';
@@ -57,10 +55,11 @@ export function createApp(options: AppOptions): App {
   const { config, logger, lifecycle } = options;
   const app = express();
   app.disable('x-powered-by');
+  app.set('etag', false); // API answers are not cached by validators: no hash of every body
   app.set('trust proxy', false); // client IPs come from the rate limiter's own XFF walk, never express's
 
   app.use(requestId());
-  app.use(accessLog(logger));
+  app.use(accessLog(logger, { quietPrefix: `${API_PREFIX}/health` }));
   app.use(refuseWhileDraining(lifecycle));
   app.use(corsForAllowedOrigins(config));
   if (options.rateLimit) app.use(options.rateLimit);
@@ -78,39 +77,6 @@ export function createApp(options: AppOptions): App {
   app.use(notFound());
   app.use(errorHandler(logger));
   return { express: app, openapi };
-}
-
-/**
- * One line per request: method, path template, status, duration (as the message, so the admin log
- * stream shows it too), and the request id. Query values are hidden only under secret names.
- */
-function accessLog(logger: Logger): RequestHandler {
-  const template = (res: { locals?: Record<string, unknown> }) => (res.locals?.route as string | undefined) ?? null;
-  return pinoHttp({
-    logger,
-    genReqId: (_req, res) => res.locals.requestId as string,
-    serializers: {
-      req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
-        id: req.id,
-        method: req.method,
-        url: redactSecretQueryValues(req.url),
-        remote_address: req.remoteAddress,
-      }),
-      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-    },
-    customProps: (_req, res) => ({ route: template(res as unknown as { locals: Record<string, unknown> }) }),
-    customSuccessMessage: (req, res, responseTime) => requestLine(req, res, responseTime),
-    customErrorMessage: (req, res) => requestLine(req, res, undefined),
-    customLogLevel: (req, res, error) => {
-      if (error || res.statusCode >= 500) return 'error';
-      return ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').startsWith(`${API_PREFIX}/health`) ? 'debug' : 'info';
-    },
-  });
-}
-
-function requestLine(req: IncomingMessage, res: ServerResponse, responseTime: number | undefined): string {
-  const route = ((res as unknown as { locals?: Record<string, unknown> }).locals?.route as string | undefined) ?? ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0];
-  return `${req.method} ${route} ${res.statusCode}${responseTime === undefined ? '' : ` ${Math.round(responseTime)} ms`}`;
 }
 
 function refuseWhileDraining(lifecycle: Lifecycle): RequestHandler {

@@ -66,7 +66,12 @@ export class AppError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    // A refusal (4xx) is an answer, not a fault: no stack is captured for it (a busy REST endpoint
+    // answers thousands of 409s a second). 5xx keep their stack for the log.
+    const stackLimit = Error.stackTraceLimit;
+    if (ERROR_STATUS[code] < 500) Error.stackTraceLimit = 0;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    Error.stackTraceLimit = stackLimit;
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_STATUS[code];

@@ -88,8 +88,8 @@ describe('sessions REST', () => {
 
   it('renames, archives (hidden from the list, 409 on new messages), and restores', async () => {
     const id = (await post(ann, '/sessions', { name: 'old' })).body.data.id;
-    const renamed = await request(`${api}/sessions/${id}`, { ...jsonBody({ name: 'new', config: { tone: 'dry' } }, { authorization: `Bearer ${ann.token}` }), method: 'PATCH' });
-    expect(renamed.body.data).toMatchObject({ name: 'new', config: { tone: 'dry' } });
+    const renamed = await request(`${api}/sessions/${id}`, { ...jsonBody({ name: 'new', config: { max_steps: 3 } }, { authorization: `Bearer ${ann.token}` }), method: 'PATCH' });
+    expect(renamed.body.data).toMatchObject({ name: 'new', config: { max_steps: 3 } });
     const archived = await request(`${api}/sessions/${id}`, as(ann, { method: 'DELETE' }));
     expect(archived.body.data.archived_at).not.toBeNull();
     const listed = await request(`${api}/sessions?limit=100`, as(ann));

@@ -1,0 +1,42 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Logger } from '../../logs/logger';
+import { redactSecretQueryValues } from '../../logs/redact';
+
+/**
+ * One line per request when it ends: method, path template, status and duration as the message
+ * (so the admin log stream shows them too), with the request id and the URL (secret query values
+ * hidden). Nothing is allocated per request unless the line's level is enabled: a silent or
+ * warn-level hub pays for no access log (pino-http made a child logger for every request).
+ */
+export function accessLog(logger: Logger, options: { quietPrefix: string }): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    const log = (aborted: boolean) => {
+      const level = res.statusCode >= 500 ? 'error' : req.originalUrl.startsWith(options.quietPrefix) ? 'debug' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      logger[level](
+        {
+          req: { id: res.locals.requestId as string, method: req.method, url: redactSecretQueryValues(req.originalUrl), remote_address: req.socket.remoteAddress },
+          res: { status: res.statusCode },
+          route: (res.locals.route as string | undefined) ?? null,
+          response_time_ms: Math.round(durationMs),
+          ...(aborted ? { aborted: true } : {}),
+        },
+        requestLine(req, res, aborted ? undefined : durationMs),
+      );
+    };
+    res.once('finish', () => log(false));
+    res.once('close', () => {
+      if (!res.writableFinished) log(true); // the client went away before the answer was sent
+    });
+    next();
+  };
+}
+
+/** `POST /api/v1/sessions/{id}/messages 202 3 ms`: the template, not the ids, names the endpoint. */
+export function requestLine(req: IncomingMessage | Request, res: ServerResponse | Response, durationMs: number | undefined): string {
+  const route = ((res as Response).locals?.route as string | undefined) ?? ((req as Request).originalUrl ?? req.url ?? '').split('?')[0];
+  return `${req.method} ${route} ${durationMs === undefined ? 'aborted' : `${res.statusCode} ${Math.round(durationMs)} ms`}`;
+}
