@@ -1,28 +1,30 @@
 import type WebSocket from 'ws';
 import type { Benchmark, Metric } from './lib/benchmark';
 import { startEchoServer, type EchoServer } from './lib/echo-server';
-import { closeSockets, createSessions, openSessionSocket, openSocket, registerUser, startBenchHub, type BenchHub } from './lib/hub';
+import { closeSockets, openSocket } from './lib/hub';
+import { startHubProcess } from './lib/hub-process';
 import { elapsedMs, percentile, withTimeout } from './lib/latency';
-import { FixedAnswerProvider, wordTokens } from './lib/models';
-import { BENCH_REDIS_URL, deleteRedisKeys, uniquePrefix } from './lib/stores';
+
 
 /**
  * Time from sending `user_message` on a session socket to receiving the turn's first `token` frame,
  * one turn at a time (each waits for the previous `done`), with a model that answers at once — so
- * the figure is the hub's own path: socket → store + enqueue → worker → event log → socket. Two
- * driver sets: embedded (in-process queue and event log, SQLite) and Redis (BullMQ, Streams,
- * pub/sub; still SQLite, one process). Baseline: the same frame echoed by a bare `ws` server.
+ * the figure is the hub's own path: socket → store + enqueue → worker → event log → socket. The
+ * embedded hub (one process: SQLite, in-process queue and event log) and the scaled hub (an API
+ * process and a worker process, PostgreSQL, Redis: BullMQ, Streams, pub/sub), each a process of its
+ * own; against the floor program (the same turn with nothing but a durable insert) and a bare `ws`
+ * echo of the frame.
  */
 export const FIRST_TOKEN_BENCH = {
   /** Turns per session before moving to a fresh one: the worker reads the whole history each turn. */
   turnsPerSession: 10,
-  answer: wordTokens(3),
+  answerTokens: 3,
   message: JSON.stringify({ type: 'user_message', payload: { text: 'How fast is the first token?', mode: 'normal' } }),
   frameTimeoutMs: 10_000,
-  goals: { embeddedP50Ms: 2, redisP50Ms: 5 },
+  goals: { embeddedP50Ms: 5, scaledP50Ms: 8 },
 };
 
-type Variant = 'echo' | 'embedded' | 'redis';
+type Variant = 'echo' | 'floor' | 'embedded' | 'scaled';
 
 interface Prober {
   /** One measured round trip, in milliseconds. */
@@ -61,18 +63,16 @@ async function echoProber(): Promise<Prober> {
   };
 }
 
-async function hubProber(variant: 'embedded' | 'redis', prefix: string): Promise<Prober> {
-  const env: Record<string, string> = variant === 'redis' ? { SERVICE_REDIS_URL: BENCH_REDIS_URL, SERVICE_REDIS_PREFIX: prefix } : {};
-  const hub: BenchHub = await startBenchHub({ env, provider: new FixedAnswerProvider(FIRST_TOKEN_BENCH.answer) });
+async function hubProber(variant: 'floor' | 'embedded' | 'scaled'): Promise<Prober> {
+  const hub = await startHubProcess({ variant, answerTokens: FIRST_TOKEN_BENCH.answerTokens });
   let ws: WebSocket | null = null;
   try {
-    const { token } = await registerUser(hub.api);
     let turns = FIRST_TOKEN_BENCH.turnsPerSession;
     const freshSocket = async () => {
       if (ws) await closeSockets([ws]);
       ws = null;
-      const [sessionId] = await createSessions(hub.api, token, 1);
-      const opened = await openSessionSocket(hub, sessionId!, token);
+      const { urls } = await hub.sessions(1);
+      const opened = await openSocket(urls[0]!, hub.headers);
       // The on-connect `agent_state` comes first; wait for it so it is not taken for a turn's frame.
       await withTimeout(nextFrame(opened, (frame) => frame.type === 'agent_state'), FIRST_TOKEN_BENCH.frameTimeoutMs, `${variant}: no agent_state on connect`);
       ws = opened;
@@ -114,64 +114,49 @@ async function sample(prober: Prober, seconds: number): Promise<number[]> {
 
 export const benchmark: Benchmark = {
   name: 'first-token',
-  description: 'user_message → first token frame (0-latency model), embedded and Redis drivers, vs a raw ws echo',
+  description: 'user_message → first token frame (0-latency model), one turn at a time: embedded and scaled hub vs the floor and a raw ws echo',
   async run({ runs, durationS, warmupS, log }) {
-    const prefix = uniquePrefix('first-token');
-    const variants: Variant[] = ['echo', 'embedded', 'redis'];
-    const results: Record<Variant, { p50: number[]; p99: number[]; count: number[] }> = {
-      echo: { p50: [], p99: [], count: [] },
-      embedded: { p50: [], p99: [], count: [] },
-      redis: { p50: [], p99: [], count: [] },
-    };
+    const variants: Variant[] = ['echo', 'floor', 'embedded', 'scaled'];
+    const results = Object.fromEntries(variants.map((variant) => [variant, { p50: [] as number[], p99: [] as number[], count: [] as number[] }])) as Record<
+      Variant,
+      { p50: number[]; p99: number[]; count: number[] }
+    >;
     // One variant at a time: a hub idling beside another still runs timers and would add noise.
-    try {
-      for (const variant of variants) {
-        const prober = variant === 'echo' ? await echoProber() : await hubProber(variant, prefix);
-        try {
-          log(`warm-up ${variant} (${warmupS} s)`);
-          await sample(prober, warmupS);
-          for (let run = 0; run < runs; run += 1) {
-            const latencies = await sample(prober, durationS);
-            results[variant].p50.push(percentile(latencies, 50));
-            results[variant].p99.push(percentile(latencies, 99));
-            results[variant].count.push(latencies.length);
-            log(`run ${run + 1}/${runs} ${variant}: p50 ${percentile(latencies, 50).toFixed(3)} ms, p99 ${percentile(latencies, 99).toFixed(3)} ms (${latencies.length} turns)`);
-          }
-        } finally {
-          await prober.stop();
+    for (const variant of variants) {
+      const prober = variant === 'echo' ? await echoProber() : await hubProber(variant);
+      try {
+        log(`warm-up ${variant} (${warmupS} s)`);
+        await sample(prober, warmupS);
+        for (let run = 0; run < runs; run += 1) {
+          const latencies = await sample(prober, durationS);
+          results[variant].p50.push(percentile(latencies, 50));
+          results[variant].p99.push(percentile(latencies, 99));
+          results[variant].count.push(latencies.length);
+          log(`run ${run + 1}/${runs} ${variant}: p50 ${percentile(latencies, 50).toFixed(3)} ms, p99 ${percentile(latencies, 99).toFixed(3)} ms (${latencies.length} turns)`);
         }
+      } finally {
+        await prober.stop();
       }
-    } finally {
-      await deleteRedisKeys(prefix);
     }
-    const ratio = (variant: Variant) => results[variant].p50.map((p50, run) => p50 / results.echo.p50[run]!);
+    const ratio = (variant: Variant, to: Variant) => results[variant].p50.map((p50, run) => p50 / results[to].p50[run]!);
+    const { goals } = FIRST_TOKEN_BENCH;
     const metrics: Metric[] = [
-      {
-        name: 'embedded: p50',
-        unit: 'ms',
-        samples: results.embedded.p50,
-        goal: { text: `≤ ${FIRST_TOKEN_BENCH.goals.embeddedP50Ms}`, met: (median) => median <= FIRST_TOKEN_BENCH.goals.embeddedP50Ms },
-      },
-      {
-        name: 'redis: p50',
-        unit: 'ms',
-        samples: results.redis.p50,
-        goal: { text: `≤ ${FIRST_TOKEN_BENCH.goals.redisP50Ms}`, met: (median) => median <= FIRST_TOKEN_BENCH.goals.redisP50Ms },
-      },
-      { name: 'echo baseline: p50', unit: 'ms', samples: results.echo.p50 },
-      { name: 'embedded: p50 / echo p50', unit: '×', samples: ratio('embedded') },
-      { name: 'redis: p50 / echo p50', unit: '×', samples: ratio('redis') },
+      { name: 'embedded: p50', unit: 'ms', samples: results.embedded.p50, goal: { text: `≤ ${goals.embeddedP50Ms}`, met: (median) => median <= goals.embeddedP50Ms } },
+      { name: 'scaled: p50', unit: 'ms', samples: results.scaled.p50, goal: { text: `≤ ${goals.scaledP50Ms}`, met: (median) => median <= goals.scaledP50Ms } },
+      { name: 'floor: p50', unit: 'ms', samples: results.floor.p50 },
+      { name: 'echo: p50', unit: 'ms', samples: results.echo.p50 },
+      { name: 'embedded: p50 ÷ floor', unit: '×', samples: ratio('embedded', 'floor') },
+      { name: 'scaled: p50 ÷ floor', unit: '×', samples: ratio('scaled', 'floor') },
       ...variants.map((variant): Metric => ({ name: `${variant}: p99`, unit: 'ms', samples: results[variant].p99 })),
       ...variants.map((variant): Metric => ({ name: `${variant}: round trips per run`, unit: 'count', samples: results[variant].count })),
     ];
     return {
       metrics,
       setup: {
-        model: `fixed answer of ${FIRST_TOKEN_BENCH.answer.length} tokens, no latency`,
+        model: `fixed answer of ${FIRST_TOKEN_BENCH.answerTokens} tokens, no latency`,
         turns_per_session: FIRST_TOKEN_BENCH.turnsPerSession,
-        database: 'SQLite (temp dir)',
-        redis: BENCH_REDIS_URL.replace(/\/\/[^@]*@/, '//'),
-        measure: 'one turn at a time on one socket; client in the same process',
+        hubs: 'processes of their own; embedded: SQLite, in-process drivers; scaled: API + worker processes, PostgreSQL, Redis',
+        measure: 'one turn at a time on one socket; client in the bench process',
       },
     };
   },

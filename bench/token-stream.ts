@@ -1,16 +1,20 @@
-import type { AddressInfo } from 'node:net';
-import WebSocket, { WebSocketServer } from 'ws';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type WebSocket from 'ws';
+import { spawnNode } from './lib/child';
 import type { Benchmark, Metric } from './lib/benchmark';
-import { closeSockets, createSessions, openSessionSocket, openSocket, registerUser, startBenchHub } from './lib/hub';
+import { closeSockets, openSocket } from './lib/hub';
+import { startHubProcess, type HubUnderTest } from './lib/hub-process';
 import { withTimeout } from './lib/latency';
-import { FixedAnswerProvider, wordTokens } from './lib/models';
 
 /**
  * Token frames per second delivered to one session socket: a turn whose model yields
- * `tokensPerTurn` tokens at once, counted on the client from the first `token` frame to the last.
- * Embedded drivers (the in-process event log), client in the same process. Baseline: a bare `ws`
- * server sending the same number of frames, each byte for byte a token frame the hub sent, in a
- * plain loop. Timed from the request (user_message; for the baseline, a trigger frame) to the last
+ * `tokensPerTurn` tokens at once, counted on the client. The embedded hub (in-process event log) and
+ * the scaled hub (the worker appends to Redis Streams, the API process relays the pub/sub tail),
+ * each a process of its own; the client in the bench process. Baseline: a bare `ws`
+ * server (a process of its own) sending the same number of frames, each byte for byte a token frame
+ * the hub sent, in a plain loop. Timed from the request (user_message; for the baseline, a trigger frame) to the last
  * token frame, so the hub's figure includes starting the turn. Each turn uses a fresh session (the worker reads the whole history every turn).
  */
 export const TOKEN_STREAM_BENCH = {
@@ -18,7 +22,7 @@ export const TOKEN_STREAM_BENCH = {
   /** Characters per token, like an English word and its space. */
   tokenSize: 6,
   turnTimeoutMs: 60_000,
-  goals: { ratio: 0.5 },
+  goals: { embeddedRatio: 0.5, scaledRatio: 0.4 },
 };
 
 interface Stream {
@@ -55,98 +59,116 @@ function countFrames(ws: WebSocket, isToken: (text: string) => boolean, isLast: 
 const isTokenFrame = (text: string) => text.startsWith('{"type":"token"');
 const isTurnEnd = (text: string) => text.startsWith('{"type":"done"') || text.startsWith('{"type":"error"');
 
+/** One turn on a fresh session of `hub`: its token frames over the time from the request to the last one. */
+async function hubTurn(hub: HubUnderTest): Promise<Stream & { sample: string }> {
+  const { tokensPerTurn, turnTimeoutMs } = TOKEN_STREAM_BENCH;
+  const { urls } = await hub.sessions(1);
+  const ws = await openSocket(urls[0]!, hub.headers);
+  try {
+    const counted = countFrames(ws, isTokenFrame, isTurnEnd);
+    ws.send(JSON.stringify({ type: 'user_message', payload: { text: 'Stream a long answer.', mode: 'normal' } }));
+    const stream = await withTimeout(counted, turnTimeoutMs, `${hub.label}: the turn did not end`);
+    if (stream.frames !== tokensPerTurn) throw new Error(`${hub.label}: ${stream.frames} token frames, expected ${tokensPerTurn}`);
+    return stream;
+  } finally {
+    await closeSockets([ws]);
+  }
+}
+
+/** Repeats turns for `seconds`; the rate is every frame over the time spent streaming them. */
+async function measure(turn: () => Promise<Stream>, seconds: number): Promise<number> {
+  let frames = 0;
+  let streaming = 0;
+  const until = Date.now() + seconds * 1000;
+  do {
+    const stream = await turn();
+    frames += stream.frames;
+    streaming += stream.seconds;
+  } while (Date.now() < until);
+  return frames / streaming;
+}
+
 export const benchmark: Benchmark = {
   name: 'token-stream',
-  description: 'token frames/s delivered on one session socket vs a raw ws send loop of the same frames',
+  description: 'token frames/s delivered on one session socket (embedded, scaled) vs a raw ws send loop of the same frames',
   async run({ runs, durationS, warmupS, log }) {
-    const { tokensPerTurn, tokenSize, turnTimeoutMs } = TOKEN_STREAM_BENCH;
-    const hub = await startBenchHub({ provider: new FixedAnswerProvider(wordTokens(tokensPerTurn, tokenSize)) });
-    let baseline: WebSocketServer | null = null;
-    try {
-      const { token } = await registerUser(hub.api);
-      let sampleFrame = '';
-      const hubTurn = async (): Promise<Stream> => {
-        const [sessionId] = await createSessions(hub.api, token, 1);
-        const ws = await openSessionSocket(hub, sessionId!, token);
-        try {
-          const counted = countFrames(ws, isTokenFrame, isTurnEnd);
-          ws.send(JSON.stringify({ type: 'user_message', payload: { text: 'Stream a long answer.', mode: 'normal' } }));
-          const stream = await withTimeout(counted, turnTimeoutMs, 'hub: the turn did not end');
-          if (stream.frames !== tokensPerTurn) throw new Error(`hub: ${stream.frames} token frames, expected ${tokensPerTurn}`);
+    const { tokensPerTurn, turnTimeoutMs, goals } = TOKEN_STREAM_BENCH;
+    const rates: Record<'embedded' | 'scaled', number[]> = { embedded: [], scaled: [] };
+    let sampleFrame = '';
+    for (const variant of ['embedded', 'scaled'] as const) {
+      const hub = await startHubProcess({ variant, answerTokens: tokensPerTurn });
+      try {
+        log(`warm-up ${variant} (${warmupS} s)`);
+        await measure(async () => {
+          const stream = await hubTurn(hub);
           sampleFrame = stream.sample;
           return stream;
-        } finally {
-          await closeSockets([ws]);
+        }, warmupS);
+        for (let run = 0; run < runs; run += 1) {
+          rates[variant].push(await measure(() => hubTurn(hub), durationS));
+          log(`run ${run + 1}/${runs} ${variant}: ${rates[variant][run]!.toFixed(0)} frames/s`);
         }
-      };
-      // Repeats turns for `seconds`; the rate is every frame over the time spent streaming them.
-      const measure = async (turn: () => Promise<Stream>, seconds: number): Promise<number> => {
-        let frames = 0;
-        let streaming = 0;
-        const until = Date.now() + seconds * 1000;
-        do {
-          const stream = await turn();
-          frames += stream.frames;
-          streaming += stream.seconds;
-        } while (Date.now() < until);
-        return frames / streaming;
-      };
+      } finally {
+        await hub.stop();
+      }
+    }
 
-      log(`warm-up hub (${warmupS} s)`);
-      await measure(hubTurn, warmupS);
-      baseline = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
-      await new Promise<void>((resolve) => baseline!.once('listening', resolve));
-      const frame = sampleFrame;
-      const end = '{"type":"done"}';
-      baseline.on('connection', (ws) =>
-        ws.on('message', () => {
-          for (let index = 0; index < tokensPerTurn; index += 1) ws.send(frame);
-          ws.send(end);
-        }),
-      );
-      const baselineSocket = await openSocket(`ws://127.0.0.1:${(baseline.address() as AddressInfo).port}`);
+    // The raw ws loop also runs in a process of its own, sending the hub's own frame.
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-raw-ws-'));
+    const raw = spawnNode(path.join(__dirname, 'lib', 'raw-ws-entry.js'), { BENCH_FRAME: sampleFrame, BENCH_FRAMES: String(tokensPerTurn) }, dataDir);
+    const baseRates: number[] = [];
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let output = '';
+        raw.process.stdout!.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          const match = /ready (\d+)/.exec(output);
+          if (match) resolve(Number(match[1]));
+        });
+        raw.waitFor('ready').catch(reject);
+      });
+      const socket = await openSocket(`ws://127.0.0.1:${port}`);
       const baselineTurn = async (): Promise<Stream> => {
-        const counted = countFrames(baselineSocket, isTokenFrame, isTurnEnd);
-        baselineSocket.send('go');
+        const counted = countFrames(socket, isTokenFrame, isTurnEnd);
+        socket.send('go');
         return withTimeout(counted, turnTimeoutMs, 'baseline: the stream did not end');
       };
-      log(`warm-up baseline (${warmupS} s)`);
       await measure(baselineTurn, warmupS);
-
-      const hubRates: number[] = [];
-      const baseRates: number[] = [];
       for (let run = 0; run < runs; run += 1) {
-        hubRates.push(await measure(hubTurn, durationS));
         baseRates.push(await measure(baselineTurn, durationS));
-        log(`run ${run + 1}/${runs}: hub ${hubRates[run]!.toFixed(0)} frames/s, baseline ${baseRates[run]!.toFixed(0)} frames/s`);
+        log(`run ${run + 1}/${runs} raw ws: ${baseRates[run]!.toFixed(0)} frames/s`);
       }
-      await closeSockets([baselineSocket]);
-      const metrics: Metric[] = [
-        {
-          name: 'hub / baseline',
-          unit: '×',
-          samples: hubRates.map((rate, run) => rate / baseRates[run]!),
-          goal: { text: `≥ ${TOKEN_STREAM_BENCH.goals.ratio}`, met: (median) => median >= TOKEN_STREAM_BENCH.goals.ratio },
-        },
-        { name: 'hub: token frames', unit: 'frames/s', samples: hubRates },
-        { name: 'baseline: same frames', unit: 'frames/s', samples: baseRates },
-      ];
-      return {
-        metrics,
-        setup: {
-          tokens_per_turn: tokensPerTurn,
-          frame_bytes: Buffer.byteLength(frame),
-          frame_example: frame,
-          hub: 'single process, embedded drivers (in-process event log), SQLite; client in the same process',
-          timing: 'request sent to last token frame received, summed over the turns of a run',
-        },
-      };
+      await closeSockets([socket]);
     } finally {
-      if (baseline) {
-        for (const client of baseline.clients) client.terminate();
-        await new Promise<void>((resolve) => baseline!.close(() => resolve()));
-      }
-      await hub.stop();
+      await raw.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     }
+    const metrics: Metric[] = [
+      {
+        name: 'embedded ÷ raw ws',
+        unit: '×',
+        samples: rates.embedded.map((rate, run) => rate / baseRates[run]!),
+        goal: { text: `≥ ${goals.embeddedRatio}`, met: (median) => median >= goals.embeddedRatio },
+      },
+      {
+        name: 'scaled ÷ raw ws',
+        unit: '×',
+        samples: rates.scaled.map((rate, run) => rate / baseRates[run]!),
+        goal: { text: `≥ ${goals.scaledRatio}`, met: (median) => median >= goals.scaledRatio },
+      },
+      { name: 'embedded: token frames', unit: 'frames/s', samples: rates.embedded },
+      { name: 'scaled: token frames', unit: 'frames/s', samples: rates.scaled },
+      { name: 'raw ws: same frames', unit: 'frames/s', samples: baseRates },
+    ];
+    return {
+      metrics,
+      setup: {
+        tokens_per_turn: tokensPerTurn,
+        frame_bytes: Buffer.byteLength(sampleFrame),
+        frame_example: sampleFrame,
+        hubs: 'processes of their own; client and the raw ws loop in the bench process',
+        timing: 'request sent to last token frame received, summed over the turns of a run',
+      },
+    };
   },
 };

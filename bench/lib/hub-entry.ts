@@ -8,7 +8,9 @@ import { runProcess, startService, startWorkerProcess } from '../../src/main';
 import { FixedAnswerProvider, wordTokens } from './models';
 
 const tokens = wordTokens(Number(process.env.BENCH_ANSWER_TOKENS ?? '20'));
-const provider = new FixedAnswerProvider(tokens, Number(process.env.BENCH_TOKEN_DELAY_MS ?? '0'));
+// With BENCH_ANNOUNCE_TURNS=1 the process says when its model starts an answer (which worker runs a turn).
+const announce = process.env.BENCH_ANNOUNCE_TURNS === '1' ? () => void process.stdout.write('bench model answering\n') : undefined;
+const provider = new FixedAnswerProvider(tokens, Number(process.env.BENCH_TOKEN_DELAY_MS ?? '0'), announce);
 const start = process.env.BENCH_ROLE === 'worker' ? startWorkerProcess : startService;
 
 void runProcess(async (options) => {

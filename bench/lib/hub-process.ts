@@ -21,6 +21,8 @@ export interface HubUnderTest {
   cpu(): Promise<Record<string, number>>;
   /** The API process and, when separate, the worker processes (for SIGKILL tests). */
   children: Child[];
+  /** Scaled only: starts one more worker process (it joins `children`). */
+  addWorker(): Promise<Child>;
   dataDir: string;
   env: Record<string, string>;
   stop(): Promise<void>;
@@ -83,6 +85,7 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
         children,
         dataDir,
         env: {},
+        addWorker: () => Promise.reject(new Error(`${options.variant} has no separate workers`)),
         sessions: async (count) => {
           const ids = Array.from({ length: count }, () => crypto.randomUUID());
           return { ids, urls: ids.map((id) => `ws://127.0.0.1:${port}/ws/v1/sessions/${id}`) };
@@ -99,10 +102,13 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
     const env = { ...benchEnv(dataDir, extra), ...model };
     const api = await startChild('hub-entry.js', env, dataDir, nodeArguments);
     children.push(api.child);
-    for (let index = 0; index < (options.variant === 'scaled' ? (options.workers ?? 1) : 0); index += 1) {
+    const addWorker = async (): Promise<Child> => {
+      if (options.variant !== 'scaled') throw new Error('only the scaled hub has separate workers');
       const worker = await startChild('hub-entry.js', { ...env, BENCH_ROLE: 'worker' }, dataDir, nodeArguments);
       children.push(worker.child);
-    }
+      return worker.child;
+    };
+    for (let index = 0; index < (options.variant === 'scaled' ? (options.workers ?? 1) : 0); index += 1) await addWorker();
     const base = `http://127.0.0.1:${api.port}`;
     const user = await registerUser(`${base}/api/v1`);
     const headers = { authorization: `Bearer ${user.token}` };
@@ -126,6 +132,7 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
       children,
       dataDir,
       env,
+      addWorker,
       sessions: async (count) => {
         const ids = await createSessions(`${base}/api/v1`, user.token, count);
         return { ids, urls: ids.map((id) => `ws://127.0.0.1:${api.port}/ws/v1/sessions/${id}`) };
@@ -133,7 +140,7 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
       cpu: async () => {
         const parts: Record<string, number> = { api: processCpuSeconds(api.child.process.pid!) };
         const workers = children.slice(1);
-        if (workers.length > 0) parts.worker = workers.reduce((sum, child) => sum + processCpuSeconds(child.process.pid!), 0);
+        if (workers.length > 0) parts.worker = workers.reduce((sum, child) => sum + processCpuSeconds(child.process.pid!), 0); // a killed one counts 0
         if (database) parts.postgres = (await postgresPids()).reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
         if (redisPid) parts.redis = processCpuSeconds(redisPid);
         return parts;

@@ -13,9 +13,12 @@ export class FixedAnswerProvider implements LlmProvider {
   constructor(
     private readonly tokens: readonly string[],
     private readonly delayMs = 0,
+    /** Called as each answer starts (the takeover benchmark learns which worker runs the turn). */
+    private readonly onStart: () => void = () => undefined,
   ) {}
 
   async *stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
+    this.onStart();
     for (const text of this.tokens) {
       if (request.signal.aborted) return;
       if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));

@@ -187,10 +187,13 @@ const workerSchema = z.strictObject({
   embedded: z.boolean().default(true),
   /** Turns one worker process runs at once (different sessions; one session never runs two). */
   concurrency: positiveInt.default(8),
-  /** Redis: how long a worker's hold on a turn lasts between renewals; a dead worker's turn is redelivered after it. */
-  turn_lock_s: positiveInt.default(30),
+  /**
+   * Redis: how long a worker's hold on a turn lasts (renewed every half of it); a dead worker's turn
+   * is taken over within about this plus two stalled checks (BullMQ checks twice before it moves a job).
+   */
+  turn_lock_s: positiveInt.default(4),
   /** Redis: how often workers look for turns whose worker died. */
-  stalled_check_s: positiveInt.default(15),
+  stalled_check_s: positiveInt.default(2),
   /** A turn no worker has started after this long: the client gets a `WORKER_UNAVAILABLE` note (the turn stays queued). */
   pickup_warning_s: positiveInt.default(30),
 });

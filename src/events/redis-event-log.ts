@@ -5,18 +5,40 @@ import { redisKey } from '../redis/connection';
 import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 
 /**
- * One script per append, so numbering, storing and publishing happen in one step and every process
- * sees a session's frames in seq order. The frame's JSON is assembled around the new seq in Lua.
- * The stream entry id is `<seq>-0`, so "frames after seq N" is XRANGE from `N+1`.
+ * One script per batch of appends to a session (the frames one tick produced: a burst of tokens),
+ * so numbering, storing and publishing happen in one step and every process sees a session's frames
+ * in seq order. Each frame's JSON is assembled around its seq in Lua. The stream entry id is
+ * `<seq>-0`, so "frames after seq N" is XRANGE from `N+1`. The live tail gets one message per batch:
+ * the frames joined by newlines (JSON text never holds a raw newline).
+ * ARGV: max stream length, ttl, count, then head and tail of each frame. Returns the first seq.
  */
 const APPEND_SCRIPT = `
-local seq = redis.call('INCR', KEYS[1])
-local frame = ARGV[1] .. seq .. ARGV[2]
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], seq .. '-0', 'f', frame)
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-redis.call('PUBLISH', KEYS[3], frame)
-return frame
+local count = tonumber(ARGV[3])
+local first = redis.call('INCRBY', KEYS[1], count) - count + 1
+local frames = {}
+for i = 1, count do
+  local seq = first + i - 1
+  local frame = ARGV[2 + 2 * i] .. seq .. ARGV[3 + 2 * i]
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], seq .. '-0', 'f', frame)
+  frames[i] = frame
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('PUBLISH', KEYS[3], table.concat(frames, '\\n'))
+return first
 `;
+
+export const REDIS_EVENT_LOG_DEFAULTS = {
+  /** Most frames one script appends (a longer burst takes several): Redis runs a script alone. */
+  maxBatch: 256,
+};
+
+interface PendingAppend {
+  frame: Omit<SessionFrame, 'seq'>;
+  head: string;
+  tail: string;
+  resolve(frame: SessionFrame): void;
+  reject(error: unknown): void;
+}
 
 /** Raises the counter to ARGV[1] when the client is ahead (the counter was lost), returns the counter. */
 const RAISE_SCRIPT = `
@@ -29,7 +51,7 @@ return current
 `;
 
 type RedisWithScripts = Redis & {
-  eventLogAppend(seqKey: string, streamKey: string, channel: string, head: string, tail: string, maxLen: number, ttlMs: number): Promise<string>;
+  eventLogAppend(seqKey: string, streamKey: string, channel: string, maxLen: number, ttlMs: number, count: number, ...frames: string[]): Promise<number>;
   eventLogRaise(seqKey: string, afterSeq: number): Promise<number>;
 };
 
@@ -38,6 +60,8 @@ export class RedisEventLog implements EventLog {
   readonly name = 'redis' as const;
   private readonly redis: RedisWithScripts;
   private readonly listeners = new Map<string, Set<FrameListener>>();
+  /** Appends waiting for the end of this tick, per session. */
+  private readonly batches = new Map<string, PendingAppend[]>();
 
   /** `redis` runs commands; `subscriber` is a dedicated connection in subscriber mode. */
   constructor(
@@ -55,26 +79,53 @@ export class RedisEventLog implements EventLog {
     this.subscriber.on('message', (channel: string, message: string) => {
       const listeners = this.listeners.get(channel);
       if (!listeners) return;
-      const frame = JSON.parse(message) as SessionFrame;
-      for (const listener of listeners) listener(frame, message);
+      for (const text of message.split('\n')) {
+        const frame = JSON.parse(text) as SessionFrame;
+        for (const listener of listeners) listener(frame, text);
+      }
     });
   }
 
-  async append(sessionId: string, body: SessionFrameBody): Promise<SessionFrame> {
+  append(sessionId: string, body: SessionFrameBody): Promise<SessionFrame> {
     const ts = new Date().toISOString();
     // Key order is the spec's envelope order: type, session_id, payload, seq, ts.
     const head = JSON.stringify({ type: body.type, session_id: sessionId, payload: body.payload }).slice(0, -1) + ',"seq":';
     const tail = `,"ts":${JSON.stringify(ts)}}`;
-    const frame = await (this.redis as RedisWithScripts).eventLogAppend(
-      this.seqKey(sessionId),
-      this.streamKey(sessionId),
-      this.channel(sessionId),
-      head,
-      tail,
-      this.limits.maxFramesPerSession,
-      this.limits.retentionAfterAppendMs,
-    );
-    return JSON.parse(frame) as SessionFrame;
+    return new Promise((resolve, reject) => {
+      let batch = this.batches.get(sessionId);
+      if (!batch) {
+        batch = [];
+        this.batches.set(sessionId, batch);
+        // Everything appended to this session until the current tick's work is done goes in one script.
+        process.nextTick(() => this.flush(sessionId));
+      }
+      batch.push({ frame: { type: body.type, session_id: sessionId, payload: body.payload, ts } as Omit<SessionFrame, 'seq'>, head, tail, resolve, reject });
+    });
+  }
+
+  private flush(sessionId: string): void {
+    const pending = this.batches.get(sessionId) ?? [];
+    this.batches.delete(sessionId);
+    for (let start = 0; start < pending.length; start += REDIS_EVENT_LOG_DEFAULTS.maxBatch) {
+      const batch = pending.slice(start, start + REDIS_EVENT_LOG_DEFAULTS.maxBatch);
+      this.redis
+        .eventLogAppend(
+          this.seqKey(sessionId),
+          this.streamKey(sessionId),
+          this.channel(sessionId),
+          this.limits.maxFramesPerSession,
+          this.limits.retentionAfterAppendMs,
+          batch.length,
+          ...batch.flatMap((entry) => [entry.head, entry.tail]),
+        )
+        .then(
+          (first) =>
+            batch.forEach(({ frame, resolve }, index) =>
+              resolve({ type: frame.type, session_id: frame.session_id, payload: frame.payload, seq: Number(first) + index, ts: frame.ts } as SessionFrame),
+            ),
+          (error: unknown) => batch.forEach((entry) => entry.reject(error)),
+        );
+    }
   }
 
   async replay(sessionId: string, afterSeq: number): Promise<Replay> {
