@@ -348,9 +348,9 @@ describe('the web UI', () => {
     await page.getByRole('link', { name: 'Live logs' }).click();
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
     // Any request is logged; this one names a path to search for.
-    await fetch(`${base}/api/v1/health?probe=e2e`);
+    await fetch(`${base}/api/v1/openapi.json?probe=e2e`);
     const lines = page.getByRole('log', { name: 'Log lines' });
-    await lines.getByText(/GET \/api\/v1\/health|request completed/).first().waitFor();
+    await lines.getByText(/GET \/api\/v1\/openapi\.json 200/).first().waitFor();
     await page.getByRole('searchbox', { name: 'Search logs' }).fill('zzz-nothing-matches');
     await lines.getByText('No line matches the search.').waitFor();
     await page.getByRole('searchbox', { name: 'Search logs' }).fill('');
