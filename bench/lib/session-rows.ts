@@ -66,11 +66,6 @@ export class SessionRows {
     }
   }
 
-  /** Ends every session's turn (as a cancel of a queued turn would), so each can take a message again. */
-  async freeAll(): Promise<void> {
-    await this.models.Session.update({ current_turn_id: null, turn_phase: null, state: 'idle' }, { where: {} });
-  }
-
   get sequelize() {
     return this.database.sequelize;
   }
