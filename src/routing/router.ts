@@ -1,4 +1,5 @@
 import type { ContactRow, WorkflowRow } from '../db/models';
+import { literalHaystack, requiredLiteral } from './regex-literal';
 import { stems } from './text';
 
 /** A workflow's triggers, prepared once per change so routing a message costs the same at any history length. */
@@ -11,6 +12,8 @@ interface CompiledWorkflow {
   /** The keywords as written, index for index with `keywords` (for explanations). */
   keywordText: string[];
   regex: RegExp[];
+  /** For each regex, a literal every match contains (lowercased), or null: the regex runs only when the message has it. */
+  regexLiterals: (string | null)[];
   contactTags: Set<string>;
   minScore: number;
 }
@@ -77,6 +80,7 @@ export class Router {
         keywords: row.triggers.keywords.map((keyword) => stems(keyword)).filter((sequence) => sequence.length > 0),
         keywordText: row.triggers.keywords.filter((keyword) => stems(keyword).length > 0),
         regex: row.triggers.regex.map((pattern) => new RegExp(pattern, 'iu')),
+        regexLiterals: row.triggers.regex.map(requiredLiteral),
         contactTags: new Set(row.triggers.contact_tags),
         minScore: row.triggers.min_score ?? DEFAULT_MIN_SCORE,
       }));
@@ -142,11 +146,15 @@ export class Router {
       else positions.set(word, [index]);
     }
     const tags = new Set(input.contact?.tags ?? []);
+    const haystack = literalHaystack(input.text);
     let best: { workflow: CompiledWorkflow; score: number } | null = null;
     for (const workflow of candidates) {
       let score = 0;
       for (const keyword of workflow.keywords) if (containsSequence(words, positions, keyword)) score += 1;
-      for (const pattern of workflow.regex) if (pattern.test(input.text)) score += 2;
+      for (const [index, pattern] of workflow.regex.entries()) {
+        const literal = workflow.regexLiterals[index];
+        if ((literal === null || haystack.includes(literal)) && pattern.test(input.text)) score += 2;
+      }
       for (const tag of workflow.contactTags) if (tags.has(tag)) score += 1;
       if (score < workflow.minScore || score === 0) continue;
       if (!best || score > best.score) best = { workflow, score };
