@@ -79,18 +79,30 @@ export function fitToBudget(system: ChatMessage, entries: readonly MemoryEntry[]
   return fitEntries(system, entries, budget).messages;
 }
 
-/** `fitToBudget`, with the tokens of what it kept (the system message included). */
+/**
+ * `fitToBudget`, with the tokens of what it kept (the system message included). One backward pass
+ * over the entries, whole turns at a time (a turn is a run of entries with one turn id), no copies
+ * but the result: a long conversation costs a loop, not a regrouping, every turn.
+ */
 export function fitEntries(system: ChatMessage, entries: readonly MemoryEntry[], budget: number): { messages: ChatMessage[]; tokens: number } {
-  const turns = groupByTurn(entries);
-  const kept: MemoryEntry[][] = [];
   let used = systemTokens(system);
-  for (const turn of [...turns].reverse()) {
-    const size = entryTokens(turn);
-    if (kept.length > 0 && used + size > budget) break;
-    kept.unshift(turn);
+  let start = entries.length;
+  while (start > 0) {
+    // The turn that ends at start - 1 begins where the turn id changes (null ids stand alone).
+    let turnStart = start - 1;
+    let size = entries[turnStart]!.tokens;
+    const turnId = entries[turnStart]!.turnId;
+    while (turnId !== null && turnStart > 0 && entries[turnStart - 1]!.turnId === turnId) {
+      turnStart -= 1;
+      size += entries[turnStart]!.tokens;
+    }
+    if (start < entries.length && used + size > budget) break; // the newest turn always stays
     used += size;
+    start = turnStart;
   }
-  return { messages: [system, ...kept.flat().map((entry) => entry.message)], tokens: used };
+  const messages: ChatMessage[] = [system];
+  for (let index = start; index < entries.length; index += 1) messages.push(entries[index]!.message);
+  return { messages, tokens: used };
 }
 
 /**

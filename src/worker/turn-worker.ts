@@ -134,8 +134,9 @@ export class TurnWorker implements ConfirmationWaiters {
     let result: TurnResult | null = null;
     try {
       const loaded = await this.loadConversation(job.sessionId);
-      const userMessage = loaded?.messages.find((message) => message.id === turnId);
-      const answered = loaded?.messages.find((message) => message.reply_to === turnId);
+      // The turn's own rows are the newest: looked for from the end.
+      const userMessage = loaded ? findLast(loaded.messages, (message) => message.id === turnId) : undefined;
+      const answered = loaded ? findLast(loaded.messages, (message) => message.reply_to === turnId, userMessage) : undefined;
       if (!loaded || !userMessage || answered) {
         // Gone, or redelivered after its reply was stored: the turn ends without running again.
         await registry.release(job.sessionId, turnId);
@@ -409,6 +410,16 @@ export class TurnWorker implements ConfirmationWaiters {
   private async beat(): Promise<void> {
     await this.options.presence.beat(this.id).catch((error: unknown) => this.options.logger.warn({ err: error }, 'worker heartbeat failed'));
   }
+}
+
+/** The last message that matches, searching back no further than `stopAt` (exclusive) when given. */
+function findLast(messages: readonly MessageRecord[], matches: (message: MessageRecord) => boolean, stopAt?: MessageRecord): MessageRecord | undefined {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index]!;
+    if (matches(message)) return message;
+    if (message === stopAt) return undefined;
+  }
+  return undefined;
 }
 
 /** The keys of a session's `config` the agent honours (checked when the session was written). */

@@ -1,36 +1,25 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startService, type RunningService } from '../../src/main';
 import { ScriptedProvider } from '../fakes/scripted-provider';
-import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
-import { testEnv } from '../helpers/env';
-import { jsonBody, request } from '../helpers/http';
-import { LogCapture } from '../helpers/log-capture';
-import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
-import { registerUser } from '../helpers/users';
-import { openSocket } from '../helpers/ws-client';
+import { startTestHub, type TestHub } from '../helpers/hub';
+import { removeTempDirs } from '../helpers/temp-dir';
 
 /** The hub's own tool registry (no test tools) in real turns: the composition root wires it. */
-let service: RunningService;
-let dataDir: string;
+let hub: TestHub;
 const provider = new ScriptedProvider();
 
 beforeAll(async () => {
-  dataDir = path.join(makeTempDir(), 'data');
-  service = await startService({ env: testEnv(dataDir, GENEROUS_RATE_LIMITS), cwd: makeTempDir(), logDestination: new LogCapture(), provider });
+  hub = await startTestHub({ provider });
 });
 
 afterAll(async () => {
-  await service.stop();
+  await hub.stop();
   removeTempDirs();
 });
 
 it('runs calculator, and write_file into the workspace only after a human allows it', async () => {
-  const api = `http://127.0.0.1:${service.port}/api/v1`;
-  const { token } = await registerUser(api, 'root');
-  const auth = { authorization: `Bearer ${token}` };
-  const sessionId = (await request(`${api}/sessions`, jsonBody({}, auth))).body.data.id;
-  const socket = await openSocket(`ws://127.0.0.1:${service.port}/ws/v1/sessions/${sessionId}`, { headers: auth });
+  const { dataDir } = hub;
+  const { socket } = await hub.sessionSocket('root');
   provider.rounds = [
     { calls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"2+3*4"}' }, { id: 'w1', name: 'write_file', arguments: '{"path":"notes/answer.txt","content":"14"}' }] },
     { text: ['Saved 14.'] },

@@ -2,14 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeToolResults, plannedCall } from '../../src/agent/providers/builtin-tools';
 import type { ToolSpec } from '../../src/agent/provider';
-import { startService, type RunningService } from '../../src/main';
-import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
-import { testEnv } from '../helpers/env';
-import { jsonBody, request } from '../helpers/http';
-import { LogCapture } from '../helpers/log-capture';
-import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
-import { registerUser } from '../helpers/users';
-import { openSocket } from '../helpers/ws-client';
+import { startTestHub, type TestHub } from '../helpers/hub';
+import { removeTempDirs } from '../helpers/temp-dir';
 
 const spec = (name: string): ToolSpec => ({ name, description: '', parameters: {} });
 const ALL = ['write_file', 'current_time', 'calculator', 'knowledge_search'].map(spec);
@@ -48,26 +42,19 @@ describe('the built-in model calls built-in tools on plain requests', () => {
 });
 
 describe('the tour with no model configured (a real hub, the built-in provider)', () => {
-  let service: RunningService;
-  let dataDir: string;
+  let hub: TestHub;
 
   beforeAll(async () => {
-    dataDir = makeTempDir();
-    service = await startService({ env: testEnv(dataDir, GENEROUS_RATE_LIMITS), cwd: makeTempDir(), logDestination: new LogCapture() });
+    hub = await startTestHub();
   });
 
   afterAll(async () => {
-    await service.stop();
+    await hub.stop();
     removeTempDirs();
   });
 
   it('"write a file … containing …" asks for confirmation, writes the file when allowed, and streams every frame', async () => {
-    const api = `http://127.0.0.1:${service.port}/api/v1`;
-    const { token } = await registerUser(api, 'newcomer');
-    const headers = { authorization: `Bearer ${token}` };
-    const session = (await request(`${api}/sessions`, jsonBody({}, headers))).body.data.id;
-    const socket = await openSocket(`ws://127.0.0.1:${service.port}/ws/v1/sessions/${session}`, { headers });
-    await socket.nextOfType('agent_state');
+    const { socket } = await hub.sessionSocket('newcomer');
     socket.send({ type: 'user_message', payload: { text: 'write a file notes.txt containing the meeting notes', mode: 'normal' } });
     const asked = await socket.nextOfType('tool_confirm_request');
     expect(asked.payload).toMatchObject({ tool: 'write_file', parameters: { path: 'notes.txt', content: 'the meeting notes' } });
@@ -77,7 +64,7 @@ describe('the tour with no model configured (a real hub, the built-in provider)'
     expect(types).toEqual(expect.arrayContaining(['tool_start', 'tool_confirm_request', 'tool_end', 'token', 'done']));
     expect(socket.frames.find((frame) => frame.type === 'tool_end').payload).toMatchObject({ tool_name: 'write_file', error: null });
     expect(done.payload).toMatchObject({ tool_calls: 1, text: expect.stringContaining('write_file answered') });
-    const file = path.join(dataDir, 'workspace', 'notes.txt');
+    const file = path.join(hub.dataDir, 'workspace', 'notes.txt');
     expect(existsSync(file) && readFileSync(file, 'utf8')).toBe('the meeting notes');
     socket.close();
   });

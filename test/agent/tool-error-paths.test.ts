@@ -1,37 +1,27 @@
-import path from 'node:path';
-import { startService, type RunningService } from '../../src/main';
 import { ScriptedProvider } from '../fakes/scripted-provider';
-import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
-import { testEnv } from '../helpers/env';
-import { jsonBody, request } from '../helpers/http';
-import { LogCapture } from '../helpers/log-capture';
-import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
-import { registerUser } from '../helpers/users';
-import { openSocket } from '../helpers/ws-client';
+import { request } from '../helpers/http';
+import { startTestHub, type TestHub } from '../helpers/hub';
+import { removeTempDirs } from '../helpers/temp-dir';
 
 // A tool's error message reaches the model, the tool_end frame and the stored history: it names the
 // workspace-relative path the model gave, never the hub's data directory.
 
-let service: RunningService;
-let dataDir: string;
+let hub: TestHub;
 const provider = new ScriptedProvider();
 
 beforeAll(async () => {
-  dataDir = path.join(makeTempDir(), 'data');
-  service = await startService({ env: testEnv(dataDir, GENEROUS_RATE_LIMITS), cwd: makeTempDir(), logDestination: new LogCapture(), provider });
+  hub = await startTestHub({ provider });
 });
 
 afterAll(async () => {
-  await service.stop();
+  await hub.stop();
   removeTempDirs();
 });
 
 it('write_file errors from the file system (ENAMETOOLONG) show only the workspace-relative path', async () => {
-  const api = `http://127.0.0.1:${service.port}/api/v1`;
-  const { token } = await registerUser(api, 'root');
+  const { api, dataDir } = hub;
+  const { token, sessionId, socket } = await hub.sessionSocket('root');
   const auth = { authorization: `Bearer ${token}` };
-  const sessionId = (await request(`${api}/sessions`, jsonBody({}, auth))).body.data.id;
-  const socket = await openSocket(`ws://127.0.0.1:${service.port}/ws/v1/sessions/${sessionId}`, { headers: auth });
   const longFile = `${'x'.repeat(300)}.txt`;
   const longDirectory = `${'d'.repeat(300)}/inner.txt`;
   provider.rounds = [
