@@ -6,14 +6,10 @@ export const SLACK_LIMITS = {
   userCacheTtlMs: 10 * 60 * 1000,
   /** At most this many people cached; the oldest entry is dropped first. */
   userCacheSize: 1_000,
-  /** Conversations whose session id is remembered (to listen before the next message is stored). */
-  sessionCacheSize: 5_000,
   /** A turn still silent after this long is given up (its listener released); the worker's own limits end turns sooner. */
   renderTimeoutMs: 30 * 60 * 1000,
   /** Web API retries for a failed call (429s are waited out per Retry-After and retried on top). */
   apiRetries: 3,
-  /** Replayed frames stamped this much before the message was stored still count as its turn (clock skew between processes). */
-  clockSkewToleranceMs: 0,
   /** Slack's limit for a message's text; longer answers are cut (the full text stays in the session history). */
   maxMessageChars: 39_000,
 } as const;

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { SessionFrame } from '../../src/core/events';
+import type { TurnOutcome } from '../../src/core/follow-turn';
 import { confirmationBlocks, escapeText } from './confirm-buttons';
 import { SLACK_LIMITS } from './limits';
 
@@ -43,7 +44,6 @@ export class TurnRenderer {
   private streamed = '';
   private lastEditAt = 0;
   private editTimer: NodeJS.Timeout | null = null;
-  private failed = false;
   private ended = false;
 
   constructor(
@@ -53,34 +53,38 @@ export class TurnRenderer {
     private readonly options: { editIntervalMs: number; logger: Logger },
   ) {}
 
-  /** Handles one frame of the turn; true once the turn is over (`done`, or back to idle after an error or cancel). */
-  handle(frame: SessionFrame): boolean {
-    if (this.ended) return true;
+  /** Renders one frame of the turn (its end is `finish`'s, decided by the core's turn follower). */
+  handle(frame: SessionFrame): void {
+    if (this.ended) return;
     switch (frame.type) {
       case 'agent_state':
         if (frame.payload.state === 'thinking') this.enqueue(() => this.ensurePlaceholder());
-        if (frame.payload.state === 'idle') return this.end(this.failed ? REPLY_TEXT.apology : REPLY_TEXT.cancelled);
-        return false;
+        return;
       case 'token':
         this.streamed += frame.payload.text;
         this.scheduleEdit();
-        return false;
+        return;
       case 'tool_confirm_request': {
         const blocks = confirmationBlocks(this.sessionId, frame.payload);
         const text = `Confirm ${frame.payload.tool}?`;
         this.enqueue(async () => void (await this.calls.post({ ...this.where(), text, blocks })));
-        return false;
+        return;
       }
       case 'error':
         // The message can carry internals (a provider's error text): logged, never shown.
         this.options.logger.warn({ session_id: this.sessionId, code: frame.payload.code, detail: frame.payload.message }, 'slack turn reported an error');
-        if (frame.payload.code !== 'CANCELLED') this.failed = true;
-        return false;
-      case 'done':
-        return this.end(frame.payload.text);
+        return;
       default:
-        return false;
+        return;
     }
+  }
+
+  /** The turn ended: its answer, or a short apology (an error), or a note that it was cancelled. */
+  finish(outcome: TurnOutcome): void {
+    if (this.ended) return;
+    this.abandon();
+    const text = outcome.kind === 'done' ? outcome.done.text : outcome.kind === 'cancelled' ? REPLY_TEXT.cancelled : REPLY_TEXT.apology;
+    this.enqueue(() => this.edit(text));
   }
 
   /** Resolves once every Slack call queued so far has finished. */
@@ -92,12 +96,6 @@ export class TurnRenderer {
   abandon(): void {
     this.ended = true;
     if (this.editTimer) clearTimeout(this.editTimer);
-  }
-
-  private end(finalText: string): true {
-    this.abandon();
-    this.enqueue(() => this.edit(finalText));
-    return true;
   }
 
   private scheduleEdit(): void {

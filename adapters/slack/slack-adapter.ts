@@ -10,8 +10,8 @@ import { platformReason } from './platform-reason';
 import { answeredBlocks, CONFIRM_ACTION_PREFIX, decodeChoice } from './confirm-buttons';
 import { SLACK_LIMITS } from './limits';
 import { conversationOf, isConversationalEvent, normalizeMessage, type SlackMessageEvent } from './normalize';
+import { followTurn, type FollowedTurn } from '../../src/core/follow-turn';
 import { REPLY_TEXT, TurnRenderer, type ReplyTarget, type SlackCalls } from './render';
-import { TurnWatch } from './turn-watch';
 import { UserNames } from './user-names';
 
 export interface SlackAdapterConfig {
@@ -43,10 +43,9 @@ export class SlackAdapter implements ChannelAdapter {
   readonly routes?: ChannelAdapter['routes'];
   private readonly app: App;
   private readonly users: UserNames;
-  private readonly watches = new Set<TurnWatch>();
+  /** The turns being rendered, to let go of at shutdown. */
+  private readonly following = new Set<{ followed: FollowedTurn; renderer: TurnRenderer }>();
   private readonly renders = new Set<Promise<void>>();
-  /** Conversation → session, so the next message's turn is listened to before it is stored. */
-  private readonly sessions = new Map<string, string>();
   private hub: Hub | null = null;
   private socketStarted = false;
 
@@ -100,7 +99,11 @@ export class SlackAdapter implements ChannelAdapter {
 
   async stop(): Promise<void> {
     this.hub = null;
-    for (const watch of [...this.watches]) watch.stop();
+    for (const { followed, renderer } of [...this.following]) {
+      followed.stop();
+      renderer.abandon();
+    }
+    this.following.clear();
     await Promise.allSettled([...this.renders]);
     if (this.socketStarted) {
       this.socketStarted = false;
@@ -118,40 +121,37 @@ export class SlackAdapter implements ChannelAdapter {
     const conversation = conversationOf(event, teamId);
     const target: ReplyTarget = { channel: conversation.channel, threadTs: conversation.threadTs };
     const calls = this.calls(client);
-    const storedAfter = Date.now();
-    const key = message.sessionKey!;
-    const known = this.sessions.get(key);
-    const watch = known ? await this.watch(hub, calls, target, known, storedAfter, false) : null;
     let result;
     try {
       result = await hub.ingest(message);
     } catch (error) {
-      watch?.stop();
       if (error instanceof AppError && error.code === 'TURN_IN_PROGRESS') return this.note(calls, target, REPLY_TEXT.busy);
       // Not stored (queue or database down): a 500 makes Slack deliver again, and the hub freed the event id.
       if (!(error instanceof AppError) || error.status >= 500) throw error;
-      this.config.logger.warn({ err: error, session_key: key }, 'a Slack message was refused');
+      this.config.logger.warn({ err: error, session_key: message.sessionKey }, 'a Slack message was refused');
       return this.note(calls, target, REPLY_TEXT.apology);
     }
-    if (result.duplicate) {
-      watch?.stop(); // Slack's retry of a message already taken in: no second turn, no second reply
-      return;
-    }
-    this.remember(key, result.sessionId);
-    if (!watch) await this.watch(hub, calls, target, result.sessionId, storedAfter, true);
+    if (result.duplicate) return; // Slack's retry of a message already taken in: no second turn, no second reply
+    await this.render(hub, calls, target, result.sessionId, result.userMessageId);
   }
 
-  private async watch(hub: Hub, calls: SlackCalls, target: ReplyTarget, sessionId: string, storedAfter: number, replay: boolean): Promise<TurnWatch> {
+  /** Renders the turn in the thread, following it by its id (frames the log kept from before included). */
+  private async render(hub: Hub, calls: SlackCalls, target: ReplyTarget, sessionId: string, turnId: string): Promise<void> {
     const renderer = new TurnRenderer(calls, target, sessionId, { editIntervalMs: this.config.editIntervalMs, logger: this.config.logger });
-    const watch: TurnWatch = new TurnWatch(hub, renderer, storedAfter, () => this.release(watch, renderer), this.config.logger);
-    this.watches.add(watch);
-    await watch.begin(sessionId, replay);
-    return watch;
-  }
-
-  private release(watch: TurnWatch, renderer: TurnRenderer): void {
-    this.watches.delete(watch);
-    const settled = renderer.settled();
+    const followed = await followTurn(hub.events, sessionId, turnId, { replay: true, onFrame: (frame) => renderer.handle(frame) });
+    const entry = { followed, renderer };
+    this.following.add(entry);
+    const silent = setTimeout(() => {
+      this.config.logger.warn({ session_id: sessionId, turn_id: turnId }, 'a Slack turn went silent; no longer rendering it');
+      followed.stop();
+      renderer.abandon();
+    }, SLACK_LIMITS.renderTimeoutMs);
+    silent.unref();
+    void followed.outcome.then((outcome) => renderer.finish(outcome));
+    const settled = followed.outcome.then(() => renderer.settled()).finally(() => {
+      clearTimeout(silent);
+      this.following.delete(entry);
+    });
     this.renders.add(settled);
     void settled.finally(() => this.renders.delete(settled));
   }
@@ -196,12 +196,6 @@ export class SlackAdapter implements ChannelAdapter {
     const tracked = call.catch((error: unknown) => this.config.logger.error({ err: error }, 'a Slack call failed'));
     this.renders.add(tracked);
     void tracked.finally(() => this.renders.delete(tracked));
-  }
-
-  private remember(key: string, sessionId: string): void {
-    this.sessions.delete(key);
-    this.sessions.set(key, sessionId);
-    if (this.sessions.size > SLACK_LIMITS.sessionCacheSize) this.sessions.delete(this.sessions.keys().next().value!);
   }
 
   private requireHub(): Hub {

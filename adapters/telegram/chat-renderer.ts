@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Telegram } from 'telegraf';
 import type { AgentEvent, SessionFrame } from '../../src/core/events';
+import type { TurnOutcome } from '../../src/core/follow-turn';
 import { isNotModified, loggableError, retryAfterMs, withFloodRetry } from './bot-api';
 import {
   APOLOGY_TEXT,
@@ -21,15 +22,14 @@ export interface ChatRendererOptions {
   maxAttempts: number;
   maxRetryAfterMs: number;
   logger: Logger;
-  /** Called once the turn has ended (done, cancel, or error and idle): the follower lets go. */
-  onTurnEnd: () => void;
 }
 
 /**
  * Renders one chat's turn as Bot API calls: a placeholder reply, edited with the streamed tokens at
  * most once per `editIntervalMs` (Telegram throttles frequent edits), ending with the full `done`
  * text (split over several messages past Telegram's length limit); confirmations as inline
- * keyboards; errors as a short apology. Frames are handled one after the other, in seq order.
+ * keyboards; errors as a short apology. Frames are handled one after the other, in seq order; the
+ * turn's end (and how it ended) comes from the core's turn follower (`finishTurn`).
  */
 export class ChatRenderer {
   /** The user message the reply answers (a reply in groups keeps the thread readable). */
@@ -42,15 +42,20 @@ export class ChatRenderer {
   private nextEditAt = 0;
   private timer: NodeJS.Timeout | null = null;
   private turnOver = false;
-  private sawError = false;
 
   constructor(private readonly options: ChatRendererOptions) {}
 
-  /** Takes a frame of the session (live or replayed); frames already seen are ignored. */
+  /** Takes a frame of the turn; frames already seen are ignored. */
   push(frame: SessionFrame): void {
     if (frame.seq <= this.lastSeq || frame.type === 'pong') return;
     this.lastSeq = frame.seq;
     this.enqueue(() => this.render(frame));
+  }
+
+  /** The turn ended: the full answer, or a short apology (an error), or a note that it was cancelled. */
+  finishTurn(outcome: TurnOutcome): Promise<void> {
+    this.enqueue(() => (outcome.kind === 'done' ? this.finish(outcome.done.text) : this.renderEnd(outcome)));
+    return this.chain;
   }
 
   /** Waits for what is being sent, then drops any pending edit. */
@@ -71,7 +76,6 @@ export class ChatRenderer {
     switch (event.type) {
       case 'agent_state':
         if (event.payload.state === 'thinking') return this.beginTurn();
-        if (event.payload.state === 'idle' && this.sawError) return this.endTurn();
         return;
       case 'token':
         this.text += event.payload.text;
@@ -84,9 +88,9 @@ export class ChatRenderer {
         );
         return;
       case 'error':
-        return this.renderError(event.payload.code, event.payload.message);
-      case 'done':
-        return this.finish(event.payload.text);
+        // The payload's message stays in the logs: the chat gets an apology, never internals.
+        if (event.payload.code !== 'CANCELLED') this.options.logger.warn({ session_id: this.options.sessionId, code: event.payload.code, message: event.payload.message }, 'telegram: the turn reported an error');
+        return;
       default:
         return;
     }
@@ -94,7 +98,7 @@ export class ChatRenderer {
 
   private async beginTurn(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
-    Object.assign(this, { timer: null, text: '', shown: '', placeholderId: null, turnOver: false, sawError: false, nextEditAt: 0 });
+    Object.assign(this, { timer: null, text: '', shown: '', placeholderId: null, turnOver: false, nextEditAt: 0 });
     await this.ensurePlaceholder();
   }
 
@@ -146,23 +150,16 @@ export class ChatRenderer {
     const [first, ...rest] = pieces;
     await this.replaceOrSend(first!);
     for (const piece of rest) await this.call(() => this.options.telegram.sendMessage(this.options.chatId, piece));
-    this.endTurn();
   }
 
-  private async renderError(code: string, message: string): Promise<void> {
-    this.sawError = true;
+  private async renderEnd(outcome: Exclude<TurnOutcome, { kind: 'done' }>): Promise<void> {
+    this.turnOver = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.turnOver = true;
-    if (code !== 'CANCELLED') {
-      // The payload's message stays in the logs: the chat gets an apology, never internals.
-      this.options.logger.warn({ session_id: this.options.sessionId, code, message }, 'telegram: the turn reported an error');
-    }
-    const note = code === 'CANCELLED' ? CANCELLED_TEXT : APOLOGY_TEXT;
+    const note = outcome.kind === 'cancelled' ? CANCELLED_TEXT : APOLOGY_TEXT;
     // An empty placeholder becomes the note; text already streamed stays, the note follows it.
     if (this.shown === PLACEHOLDER_TEXT) await this.replaceOrSend(note);
     else await this.call(() => this.options.telegram.sendMessage(this.options.chatId, note));
-    if (code === 'CANCELLED') this.endTurn();
   }
 
   /** Edits the placeholder into `text` while it shows nothing yet or streamed text; sends otherwise. */
@@ -178,11 +175,6 @@ export class ChatRenderer {
       if (!isNotModified(error)) throw error;
     }
     this.shown = text;
-  }
-
-  private endTurn(): void {
-    this.turnOver = true;
-    this.options.onTurnEnd();
   }
 
   private call<T>(request: () => Promise<T>): Promise<T> {

@@ -3,7 +3,7 @@ import type { CallbackQuery, Update } from 'telegraf/types';
 import type { ChannelAdapter, ChannelReporter } from '../../src/core/channel';
 import { isAppError } from '../../src/core/errors';
 import type { Hub } from '../../src/core/hub';
-import type { Unsubscribe } from '../../src/core/turns';
+import { followTurn, type FollowedTurn } from '../../src/core/follow-turn';
 import { failureReason, loggableError, withFloodRetry } from './bot-api';
 import { decodeCallbackData } from './callback-data';
 import { ChatRenderer } from './chat-renderer';
@@ -12,10 +12,10 @@ import { normalizeUpdate, type TelegramInbound } from './normalize';
 import { ACTION_LABELS, answeredConfirmationText, STALE_CONFIRMATION_TEXT, STILL_ANSWERING_TEXT } from './render';
 import { TELEGRAM_WEBHOOK_PATH, webhookHandler } from './webhook';
 
-/** A session whose turn this process is rendering into its chat. */
+/** A turn this process is rendering into its chat. */
 interface Following {
   renderer: ChatRenderer;
-  unsubscribe: Unsubscribe | null;
+  followed: FollowedTurn;
 }
 
 /**
@@ -29,7 +29,7 @@ export class TelegramAdapter implements ChannelAdapter {
   private hub: Hub | null = null;
   private botUsername: string | null = null;
   private polling: Promise<void> | null = null;
-  private readonly following = new Map<string, Following>();
+  private readonly following = new Set<Following>();
 
   constructor(private readonly config: TelegramAdapterConfig) {
     this.bot = new Telegraf(config.botToken, { telegram: { apiRoot: config.apiRoot, webhookReply: false } });
@@ -85,9 +85,9 @@ export class TelegramAdapter implements ChannelAdapter {
       await this.polling;
       this.polling = null;
     }
-    const following = [...this.following.values()];
+    const following = [...this.following];
     this.following.clear();
-    for (const entry of following) entry.unsubscribe?.();
+    for (const entry of following) entry.followed.stop();
     await Promise.all(following.map((entry) => entry.renderer.stop()));
   }
 
@@ -98,8 +98,6 @@ export class TelegramAdapter implements ChannelAdapter {
     if ('callback_query' in update) return this.onButton(hub, update.callback_query);
     const inbound = normalizeUpdate(update, this.botUsername);
     if (!inbound) return;
-    // Frames of this turn are appended after this moment; earlier ones in a replay are older turns'.
-    const since = Date.now();
     let result;
     try {
       result = await hub.ingest(inbound.message);
@@ -108,16 +106,11 @@ export class TelegramAdapter implements ChannelAdapter {
       throw error;
     }
     if (result.duplicate) return;
-    await this.follow(hub, result.sessionId, inbound, since);
+    await this.follow(hub, result.sessionId, result.userMessageId, inbound);
   }
 
-  /** Subscribes to the session's frames for this turn (once per running turn), then catches up. */
-  private async follow(hub: Hub, sessionId: string, inbound: TelegramInbound, since: number): Promise<void> {
-    const existing = this.following.get(sessionId);
-    if (existing) {
-      existing.renderer.replyTo = inbound.messageId;
-      return;
-    }
+  /** Renders the turn into the chat, following it by its id (frames the log kept from before included). */
+  private async follow(hub: Hub, sessionId: string, turnId: string, inbound: TelegramInbound): Promise<void> {
     const renderer = new ChatRenderer({
       telegram: this.bot.telegram,
       chatId: inbound.chatId,
@@ -128,24 +121,14 @@ export class TelegramAdapter implements ChannelAdapter {
       maxAttempts: TELEGRAM_DEFAULTS.maxAttempts,
       maxRetryAfterMs: this.config.maxRetryAfterS * 1000,
       logger: this.config.logger,
-      onTurnEnd: () => this.unfollow(sessionId, entry),
     });
     renderer.replyTo = inbound.messageId;
-    const entry: Following = { renderer, unsubscribe: null };
-    this.following.set(sessionId, entry);
-    // Live frames wait while the replay is read, so that they are rendered after it, in seq order.
-    let held: Parameters<ChatRenderer['push']>[0][] | null = [];
-    entry.unsubscribe = await hub.events.subscribe(sessionId, (frame) => (held ? held.push(frame) : renderer.push(frame)));
-    const replay = await hub.events.replay(sessionId, -1);
-    for (const frame of replay.frames) if (Date.parse(frame.ts) >= since) renderer.push(frame);
-    for (const frame of held) renderer.push(frame);
-    held = null;
-    if (this.following.get(sessionId) !== entry) entry.unsubscribe();
-  }
-
-  private unfollow(sessionId: string, entry: Following): void {
-    if (this.following.get(sessionId) === entry) this.following.delete(sessionId);
-    entry.unsubscribe?.();
+    const followed = await followTurn(hub.events, sessionId, turnId, { replay: true, onFrame: (frame) => renderer.push(frame) });
+    const entry: Following = { renderer, followed };
+    this.following.add(entry);
+    void followed.outcome
+      .then((outcome) => renderer.finishTurn(outcome))
+      .finally(() => this.following.delete(entry));
   }
 
   private async sayStillAnswering(inbound: TelegramInbound): Promise<void> {

@@ -1,6 +1,6 @@
 import type { ErrorCode } from './errors';
 import type { DonePayload, SessionFrame } from './events';
-import type { EventLog, Unsubscribe } from './turns';
+import type { EventLog } from './turns';
 
 /** How a turn ended: its `done`, a cancel, or the error that ended it. */
 export type TurnOutcome =
@@ -32,25 +32,58 @@ export class TurnOutcomeTracker {
   }
 }
 
+export interface FollowOptions {
+  /** Every frame of the turn, in seq order, once each, until (and including) the one that ends it. */
+  onFrame?: (frame: SessionFrame) => void;
+  /**
+   * Also deliver the turn's frames the log still keeps from before the subscription (a channel that
+   * follows its turn once it has been accepted). Not needed when following starts before accepting.
+   */
+  replay?: boolean;
+}
+
 export interface FollowedTurn {
   /** Settles with the outcome once the turn's frames say it ended. */
   outcome: Promise<TurnOutcome>;
-  stop: Unsubscribe;
+  /** Stops following (it also stops by itself once the outcome is known). */
+  stop(): void;
 }
 
 /**
- * Follows one turn by its id (the `turn_id` every event of a turn carries): subscribe before the
- * turn is accepted, so no frame is missed. Frames of other turns and frames that belong to no turn
- * are ignored; no clock decides what belongs to the turn.
+ * Follows one turn by its id (the `turn_id` every event of a turn carries) — the one way every
+ * channel and `?sync=true` learn which frames are a turn's and how it ended. Frames of other turns
+ * and frames of no turn are ignored; no clock decides what belongs to the turn, so processes whose
+ * clocks disagree agree on it.
  */
-export async function followTurn(events: EventLog, sessionId: string, turnId: string): Promise<FollowedTurn> {
+export async function followTurn(events: EventLog, sessionId: string, turnId: string, options: FollowOptions = {}): Promise<FollowedTurn> {
   let settle!: (outcome: TurnOutcome) => void;
   const outcome = new Promise<TurnOutcome>((resolve) => (settle = resolve));
   const tracker = new TurnOutcomeTracker();
-  const stop = await events.subscribe(sessionId, (frame) => {
-    if ((frame.payload as { turn_id?: string }).turn_id !== turnId) return;
-    const ended = tracker.next(frame);
-    if (ended) settle(ended);
-  });
+  let lastSeq = Number.NEGATIVE_INFINITY;
+  let ended = false;
+  let held: SessionFrame[] | null = options.replay ? [] : null;
+  let unsubscribe: (() => void) | null = null;
+  const stop = () => {
+    ended = true;
+    unsubscribe?.();
+    unsubscribe = null;
+  };
+  const take = (frame: SessionFrame) => {
+    if (ended || frame.seq <= lastSeq || (frame.payload as { turn_id?: string }).turn_id !== turnId) return;
+    lastSeq = frame.seq;
+    options.onFrame?.(frame);
+    const result = tracker.next(frame);
+    if (result) {
+      stop();
+      settle(result);
+    }
+  };
+  unsubscribe = await events.subscribe(sessionId, (frame) => (held ? held.push(frame) : take(frame)));
+  if (options.replay) {
+    const kept = await events.replay(sessionId, -1);
+    // Live frames that arrived meanwhile follow the kept ones; each seq is taken once.
+    for (const frame of [...kept.frames, ...(held ?? [])].sort((a, b) => a.seq - b.seq)) take(frame);
+    held = null;
+  }
   return { outcome, stop };
 }
