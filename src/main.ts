@@ -386,6 +386,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     channels.register('telegram', { enabled: telegram !== null, mode: config.channels.telegram.mode });
     channels.register('web', { enabled: true, mode: WEB_CHANNEL_MODE });
     const rateLimiter = await createRateLimiter({ config, logger });
+    // Platform webhooks are signed: they count under their own, higher per-address limit.
+    for (const route of [...(telegram?.routes ?? []), ...(slack?.routes ?? [])]) rateLimiter.registerPrefix(`${API_PREFIX}${route.path}`, 'channel_webhooks');
     lifecycle.onStop({ name: 'rate limiter', stop: () => rateLimiter.close() });
 
     const app = createApp({

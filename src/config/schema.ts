@@ -125,6 +125,12 @@ const rateLimitsSchema = z.strictObject({
   auth_refresh: rateLimitSpec('5/minute'),
   saml_acs: rateLimitSpec('5/minute'),
   default: rateLimitSpec('120/minute'),
+  /**
+   * Slack's and Telegram's webhook deliveries, per delivering address: they are authenticated by the
+   * platform's signature or secret token, and a platform delivers from few addresses, so the default
+   * per-IP limit would throttle a busy workspace into dropped events.
+   */
+  channel_webhooks: rateLimitSpec('6000/minute'),
 });
 
 /** Checked as a whole, so the message names `api.trusted_proxy_cidrs` and where it came from. */

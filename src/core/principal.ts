@@ -17,7 +17,7 @@ export interface Principal {
 }
 
 /** Rate-limit buckets of the spec's Limits section; every endpoint without its own uses `default`. */
-export const RATE_LIMIT_KEYS = ['auth_register', 'auth_login', 'auth_refresh', 'saml_acs', 'default'] as const;
+export const RATE_LIMIT_KEYS = ['auth_register', 'auth_login', 'auth_refresh', 'saml_acs', 'default', 'channel_webhooks'] as const;
 export type RateLimitKey = (typeof RATE_LIMIT_KEYS)[number];
 
 /** Why a principal's credentials changed (the `principal_changed` control message). */

@@ -72,6 +72,11 @@ export class RateLimiter {
     return [];
   };
 
+  /** A raw route (a channel's webhook receiver, mounted before the API): every request under `prefix` counts under `key`. */
+  registerPrefix(prefix: string, key: RateLimitKey): void {
+    this.routes.addPrefix(prefix, key);
+  }
+
   /** App-level middleware: counts the request in its route's bucket; 429 when the window is full. */
   readonly middleware: RequestHandler = async (req, res, next) => {
     const route = this.routes.match(req.method, req.path);

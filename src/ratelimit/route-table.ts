@@ -21,6 +21,7 @@ interface Route extends RouteMatch {
  */
 export class RouteTable {
   private readonly byMethod = new Map<string, Route[]>();
+  private readonly prefixes: { prefix: string; key: RateLimitKey; template: string }[] = [];
 
   add(method: string, prefix: string, path: string, key: RateLimitKey): void {
     const upper = method.toUpperCase();
@@ -30,7 +31,16 @@ export class RouteTable {
     this.byMethod.set(upper, routes);
   }
 
+  /** Every request under `prefix` (any method): a mounted handler with paths of its own (a webhook receiver). */
+  addPrefix(prefix: string, key: RateLimitKey): void {
+    this.prefixes.push({ prefix: prefix.toLowerCase(), key, template: `* ${prefix}/*` });
+  }
+
   match(method: string, pathname: string): RouteMatch {
+    const lower = pathname.toLowerCase();
+    for (const entry of this.prefixes) {
+      if (lower === entry.prefix || lower.startsWith(`${entry.prefix}/`)) return { key: entry.key, template: entry.template };
+    }
     const upper = method.toUpperCase();
     const routes = this.byMethod.get(upper === 'HEAD' ? 'GET' : upper) ?? [];
     for (const route of routes) {

@@ -35,6 +35,7 @@ describe('rate-limit precedence: environment > config.yaml > built-in default (s
       auth_refresh: '5/minute',
       saml_acs: '5/minute',
       default: '120/minute',
+      channel_webhooks: '6000/minute',
     });
   });
 
