@@ -21,6 +21,7 @@ import { apiKeyRoutes } from './api/routes/api-keys';
 import { authRoutes } from './api/routes/auth';
 import { SAML_PATH, samlPreamble, samlRoutes } from './api/routes/saml';
 import { registerSessionRoutes } from './api/routes/sessions';
+import { midTurnPolicy, type ChannelPolicyDefault } from './sessions/mid-turn-policy';
 import { registerToolRoutes } from './api/routes/tools';
 import { registerWorkflowRoutes } from './api/routes/workflows';
 import { routingTestRoutes } from './api/routes/routing-test';
@@ -209,6 +210,8 @@ interface Core {
   routing: RoutingService;
   turns: TurnService;
   pickup: PickupWatch;
+  /** A chat channel's mid-turn policy when its workflow sets none (config `channels.<name>.mid_turn`). */
+  midTurnDefault: ChannelPolicyDefault;
   /** Knowledge collections: `collections` for the workflow service, `retrieve` for turns. */
   knowledge: KnowledgeService;
 }
@@ -252,7 +255,8 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const knowledge = createKnowledge(database, models);
     const tools = options.tools ?? createToolRegistry(config.tools, { workspaceDir: path.resolve(options.cwd ?? process.cwd(), config.data_dir, 'workspace'), knowledge });
     const sessionTools = new SessionTools(tools);
-    return { tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, store, drivers, routing, pickup, turns, knowledge };
+    const midTurnDefault: ChannelPolicyDefault = (channel) => (channel === 'web' ? 'reject' : config.channels[channel].mid_turn);
+    return { tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, store, drivers, routing, pickup, turns, midTurnDefault, knowledge };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
@@ -276,6 +280,8 @@ async function startWorker(core: Core, provider: LlmProvider): Promise<void> {
     agent: core.config.agent,
     contextWindow: core.config.llm.context_window,
     routing: core.routing,
+    turns: core.turns,
+    midTurnDefault: core.midTurnDefault,
     knowledge: {
       // The workflow's collections (ids or names) searched for this message, as a system-prompt block.
       passagesFor: async (knowledgeBaseIds, query) => {
@@ -336,6 +342,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       registry: drivers.registry,
       defaultTools: config.agent.default_tools,
       turns,
+      midTurnPolicy: async (channel, sessionId) => {
+        const session = await core.store.findSession(sessionId);
+        return midTurnPolicy(channel, await core.routing.workflowById(session?.active_workflow_id ?? null), core.midTurnDefault);
+      },
       events: drivers.events,
       control: drivers.control,
       authenticateSocket,
@@ -365,7 +375,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         contextWindow: config.llm.context_window,
         channels: () => channels.list().filter((channel) => channel.enabled).map((channel) => channel.name),
       }),
-      (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, events: drivers.events, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
+      (api: ApiRouter) => registerSessionRoutes(api, { sessions, hub, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
       (api: ApiRouter) => registerWorkflowRoutes(api, workflows),
       routingTestRoutes(new RoutingService(models)),
       (api: ApiRouter) =>

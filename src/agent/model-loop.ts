@@ -19,6 +19,11 @@ export interface TurnState extends ToolTurnState {
 }
 
 export interface LoopPorts extends ToolTurnPorts {
+  /**
+   * Aborted when a newer message steers the turn: the loop ends at its next boundary (after the
+   * model call or tool round under way), and what was said so far is the answer.
+   */
+  readonly steered?: AbortSignal;
   /** Stores an assistant round that called tools, and each tool result (the turn can resume from them). */
   recordToolRound(content: string, calls: ToolCall[], outcomes: ToolOutcome[]): Promise<void>;
 }
@@ -51,11 +56,13 @@ export async function runModelLoop(request: LoopRequest, ports: LoopPorts, state
     const offerTools = request.tools !== null && round < request.maxRounds;
     const { text: roundText, calls } = await callModel(request.provider, messages, offerTools ? request.tools : null, request.stream, ports, state, inputTokens);
     text += roundText;
-    if (calls.length === 0) return text;
+    // Steered after the model spoke: its tool calls are not run.
+    if (calls.length === 0 || ports.steered?.aborted) return text;
     state.toolCallSeen = true;
     const outcomes = await executeToolCalls(calls, request.tools!, ports, state);
     ports.signal.throwIfAborted();
     await ports.recordToolRound(roundText, calls, outcomes);
+    if (ports.steered?.aborted) return text;
     const added: ChatMessage[] = [
       { role: 'assistant', content: roundText, toolCalls: calls },
       ...outcomes.map((outcome): ChatMessage => ({ role: 'tool', toolCallId: outcome.call.id, name: outcome.call.name, content: outcome.content })),

@@ -1,3 +1,4 @@
+import { MID_TURN_POLICIES } from '../core/turns';
 import { z } from 'zod';
 import { invalidCidrReason } from '../ratelimit/client-ip';
 import { parseRateLimitSpec } from '../ratelimit/spec';
@@ -209,8 +210,12 @@ const websocketSchema = z.strictObject({
   idle_timeout_s: positiveInt.default(90),
 });
 
+/** What a chat message sent while its conversation's turn runs does (a workflow's `mid_turn` wins). */
+const midTurn = z.enum(MID_TURN_POLICIES).default('queue');
+
 const slackSchema = z.strictObject({
   enabled: z.boolean().default(false),
+  mid_turn: midTurn,
   /** Secrets: SERVICE_SLACK_BOT_TOKEN, SERVICE_SLACK_SIGNING_SECRET, SERVICE_SLACK_APP_TOKEN. */
   bot_token: z.string().min(1).nullable().default(null),
   signing_secret: z.string().min(1).nullable().default(null),
@@ -224,6 +229,7 @@ const slackSchema = z.strictObject({
 
 const telegramSchema = z.strictObject({
   enabled: z.boolean().default(false),
+  mid_turn: midTurn,
   /** Secrets: SERVICE_TELEGRAM_BOT_TOKEN, SERVICE_TELEGRAM_WEBHOOK_SECRET. */
   bot_token: z.string().min(1).nullable().default(null),
   webhook_secret: z.string().min(1).nullable().default(null),

@@ -5,6 +5,8 @@ import type { EventLog } from './turns';
 /** How a turn ended: its `done`, a cancel, or the error that ended it. */
 export type TurnOutcome =
   | { kind: 'done'; done: DonePayload }
+  /** The message waited and another turn answers it together with its own (mid-turn policy `collect`). */
+  | { kind: 'merged'; into: string }
   | { kind: 'cancelled' }
   | { kind: 'error'; code: ErrorCode; message: string };
 
@@ -51,7 +53,8 @@ export interface FollowedTurn {
 
 /**
  * Follows one turn by its id (the `turn_id` every event of a turn carries) — the one way every
- * channel and `?sync=true` learn which frames are a turn's and how it ended. Frames of other turns
+ * channel and `?sync=true` learn which frames are a turn's and how it ended. A message that waited
+ * and was answered by another turn (`answers` on that turn's first frame) ends as `merged`. Frames of other turns
  * and frames of no turn are ignored; no clock decides what belongs to the turn, so processes whose
  * clocks disagree agree on it.
  */
@@ -69,7 +72,16 @@ export async function followTurn(events: EventLog, sessionId: string, turnId: st
     unsubscribe = null;
   };
   const take = (frame: SessionFrame) => {
-    if (ended || frame.seq <= lastSeq || (frame.payload as { turn_id?: string }).turn_id !== turnId) return;
+    if (ended || frame.seq <= lastSeq) return;
+    const { turn_id: of, answers } = frame.payload as { turn_id?: string; answers?: unknown };
+    if (of !== turnId) {
+      // Another turn took this message in: whoever follows that turn shows the answer.
+      if (of && Array.isArray(answers) && answers.includes(turnId)) {
+        stop();
+        settle({ kind: 'merged', into: of });
+      }
+      return;
+    }
     lastSeq = frame.seq;
     options.onFrame?.(frame);
     const result = tracker.next(frame);

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { AgentState } from './events';
-import type { InboundMessage } from './inbound';
+import type { ChannelName, InboundMessage } from './inbound';
 import type { Principal, Role } from './principal';
 import type { ControlBus, EventLog } from './turns';
 
@@ -22,6 +22,19 @@ export interface SessionSummary {
   pendingConfirmation: { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string } | null;
 }
 
+/** What `Hub.ingest` did with a message. */
+export interface Ingested {
+  sessionId: string;
+  /** The stored message's id, which is its turn's id ('' for a duplicate that was never stored). */
+  userMessageId: string;
+  /** A platform retry of a message already taken in: nothing new was stored or started. */
+  duplicate: boolean;
+  /** `started`: its turn runs now; `queued`: it waits behind the running turn (the mid-turn policy). */
+  disposition: 'started' | 'queued' | 'duplicate';
+  /** When it was stored (null for a duplicate). */
+  createdAt: Date | null;
+}
+
 /**
  * What channel adapters may use of the hub: ingest messages, control turns, read the event log.
  * Adapters translate; everything behind this port (storage, queue, routing, agent) is the hub's.
@@ -30,9 +43,17 @@ export interface Hub {
   /**
    * Stores the message and queues its turn. Chat channels address a session by `sessionKey` (found or
    * created, its contact kept up to date); a repeated `externalId` (a platform retry) makes no second
-   * turn and answers `duplicate: true`. Throws AppError (TURN_IN_PROGRESS, SESSION_NOT_FOUND, …).
+   * turn and answers `duplicate: true`. A message that arrives while a turn runs follows the
+   * channel's mid-turn policy (web: TURN_IN_PROGRESS). Throws AppError (TURN_IN_PROGRESS,
+   * SESSION_NOT_FOUND, …).
    */
-  ingest(message: InboundMessage): Promise<{ sessionId: string; userMessageId: string; duplicate: boolean }>;
+  ingest(message: InboundMessage): Promise<Ingested>;
+  /**
+   * A chat message was edited (`text`) or deleted (null) on the platform: while it still waits for
+   * its turn its text is replaced, or the turn dropped. False when its turn already started (or it
+   * was never taken in).
+   */
+  amendWaiting(channel: ChannelName, externalId: string, text: string | null): Promise<boolean>;
   /** Cancels the session's running turn. Throws AppError (CONFLICT when none runs). */
   cancelTurn(sessionId: string): Promise<void>;
   /** Answers a `tool_confirm_request`. Throws AppError when none with that id is pending. */

@@ -24,6 +24,8 @@ export interface InboundMessage {
   text: string;
   mode: TurnMode;
   metadata: Record<string, unknown>;
+  /** The turn's id to use (a caller that follows the turn from before it is accepted picks it). */
+  turnId?: string;
   /** The platform's id of this message/update, to recognise platform retries. */
   externalId?: string;
   /** The original platform payload, kept for debugging only. */

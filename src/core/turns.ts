@@ -10,6 +10,16 @@ export interface TurnJob {
   userMessageId: string;
 }
 
+/**
+ * What a chat message does when it arrives while its session's turn runs (decisions.md, "Mid-turn
+ * policy"): `reject` answers TURN_IN_PROGRESS (the web channel, per the spec); `queue` stores it and
+ * runs it as the next turn, in order; `steer` stores it, ends the running turn at its next model or
+ * tool boundary (what was said so far is kept as its answer) and runs it next; `collect` stores it and
+ * the next turn answers every message waiting when it starts.
+ */
+export const MID_TURN_POLICIES = ['reject', 'queue', 'steer', 'collect'] as const;
+export type MidTurnPolicy = (typeof MID_TURN_POLICIES)[number];
+
 export interface TurnContext {
   /** Aborted when the worker shuts down (the job is handed back) — not on user cancel. */
   signal: AbortSignal;
@@ -107,20 +117,28 @@ export interface TurnRegistry {
   get(sessionId: string): Promise<LiveTurn | null>;
   /** The running turns of these sessions (sessions without one are absent). */
   getMany(sessionIds: readonly string[]): Promise<Map<string, LiveTurn>>;
+  /**
+   * Notes that a message waits behind the session's running turn (stored, owed an answer), so that
+   * whoever ends that turn starts the next. Returns the running turn's id and phase; null when no turn
+   * runs (then the caller starts the waiting message itself).
+   */
+  markWaiting(sessionId: string): Promise<{ turnId: string; phase: LiveTurn['phase'] } | null>;
   /** Changes the turn if it is still the session's; false otherwise. */
   update(sessionId: string, turnId: string, change: LiveTurnChange): Promise<boolean>;
   /**
    * Ends the turn if it is still the session's (and, with `onlyIf`, still in that phase); false
    * otherwise. A queued turn is cancelled with `onlyIf: 'queued'`, so a worker taking it at the same
-   * moment and the canceller cannot both win.
+   * moment and the canceller cannot both win. When released, says whether messages wait behind it
+   * (`markWaiting`): the releaser then starts the next turn.
    */
-  release(sessionId: string, turnId: string, onlyIf?: LiveTurn['phase']): Promise<boolean>;
+  release(sessionId: string, turnId: string, onlyIf?: LiveTurn['phase']): Promise<false | { waiting: boolean }>;
   close(): Promise<void>;
 }
 
 /** Messages between processes: to whoever runs or shows a session's turn, and cache invalidations. */
 export type ControlMessage =
-  | { kind: 'cancel'; sessionId: string; turnId: string }
+  /** Stop a turn: `steer` ends it at its next model or tool boundary and keeps what was said as its answer. */
+  | { kind: 'cancel'; sessionId: string; turnId: string; steer?: boolean }
   | { kind: 'tool_confirm'; sessionId: string; confirmationId: string; action: string }
   /** A new socket for the session opened (on any process): other sockets for it close with 1001. */
   | { kind: 'takeover'; sessionId: string; connectionId: string }

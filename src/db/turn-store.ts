@@ -58,6 +58,10 @@ export interface TurnEnd {
   turnId: string;
   reply: NewMessage | null;
   usage: { inputTokens: number; outputTokens: number };
+  /** The last message this turn answered (a `collect` turn answers several): default the turn's own. */
+  answeredThrough?: string;
+  /** Messages that waited and were answered by this turn (`collect`): they become rows of the turn. */
+  merged?: readonly string[];
   /** The workflow this turn routed to (the session's `active_workflow_id` from now on); undefined: unchanged. */
   activeWorkflowId?: string | null;
   /** The rolling summary after compaction; undefined: unchanged. */
@@ -106,6 +110,16 @@ export interface TurnStore {
   saveSessionTools(sessionId: string, activeTools: string[], toolState: ToolState): Promise<void>;
   createSession(session: NewSession): Promise<SessionRecord>;
   findSession(id: string): Promise<SessionRecord | null>;
+  /**
+   * The session's messages that wait for a turn of their own (stored while another turn ran, not yet
+   * answered), oldest first, at most `limit`. Empty for an archived or missing session.
+   */
+  owedTurns(sessionId: string, limit: number): Promise<{ id: string; ordinal: number }[]>;
+  /**
+   * Changes (text given) or drops (text null) a user message only while it still waits for its turn
+   * (not yet answered); false when it is answered, gone or not a user message.
+   */
+  changeOwedMessage(id: string, text: string | null, tokenCount: number): Promise<boolean>;
   /** User messages whose turn never ended (their process died), oldest first. */
   unansweredTurns(): Promise<{ sessionId: string; messageId: string }[]>;
   readonly statements: StatementCount;

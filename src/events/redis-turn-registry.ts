@@ -27,18 +27,29 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
-/** ARGV: turn id, required phase ('' for any). */
+/** ARGV: turn id, required phase ('' for any). 0: not released; 1: released; 2: released, messages wait. */
 const RELEASE = `
 if redis.call('HGET', KEYS[1], 'turn_id') ~= ARGV[1] then return 0 end
 if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'phase') ~= ARGV[2] then return 0 end
+local waiting = redis.call('HGET', KEYS[1], 'waiting')
 redis.call('DEL', KEYS[1])
+if waiting == '1' then return 2 end
 return 1
+`;
+
+/** Flags the running turn (if any) and answers its id and phase. */
+const MARK_WAITING = `
+local turn = redis.call('HMGET', KEYS[1], 'turn_id', 'phase')
+if not turn[1] then return false end
+redis.call('HSET', KEYS[1], 'waiting', '1')
+return turn
 `;
 
 type RedisWithScripts = Redis & {
   turnClaim(key: string, turnId: string, acceptedAt: number, ttlMs: number): Promise<number>;
   turnUpdate(key: string, turnId: string, ttlMs: number, ...fields: string[]): Promise<number>;
   turnRelease(key: string, turnId: string, phase: string): Promise<number>;
+  turnMarkWaiting(key: string): Promise<[string, string] | null>;
 };
 
 /** The scaled-out turn registry: Redis hashes changed only by scripts that check the turn id. */
@@ -54,6 +65,7 @@ export class RedisTurnRegistry implements TurnRegistry {
     redis.defineCommand('turnClaim', { numberOfKeys: 1, lua: CLAIM });
     redis.defineCommand('turnUpdate', { numberOfKeys: 1, lua: UPDATE });
     redis.defineCommand('turnRelease', { numberOfKeys: 1, lua: RELEASE });
+    redis.defineCommand('turnMarkWaiting', { numberOfKeys: 1, lua: MARK_WAITING });
     this.redis = redis as RedisWithScripts;
   }
 
@@ -88,8 +100,14 @@ export class RedisTurnRegistry implements TurnRegistry {
     return (await this.redis.turnUpdate(this.key(sessionId), turnId, this.limits.turnTtlMs, ...fields)) === 1;
   }
 
-  async release(sessionId: string, turnId: string, onlyIf?: LiveTurn['phase']): Promise<boolean> {
-    return (await this.redis.turnRelease(this.key(sessionId), turnId, onlyIf ?? '')) === 1;
+  async markWaiting(sessionId: string): Promise<{ turnId: string; phase: LiveTurn['phase'] } | null> {
+    const turn = await this.redis.turnMarkWaiting(this.key(sessionId));
+    return turn ? { turnId: turn[0], phase: turn[1] === 'running' ? 'running' : 'queued' } : null;
+  }
+
+  async release(sessionId: string, turnId: string, onlyIf?: LiveTurn['phase']): Promise<false | { waiting: boolean }> {
+    const released = await this.redis.turnRelease(this.key(sessionId), turnId, onlyIf ?? '');
+    return released === 0 ? false : { waiting: released === 2 };
   }
 
   async close(): Promise<void> {

@@ -124,6 +124,7 @@ export class ChannelStatusBoard {
       ingest: (message) => (touch(), hub.ingest(message)),
       cancelTurn: (sessionId) => (touch(), hub.cancelTurn(sessionId)),
       confirmTool: (sessionId, confirmationId, action) => (touch(), hub.confirmTool(sessionId, confirmationId, action)),
+      amendWaiting: (channel, externalId, text) => (touch(), hub.amendWaiting(channel, externalId, text)),
       findSession: (sessionId) => hub.findSession(sessionId),
       authenticateSocket: (request, options) => hub.authenticateSocket(request, options),
       selectProtocol: (protocols, request) => hub.selectProtocol(protocols, request),

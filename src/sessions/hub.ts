@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../core/errors';
-import type { Hub, SessionSummary, SocketAuthResult } from '../core/hub';
-import type { InboundMessage } from '../core/inbound';
+import type { Hub, Ingested, SessionSummary, SocketAuthResult } from '../core/hub';
+import type { ChannelName, InboundMessage } from '../core/inbound';
 import type { Role } from '../core/principal';
-import type { ControlBus, EventLog, TurnRegistry } from '../core/turns';
+import type { ControlBus, EventLog, MidTurnPolicy, TurnRegistry } from '../core/turns';
 import { findOrInsert } from '../db/find-or-insert';
 import type { Models } from '../db/models';
 import type { TurnStore } from '../db/turn-store';
@@ -17,6 +17,8 @@ export interface HubDependencies {
   /** Tools loaded in a new chat session (`agent.default_tools`). */
   defaultTools: readonly string[];
   turns: TurnService;
+  /** The mid-turn policy of a chat session (its workflow's, else its channel's); read only when a turn runs. */
+  midTurnPolicy(channel: ChannelName, sessionId: string): Promise<MidTurnPolicy>;
   events: EventLog;
   control: ControlBus;
   authenticateSocket(request: IncomingMessage, options: { queryToken: boolean; role?: Role }): Promise<SocketAuthResult>;
@@ -34,11 +36,11 @@ export class SwitchboardHub implements Hub {
     this.control = deps.control;
   }
 
-  async ingest(message: InboundMessage): Promise<{ sessionId: string; userMessageId: string; duplicate: boolean }> {
+  async ingest(message: InboundMessage): Promise<Ingested> {
     const { models, turns } = this.deps;
     if (message.externalId) {
       const seen = await models.InboundEvent.findOne({ where: { channel: message.channel, external_id: message.externalId } });
-      if (seen) return { sessionId: seen.session_id ?? '', userMessageId: seen.message_id ?? '', duplicate: true };
+      if (seen) return duplicate(seen.session_id ?? '', seen.message_id ?? '');
     }
     // A web message names its session (checked at connect); a chat message finds or makes its own.
     const sessionId = message.sessionId ?? (await this.chatSession(message)).id;
@@ -49,11 +51,19 @@ export class SwitchboardHub implements Hub {
         { channel: message.channel, external_id: message.externalId },
         { channel: message.channel, external_id: message.externalId, session_id: sessionId, message_id: null, created_at: new Date() },
       );
-      if (!created) return { sessionId, userMessageId: '', duplicate: true };
+      if (!created) return duplicate(sessionId, '');
     }
-    let stored;
+    let accepted;
     try {
-      stored = await turns.accept({ sessionId, text: message.text, mode: message.mode, metadata: message.metadata });
+      accepted = await turns.accept({
+        sessionId,
+        text: message.text,
+        mode: message.mode,
+        metadata: message.metadata,
+        turnId: message.turnId,
+        // The web channel keeps the spec's TURN_IN_PROGRESS; chat channels follow their policy.
+        policy: message.channel === 'web' ? 'reject' : (id) => this.deps.midTurnPolicy(message.channel, id),
+      });
     } catch (error) {
       // Not taken in (e.g. queue down): free the event id so the platform's retry is not lost.
       // TURN_IN_PROGRESS keeps it: that event was answered ("busy"), its retry must not start a turn.
@@ -62,10 +72,17 @@ export class SwitchboardHub implements Hub {
       }
       throw error;
     }
+    const stored = accepted.message;
     if (message.externalId) {
       await models.InboundEvent.update({ message_id: stored.id }, { where: { channel: message.channel, external_id: message.externalId } });
     }
-    return { sessionId, userMessageId: stored.id, duplicate: false };
+    return { sessionId, userMessageId: stored.id, duplicate: false, disposition: accepted.disposition, createdAt: stored.created_at };
+  }
+
+  async amendWaiting(channel: ChannelName, externalId: string, text: string | null): Promise<boolean> {
+    const seen = await this.deps.models.InboundEvent.findOne({ where: { channel, external_id: externalId } });
+    if (!seen?.session_id || !seen.message_id) return false;
+    return this.deps.turns.changeWaiting(seen.session_id, seen.message_id, text);
   }
 
   /** The session of a chat conversation (`<channel>::<conversation>`), created on its first message, and its contact. */
@@ -135,4 +152,8 @@ export class SwitchboardHub implements Hub {
   isDraining(): boolean {
     return this.deps.isDraining();
   }
+}
+
+function duplicate(sessionId: string, userMessageId: string): Ingested {
+  return { sessionId, userMessageId, duplicate: true, disposition: 'duplicate', createdAt: null };
 }

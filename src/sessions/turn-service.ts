@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { countTokens } from '../agent/tokens';
 import { AppError } from '../core/errors';
 import type { TurnMode } from '../core/events';
-import type { ControlBus, EventLog, TurnQueue, TurnRegistry } from '../core/turns';
+import type { ControlBus, EventLog, MidTurnPolicy, TurnQueue, TurnRegistry } from '../core/turns';
 import type { MessageRecord, TurnStore } from '../db/turn-store';
 import type { Logger } from '../logs/logger';
 import { PickupWatch } from './pickup-watch';
@@ -14,6 +14,17 @@ export interface AcceptInput {
   metadata: Record<string, unknown>;
   /** The turn's id (its user message's id); a caller that follows the turn picks it before accepting. */
   turnId?: string;
+  /**
+   * What to do when a turn already runs in the session (default `reject`, the spec's web rule); the
+   * session's policy is read only then, so a message into an idle session costs nothing extra.
+   */
+  policy?: MidTurnPolicy | ((sessionId: string) => Promise<MidTurnPolicy>);
+}
+
+/** A stored message and what became of it: its turn started, or it waits behind the running one. */
+export interface Accepted {
+  message: MessageRecord;
+  disposition: 'started' | 'queued';
 }
 
 export interface TurnServiceDeps {
@@ -36,43 +47,28 @@ export interface TurnServiceDeps {
 export class TurnService {
   constructor(private readonly deps: TurnServiceDeps) {}
 
-  async accept(input: AcceptInput): Promise<MessageRecord> {
-    const { store, registry, queue, logger } = this.deps;
+  async accept(input: AcceptInput): Promise<Accepted> {
+    const { registry } = this.deps;
     const requested = input.metadata.workflow;
     if (requested !== undefined && (typeof requested !== 'string' || !(await this.deps.hasWorkflow(requested)))) {
       throw AppError.validation({ 'metadata.workflow': [{ code: 'unknown_workflow', message: `No workflow named ${JSON.stringify(requested)}.` }] });
     }
     const turnId = input.turnId ?? randomUUID();
-    if (!(await registry.claim(input.sessionId, turnId))) {
-      throw new AppError('TURN_IN_PROGRESS', 'A turn is already running in this session; wait for `done`.');
-    }
-    let message: MessageRecord | null;
+    if (await registry.claim(input.sessionId, turnId)) return { message: await this.startClaimed(input, turnId), disposition: 'started' };
+    const policy = typeof input.policy === 'function' ? await input.policy(input.sessionId) : (input.policy ?? 'reject');
+    if (policy === 'reject') throw new AppError('TURN_IN_PROGRESS', 'A turn is already running in this session; wait for `done`.');
+    return { message: await this.queueBehind(input, turnId, policy), disposition: 'queued' };
+  }
+
+  /** The session is ours: store the message and queue its turn (undone when either fails). */
+  private async startClaimed(input: AcceptInput, turnId: string): Promise<MessageRecord> {
+    const { registry, queue, logger } = this.deps;
+    let message: MessageRecord;
     try {
-      message = await store.insertTurnMessage({
-        id: turnId,
-        session_id: input.sessionId,
-        role: 'user',
-        content: input.text,
-        tool_calls: [],
-        input_tokens: 0,
-        output_tokens: 0,
-        token_count: countTokens(input.text),
-        workflow_id: null,
-        mode: input.mode,
-        metadata: input.metadata,
-        reply_to: null,
-        turn_id: turnId,
-      });
+      message = await this.store(input, turnId);
     } catch (error) {
       await registry.release(input.sessionId, turnId);
       throw error;
-    }
-    if (!message) {
-      await registry.release(input.sessionId, turnId);
-      // Not stored: the session is archived or gone (one read, on this rare path only).
-      const session = await store.findSession(input.sessionId);
-      if (session) throw new AppError('CONFLICT', 'The session is archived; restore it first.');
-      throw new AppError('SESSION_NOT_FOUND', `No session ${input.sessionId}.`);
     }
     try {
       await queue.enqueue({ sessionId: input.sessionId, userMessageId: turnId });
@@ -80,11 +76,86 @@ export class TurnService {
       // Not queued, so not accepted: undo, and let the client retry.
       logger.error({ err: error, session_id: input.sessionId }, 'could not queue a turn');
       await registry.release(input.sessionId, turnId);
-      await store.deleteMessage(turnId);
+      await this.deps.store.deleteMessage(turnId);
       throw new AppError('SERVICE_UNAVAILABLE', 'The turn queue is unavailable; try again shortly.', { headers: { 'Retry-After': '5' }, cause: error });
     }
     this.deps.pickup.watch(input.sessionId, turnId);
     return message;
+  }
+
+  /**
+   * A turn runs: the message is stored (owed an answer) and the running turn flagged, so whoever ends
+   * it starts the next (any process). When it ended meanwhile, the next turn is started from here.
+   */
+  private async queueBehind(input: AcceptInput, turnId: string, policy: Exclude<MidTurnPolicy, 'reject'>): Promise<MessageRecord> {
+    const message = await this.store(input, turnId);
+    const running = await this.deps.registry.markWaiting(input.sessionId);
+    if (!running) {
+      await this.startNext(input.sessionId);
+      return message;
+    }
+    if (policy === 'steer') {
+      // A turn no worker took yet is simply cancelled; a running one stops at its next boundary.
+      if (running.phase === 'queued') await this.cancelQueued(input.sessionId, running.turnId);
+      else await this.deps.control.publish({ kind: 'cancel', sessionId: input.sessionId, turnId: running.turnId, steer: true });
+    }
+    return message;
+  }
+
+  /**
+   * Starts the session's next waiting message, if any and if no turn runs (called by whoever ended a
+   * turn that messages waited behind, and by a message that found its turn ended). Safe to race:
+   * the registry lets one caller claim the session.
+   */
+  async startNext(sessionId: string): Promise<string | null> {
+    const { store, registry, queue, logger } = this.deps;
+    const [next, after] = await store.owedTurns(sessionId, 2);
+    if (!next || !(await registry.claim(sessionId, next.id))) return null;
+    if (after) await registry.markWaiting(sessionId);
+    try {
+      await queue.enqueue({ sessionId, userMessageId: next.id });
+    } catch (error) {
+      // Stays stored and owed: requeued when a process starts (requeueUnfinished).
+      logger.error({ err: error, session_id: sessionId, turn_id: next.id }, 'could not queue a waiting turn');
+      await registry.release(sessionId, next.id);
+      return null;
+    }
+    this.deps.pickup.watch(sessionId, next.id);
+    return next.id;
+  }
+
+  /**
+   * An edited or deleted chat message that still waits for its turn: its text is replaced, or it is
+   * dropped. False once its turn started (or it was answered, or never stored).
+   */
+  async changeWaiting(sessionId: string, messageId: string, text: string | null): Promise<boolean> {
+    const live = await this.deps.registry.get(sessionId);
+    if (live?.turnId === messageId) return false;
+    return this.deps.store.changeOwedMessage(messageId, text, text === null ? 0 : countTokens(text));
+  }
+
+  /** One insert, only into a session that exists and is not archived (else the documented error). */
+  private async store(input: AcceptInput, turnId: string): Promise<MessageRecord> {
+    const message = await this.deps.store.insertTurnMessage({
+      id: turnId,
+      session_id: input.sessionId,
+      role: 'user',
+      content: input.text,
+      tool_calls: [],
+      input_tokens: 0,
+      output_tokens: 0,
+      token_count: countTokens(input.text),
+      workflow_id: null,
+      mode: input.mode,
+      metadata: input.metadata,
+      reply_to: null,
+      turn_id: turnId,
+    });
+    if (message) return message;
+    // Not stored: the session is archived or gone (one read, on this rare path only).
+    const session = await this.deps.store.findSession(input.sessionId);
+    if (session) throw new AppError('CONFLICT', 'The session is archived; restore it first.');
+    throw new AppError('SESSION_NOT_FOUND', `No session ${input.sessionId}.`);
   }
 
   /**
@@ -93,30 +164,37 @@ export class TurnService {
    * come after the last event of the turn.
    */
   async cancel(sessionId: string): Promise<void> {
-    const { registry, store, events, control } = this.deps;
+    const { registry, control } = this.deps;
     const live = await registry.get(sessionId);
     if (!live) throw new AppError('CONFLICT', 'No turn is running in this session.');
-    if (await registry.release(sessionId, live.turnId, 'queued')) {
-      await store.endTurn({ sessionId, turnId: live.turnId, reply: null, usage: { inputTokens: 0, outputTokens: 0 } });
-      const turn_id = live.turnId;
-      await events.append(sessionId, { type: 'agent_state', payload: { state: 'idle', turn_id } });
-      await events.append(sessionId, { type: 'error', payload: { code: 'CANCELLED', message: 'The turn was cancelled.', turn_id } });
-      return;
-    }
+    if (await this.cancelQueued(sessionId, live.turnId)) return;
     await control.publish({ kind: 'cancel', sessionId, turnId: live.turnId });
   }
 
+  /** Cancels a turn no worker took yet, where it waits; false when a worker has it (or it ended). */
+  private async cancelQueued(sessionId: string, turnId: string): Promise<boolean> {
+    const { registry, store, events } = this.deps;
+    const released = await registry.release(sessionId, turnId, 'queued');
+    if (!released) return false;
+    await store.endTurn({ sessionId, turnId, reply: null, usage: { inputTokens: 0, outputTokens: 0 } });
+    await events.append(sessionId, { type: 'agent_state', payload: { state: 'idle', turn_id: turnId } });
+    await events.append(sessionId, { type: 'error', payload: { code: 'CANCELLED', message: 'The turn was cancelled.', turn_id: turnId } });
+    if (released.waiting) await this.startNext(sessionId);
+    return true;
+  }
+
   /**
-   * Turns the database still owes (their process died: the user message has no ended turn): claimed
-   * and queued again, deduplicated by id. A session whose turn another process runs is left alone.
+   * Turns the database still owes (their process died, or they waited behind a turn whose process
+   * died): the oldest of each session is claimed and queued again (deduplicated by id); the others
+   * wait behind it and start in order.
    */
   async requeueUnfinished(): Promise<number> {
-    const { store, registry, queue, logger } = this.deps;
+    const { store, registry, queue } = this.deps;
     let queued = 0;
     for (const turn of await store.unansweredTurns()) {
       const live = await registry.get(turn.sessionId);
       if (live && live.turnId !== turn.messageId) {
-        logger.warn({ session_id: turn.sessionId, turn_id: turn.messageId }, 'an unfinished turn waits behind another; it is not queued again');
+        await registry.markWaiting(turn.sessionId);
         continue;
       }
       if (!live && !(await registry.claim(turn.sessionId, turn.messageId))) continue;

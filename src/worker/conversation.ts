@@ -82,3 +82,50 @@ export function toolRoundMessages(base: Pick<NewMessage, 'session_id' | 'turn_id
   );
   return [assistant, ...results];
 }
+
+/** What a turn answers and the rows its prompt is made of. */
+export interface TurnPlan {
+  /** The conversation, each turn's rows together (a reply right after the messages it answers). */
+  rows: MessageRecord[];
+  /** Waiting messages this turn answers besides its own (older ones always; newer ones under `collect`). */
+  merged: MessageRecord[];
+  /** The last message this turn answers (the session's `answered_through` moves to it). */
+  last: MessageRecord;
+  /** Ordinals of waiting messages left for later turns (never folded into the memory summary). */
+  waitingOrdinals: number[];
+}
+
+/**
+ * Plans a turn when messages arrived while earlier turns ran (the mid-turn policy stored them).
+ * Rows are in arrival order, so a reply can come after messages that arrived while it was written:
+ * each turn's rows are grouped at the position of the last message it answers. Messages still
+ * waiting (`ordinal > answeredThrough`) are answered by this turn when older than it (a recovered
+ * backlog) or when `collect`; otherwise they are left out, for their own turns.
+ */
+export function planTurn(messages: readonly MessageRecord[], answeredThrough: number, current: MessageRecord, collect: boolean): TurnPlan {
+  const merged: MessageRecord[] = [];
+  const left = new Set<string>();
+  const waitingOrdinals: number[] = [];
+  for (const row of messages) {
+    if (row.role !== 'user' || row.ordinal <= answeredThrough || row === current) continue;
+    if (row.ordinal < current.ordinal || collect) merged.push(row);
+    else {
+      left.add(row.id);
+      waitingOrdinals.push(row.ordinal);
+    }
+  }
+  const last = merged.reduce((latest, row) => (row.ordinal > latest.ordinal ? row : latest), current);
+  // A turn's position: the last user message it answers.
+  const position = new Map<string, number>();
+  for (const row of messages) {
+    if (row.role === 'user' && row.turn_id) position.set(row.turn_id, Math.max(position.get(row.turn_id) ?? 0, row.ordinal));
+  }
+  position.set(current.id, last.ordinal);
+  const ours = new Set([current.id, ...merged.map((row) => row.id)]);
+  const keyOf = (row: MessageRecord) => (ours.has(row.id) ? last.ordinal : (position.get(row.turn_id ?? row.reply_to ?? '') ?? row.ordinal));
+  const kept = messages.filter((row) => !left.has(row.id));
+  let ordered = true;
+  for (let index = 1; index < kept.length && ordered; index += 1) ordered = keyOf(kept[index - 1]!) <= keyOf(kept[index]!);
+  const rows = ordered ? kept : kept.map((row) => ({ row, key: keyOf(row) })).sort((a, b) => a.key - b.key || a.row.ordinal - b.row.ordinal).map(({ row }) => row);
+  return { rows, merged, last, waitingOrdinals };
+}

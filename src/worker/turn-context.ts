@@ -36,6 +36,8 @@ export class TurnContext implements LoopPorts {
     private readonly session: SessionRecord,
     readonly signal: AbortSignal,
     private readonly onCancel: () => void,
+    /** A newer message steers: the turn ends at its next model or tool boundary. */
+    readonly steered?: AbortSignal,
   ) {
     this.sessionId = session.id;
     this.turnId = events.turnId;
@@ -63,6 +65,10 @@ export class TurnContext implements LoopPorts {
       });
       const timedOut = new Promise<ConfirmAction>((resolve) => {
         timer = setTimeout(() => resolve('deny'), this.deps.confirmationTimeoutMs); // spec: a timeout counts as deny
+        // The user moved on (a steering message): the tool is not run, as when denied.
+        const steered = this.steered;
+        if (steered?.aborted) resolve('deny');
+        steered?.addEventListener('abort', () => resolve('deny'), { once: true });
       });
       return await Promise.race([answer, timedOut, aborted]);
     } finally {

@@ -16,7 +16,8 @@ import type { RoutingService } from '../routing/routing-service';
 import { toolNames } from '../workflows/workflow-schema';
 import type { Logger } from '../logs/logger';
 import type { SessionTools } from '../sessions/session-tools';
-import { conversationEntries } from './conversation';
+import { midTurnPolicy, type ChannelPolicyDefault } from '../sessions/mid-turn-policy';
+import { conversationEntries, planTurn, type TurnPlan } from './conversation';
 import { ConversationCache } from './conversation-cache';
 import { TurnContext, type ConfirmationWaiters } from './turn-context';
 import { TurnEvents } from './turn-events';
@@ -39,6 +40,10 @@ export interface TurnWorkerOptions {
   knowledge?: TurnKnowledge;
   /** How often this worker says it is alive (WorkerPresence). */
   heartbeatMs: number;
+  /** Starts a session's next waiting message (the mid-turn policy stored it) once a turn ends. */
+  turns: { startNext(sessionId: string): Promise<string | null> };
+  /** A chat channel's mid-turn policy when the session's workflow sets none. */
+  midTurnDefault: ChannelPolicyDefault;
 }
 
 export interface TurnKnowledge {
@@ -55,6 +60,8 @@ class TurnStopped extends Error {
 interface RunningTurn {
   turnId: string;
   controller: AbortController;
+  /** Aborted when a newer message steers: the turn ends at its next model or tool boundary. */
+  steer: AbortController;
 }
 
 /** What a turn produced, ready to be stored. */
@@ -88,7 +95,9 @@ export class TurnWorker implements ConfirmationWaiters {
     this.stopControl = await this.options.control.subscribe((message) => {
       if (message.kind === 'cancel') {
         const turn = this.running.get(message.sessionId);
-        if (turn?.turnId === message.turnId) turn.controller.abort(new TurnStopped('cancel'));
+        if (turn?.turnId !== message.turnId) return;
+        if (message.steer) turn.steer.abort();
+        else turn.controller.abort(new TurnStopped('cancel'));
       }
       if (message.kind === 'tool_confirm') this.confirmations.get(message.confirmationId)?.(message.action as ConfirmAction);
     });
@@ -126,9 +135,10 @@ export class TurnWorker implements ConfirmationWaiters {
       return;
     }
     const controller = new AbortController();
+    const steer = new AbortController();
     const onShutdown = () => controller.abort(new TurnStopped('shutdown'));
     context.signal.addEventListener('abort', onShutdown, { once: true });
-    this.running.set(job.sessionId, { turnId, controller });
+    this.running.set(job.sessionId, { turnId, controller, steer });
     const events = new TurnEvents(this.options, job.sessionId, turnId);
     const state = newTurnState();
     let result: TurnResult | null = null;
@@ -137,19 +147,23 @@ export class TurnWorker implements ConfirmationWaiters {
       // The turn's own rows are the newest: looked for from the end.
       const userMessage = loaded ? findLast(loaded.messages, (message) => message.id === turnId) : undefined;
       const answered = loaded ? findLast(loaded.messages, (message) => message.reply_to === turnId, userMessage) : undefined;
-      if (!loaded || !userMessage || answered) {
-        // Gone, or redelivered after its reply was stored: the turn ends without running again.
-        await registry.release(job.sessionId, turnId);
+      const answeredBefore = userMessage !== undefined && userMessage.ordinal <= (loaded?.session.answered_through ?? 0);
+      if (!loaded || !userMessage || answered || answeredBefore) {
+        // Gone, redelivered after its reply was stored, or answered by a `collect` turn: it ends without running again.
+        await this.release(job.sessionId, turnId);
         if (answered) await this.emitEnd(events, answered, { durationMs: Date.now() - started, toolCalls: Number(answered.metadata?.tool_calls ?? 0) });
-        else logger.warn({ job }, 'the session or message of a turn is gone; the turn ends');
+        else if (!answeredBefore) logger.warn({ job }, 'the session or message of a turn is gone; the turn ends');
         return;
       }
+      const plan = await this.plan(loaded.session, loaded.messages, userMessage);
       const emit = (event: AgentEvent) => (controller.signal.aborted ? Promise.resolve() : events.send(event));
-      await emit({ type: 'agent_state', payload: { state: 'thinking' } });
+      // A turn that answers several messages says which, so channels that follow those messages know.
+      const answers = plan.merged.length > 0 ? { answers: [userMessage, ...plan.merged].sort((a, b) => a.ordinal - b.ordinal).map((row) => row.id) } : {};
+      await emit({ type: 'agent_state', payload: { state: 'thinking', ...answers } });
       const command = parseCommand(userMessage.content);
       result = command
         ? await this.runCommandTurn(command, loaded.session, userMessage, emit)
-        : await this.runAgentTurn(loaded.session, loaded.messages, userMessage, state, events, controller);
+        : await this.runAgentTurn(loaded.session, plan, userMessage, state, events, controller, steer.signal);
       controller.signal.throwIfAborted();
       if (!state.writing) await emit({ type: 'agent_state', payload: { state: 'writing' } });
       if (command) this.streamText(result.text, emit);
@@ -157,6 +171,8 @@ export class TurnWorker implements ConfirmationWaiters {
       const { reply, updatedAt } = await store.endTurn({
         sessionId: job.sessionId,
         turnId,
+        answeredThrough: plan.last.id,
+        merged: plan.merged.map((row) => row.id),
         reply: {
           id: randomUUID(),
           session_id: job.sessionId,
@@ -170,7 +186,12 @@ export class TurnWorker implements ConfirmationWaiters {
           mode: userMessage.mode,
           metadata: result.command
             ? { command: true }
-            : { tool_calls: state.calls, workflow: result.routing?.workflow?.name ?? null, routing_reason: result.routing?.decision.reason ?? null },
+            : {
+                tool_calls: state.calls,
+                workflow: result.routing?.workflow?.name ?? null,
+                routing_reason: result.routing?.decision.reason ?? null,
+                ...(steer.signal.aborted ? { steered: true } : {}),
+              },
           reply_to: turnId,
           turn_id: turnId,
         },
@@ -179,14 +200,15 @@ export class TurnWorker implements ConfirmationWaiters {
         memory: result.compaction ? { summary: result.compaction.summary, through: result.compaction.through } : undefined,
       });
       // Freed before `done` goes out: a client that sends its next message on `done` finds the session free.
-      await registry.release(job.sessionId, turnId);
+      await this.release(job.sessionId, turnId);
       if (!reply) {
         this.conversations.forget(job.sessionId);
         logger.warn({ job }, 'the turn was answered meanwhile (redelivered); this answer is dropped');
         return;
       }
-      // Kept for the session's next turn, unless this turn stored more than its reply (tool rounds, tool settings).
-      if (state.calls === 0 && !result.command) {
+      // Kept for the session's next turn, unless this turn stored more than its reply (tool rounds,
+      // tool settings) or messages arrived meanwhile (the next turn plans its rows afresh).
+      if (state.calls === 0 && !result.command && plan.rows === loaded.messages) {
         const through = result.compaction?.through ?? loaded.session.memory_through ?? 0;
         this.conversations.keep(job.sessionId, updatedAt, [...loaded.messages.filter((message) => message.ordinal > through), reply]);
       } else {
@@ -242,7 +264,7 @@ export class TurnWorker implements ConfirmationWaiters {
   /** The queue gave the job up (it kept failing): the session is freed and the client told. */
   private async giveUp(job: TurnJob, error: unknown): Promise<void> {
     this.options.logger.error({ err: error, job }, 'turn failed after every attempt');
-    if (!(await this.options.registry.release(job.sessionId, job.userMessageId))) return;
+    if (!(await this.release(job.sessionId, job.userMessageId))) return;
     const events = new TurnEvents(this.options, job.sessionId, job.userMessageId);
     await events.send({ type: 'error', payload: { code: 'INTERNAL_ERROR', message: 'The agent failed: an internal error occurred.' } });
     await events.send({ type: 'agent_state', payload: { state: 'error' } });
@@ -250,13 +272,34 @@ export class TurnWorker implements ConfirmationWaiters {
     await events.flush();
   }
 
+  /**
+   * Frees the session; when messages waited behind this turn (the mid-turn policy stored them), the
+   * next one starts. True when this turn was still the session's.
+   */
+  private async release(sessionId: string, turnId: string): Promise<boolean> {
+    const released = await this.options.registry.release(sessionId, turnId);
+    if (released && released.waiting) {
+      await this.options.turns.startNext(sessionId).catch((error: unknown) => this.options.logger.error({ err: error, session_id: sessionId }, 'could not start the next waiting turn'));
+    }
+    return released !== false;
+  }
+
+  /** What the turn answers and its prompt rows, given the messages that waited (see planTurn). */
+  private async plan(session: SessionRecord, messages: MessageRecord[], userMessage: MessageRecord): Promise<TurnPlan> {
+    const answeredThrough = session.answered_through ?? 0;
+    const newerWaiting = messages.some((row) => row.role === 'user' && row.ordinal > userMessage.ordinal);
+    const collect = newerWaiting && midTurnPolicy(session.channel, await this.options.routing.workflowById(session.active_workflow_id), this.options.midTurnDefault) === 'collect';
+    return planTurn(messages, answeredThrough, userMessage, collect);
+  }
+
   private async runAgentTurn(
     session: SessionRecord,
-    messages: MessageRecord[],
+    plan: TurnPlan,
     userMessage: MessageRecord,
     state: TurnState,
     events: TurnEvents,
     controller: AbortController,
+    steered: AbortSignal,
   ): Promise<TurnResult> {
     const { agent, provider, sessionTools, logger } = this.options;
     const ports = new TurnContext(
@@ -265,12 +308,13 @@ export class TurnWorker implements ConfirmationWaiters {
       session,
       controller.signal,
       () => controller.abort(new TurnStopped('cancel')),
+      steered,
     );
     const requested = typeof userMessage.metadata?.workflow === 'string' ? userMessage.metadata.workflow : null;
     const routing = await this.options.routing.route(session, userMessage.content, requested);
     const { workflow } = routing;
     logger.debug({ session_id: session.id, workflow: workflow?.name ?? null, reason: routing.decision.reason, score: routing.decision.score }, 'routed');
-    const entries = conversationEntries(messages);
+    const entries = conversationEntries(plan.rows);
     // The workflow's prompt replaces the default; its knowledge is searched for this message.
     const passages = workflow && workflow.knowledge_base_ids.length > 0 && this.options.knowledge
       ? await this.options.knowledge.passagesFor(workflow.knowledge_base_ids, userMessage.content)
@@ -298,7 +342,7 @@ export class TurnWorker implements ConfirmationWaiters {
     controller.signal.throwIfAborted();
     const tokens = countTokens(text);
     const compaction = config.contextCompression === false ? null : await this.compactMemory(session, entries, userMessage, text, tokens, controller.signal);
-    return { text, tokens, command: false, routing, compaction };
+    return { text, tokens, command: false, routing, compaction: compaction && foldedWhole(compaction, entries, plan.waitingOrdinals) };
   }
 
   /** `/info`, `/tools`, `/tools load`, `/help`: answered by the hub, not the model. */
@@ -369,7 +413,7 @@ export class TurnWorker implements ConfirmationWaiters {
   private async endWithoutReply(job: TurnJob, state: TurnState): Promise<void> {
     this.conversations.forget(job.sessionId);
     await this.options.store.endTurn({ sessionId: job.sessionId, turnId: job.userMessageId, reply: null, usage: state.usage });
-    await this.options.registry.release(job.sessionId, job.userMessageId);
+    await this.release(job.sessionId, job.userMessageId);
   }
 
   private async emitEnd(events: TurnEvents, reply: MessageRecord, facts: { durationMs: number; toolCalls: number; routing?: TurnResult['routing'] }): Promise<void> {
@@ -410,6 +454,18 @@ export class TurnWorker implements ConfirmationWaiters {
   private async beat(): Promise<void> {
     await this.options.presence.beat(this.id).catch((error: unknown) => this.options.logger.warn({ err: error }, 'worker heartbeat failed'));
   }
+}
+
+/**
+ * The summary may cover only a prefix of the session in arrival order: when turns' rows interleave
+ * (messages arrived while a turn ran), `through` stops before the first row it did not fold, so no
+ * row is lost from later prompts (a few may be both summarised and kept).
+ */
+function foldedWhole(compaction: Compaction, entries: readonly MemoryEntry[], waitingOrdinals: readonly number[]): Compaction {
+  const index = entries.findIndex((entry) => entry.ordinal === compaction.through);
+  let firstKept = Math.min(Number.MAX_SAFE_INTEGER, ...waitingOrdinals);
+  for (let at = index + 1; at < entries.length; at += 1) firstKept = Math.min(firstKept, entries[at]!.ordinal);
+  return firstKept > compaction.through ? compaction : { ...compaction, through: firstKept - 1 };
 }
 
 /** The last message that matches, searching back no further than `stopAt` (exclusive) when given. */

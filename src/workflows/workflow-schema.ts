@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MID_TURN_POLICIES } from '../core/turns';
 import { regexProblem } from './regex-safety';
 
 /** `^[a-z0-9][a-z0-9_-]{0,63}$` (decisions.md §4). */
@@ -32,6 +33,11 @@ export const workflowFields = {
   knowledge_base_ids: z.array(z.string().min(1).max(128)).max(50).default([]),
   triggers: triggersSchema.prefault({}),
   binding_channels: z.array(z.string().regex(BINDING_CHANNEL, 'web, slack, telegram, slack:<channel id> or telegram:<chat id>')).max(50).default([]),
+  mid_turn: z
+    .enum(MID_TURN_POLICIES)
+    .nullable()
+    .default(null)
+    .describe('What a chat message sent while a turn runs does: reject, queue, steer or collect; null: the channel\'s default. The web channel always answers TURN_IN_PROGRESS.'),
 };
 
 export const workflowInputSchema = z.strictObject(workflowFields).meta({ id: 'WorkflowInput' });
@@ -46,6 +52,7 @@ export const workflowPatchSchema = z
     knowledge_base_ids: z.array(z.string().min(1).max(128)).max(50).optional(),
     triggers: triggersSchema.optional(),
     binding_channels: z.array(z.string().regex(BINDING_CHANNEL, 'web, slack, telegram, slack:<channel id> or telegram:<chat id>')).max(50).optional(),
+    mid_turn: z.enum(MID_TURN_POLICIES).nullable().optional(),
   })
   .meta({ id: 'WorkflowPatch' });
 
@@ -59,6 +66,7 @@ export const workflowSchema = z
     knowledge_base_ids: z.array(z.string()),
     triggers: z.object({ keywords: z.array(z.string()), regex: z.array(z.string()), contact_tags: z.array(z.string()), min_score: z.number().optional() }),
     binding_channels: z.array(z.string()),
+    mid_turn: z.enum(MID_TURN_POLICIES).nullable(),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })

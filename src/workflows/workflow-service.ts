@@ -3,6 +3,7 @@ import { Op, UniqueConstraintError } from 'sequelize';
 import type { ToolCatalog } from '../agent/tool-box';
 import { countTokens } from '../agent/tokens';
 import { AppError, type FieldIssues } from '../core/errors';
+import type { MidTurnPolicy } from '../core/turns';
 import type { ContactRow, Models, WorkflowRow } from '../db/models';
 import { decodeCursor, encodeCursor } from '../sessions/serialize';
 import { toolNames, workflowInputSchema, type WorkflowInput } from './workflow-schema';
@@ -23,7 +24,7 @@ export interface WorkflowServiceOptions {
 }
 
 /** The fields compared by sync; a change in any of them is an update. */
-const FIELDS = ['description', 'system_prompt', 'tool_list', 'knowledge_base_ids', 'triggers', 'binding_channels'] as const;
+const FIELDS = ['description', 'system_prompt', 'tool_list', 'knowledge_base_ids', 'triggers', 'binding_channels', 'mid_turn'] as const;
 type Field = (typeof FIELDS)[number];
 
 export interface SyncResult {
@@ -45,6 +46,7 @@ export function workflowView(row: WorkflowRow) {
     knowledge_base_ids: row.knowledge_base_ids,
     triggers: row.triggers,
     binding_channels: row.binding_channels,
+    mid_turn: (row.mid_turn ?? null) as MidTurnPolicy | null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

@@ -31,7 +31,7 @@ describe.each([
     expect(await registry.claim(session, second)).toBe(false);
     expect(await registry.get(session)).toMatchObject({ turnId: first, phase: 'queued', state: 'thinking', pending: null, acceptedAt: expect.any(Number) });
     expect(await registry.release(session, second)).toBe(false); // not its turn
-    expect(await registry.release(session, first)).toBe(true);
+    expect(await registry.release(session, first)).toEqual({ waiting: false });
     expect(await registry.get(session)).toBeNull();
     expect(await registry.claim(session, second)).toBe(true);
   });
@@ -55,7 +55,24 @@ describe.each([
     await registry.claim(session, turn);
     expect(await registry.update(session, turn, { phase: 'running' })).toBe(true);
     expect(await registry.release(session, turn, 'queued')).toBe(false);
-    expect(await registry.release(session, turn)).toBe(true);
+    expect(await registry.release(session, turn)).toEqual({ waiting: false });
+  });
+
+  it('a message waiting behind a turn is reported to whoever releases it (mid-turn queue)', async () => {
+    const session = randomUUID();
+    const turn = randomUUID();
+    expect(await registry.markWaiting(session)).toBeNull(); // nothing runs: the caller starts it itself
+    await registry.claim(session, turn);
+    expect(await registry.markWaiting(session)).toEqual({ turnId: turn, phase: 'queued' });
+    await registry.update(session, turn, { phase: 'running' });
+    expect(await registry.markWaiting(session)).toEqual({ turnId: turn, phase: 'running' });
+    expect((await registry.get(session))!.turnId).toBe(turn);
+    expect(await registry.release(session, randomUUID())).toBe(false);
+    expect(await registry.release(session, turn)).toEqual({ waiting: true });
+    // The flag belongs to that turn: the next one starts without it.
+    const next = randomUUID();
+    await registry.claim(session, next);
+    expect(await registry.release(session, next)).toEqual({ waiting: false });
   });
 
   it('reads many sessions at once; idle ones are absent', async () => {

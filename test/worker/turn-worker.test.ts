@@ -61,6 +61,8 @@ beforeAll(async () => {
     agent: config.agent,
     contextWindow: config.llm.context_window,
     routing,
+    turns: { startNext: (sessionId) => turns.startNext(sessionId) },
+    midTurnDefault: () => 'queue',
   });
   turns = new TurnService({
     store,
@@ -98,8 +100,8 @@ async function newSession() {
 }
 
 /** Accepts a message on the session, as the REST endpoint or the socket would. */
-function accept(sessionId: string, text: string) {
-  return turns.accept({ sessionId, text, mode: 'normal', metadata: {} });
+async function accept(sessionId: string, text: string) {
+  return (await turns.accept({ sessionId, text, mode: 'normal', metadata: {} })).message;
 }
 
 function framesOf(sessionId: string): Promise<SessionFrame[]> {

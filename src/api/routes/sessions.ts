@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '../../core/errors';
 import { followTurn } from '../../core/follow-turn';
-import type { EventLog } from '../../core/turns';
+import type { Hub, Ingested } from '../../core/hub';
+import type { InboundMessage } from '../../core/inbound';
 import type { SessionService } from '../../sessions/session-service';
 import { messageView } from '../../sessions/serialize';
-import type { TurnService } from '../../sessions/turn-service';
 import { Reply, type ApiRouter } from '../endpoint';
 import { listPage } from '../schemas/envelope';
 import {
@@ -22,8 +22,8 @@ import {
 
 export interface SessionRoutesDeps {
   sessions: SessionService;
-  turns: TurnService;
-  events: EventLog;
+  /** The one way in: REST messages are ingested like WebSocket and chat messages. */
+  hub: Hub;
   /** How long `?sync=true` waits for the turn's end. */
   syncTimeoutMs: number;
 }
@@ -32,7 +32,7 @@ const tags = ['sessions'];
 
 /** Sessions, their history, and the REST messages endpoint (decisions.md §3). */
 export function registerSessionRoutes(api: ApiRouter, deps: SessionRoutesDeps): void {
-  const { sessions, turns } = deps;
+  const { sessions, hub } = deps;
 
   api.add({
     method: 'post',
@@ -154,9 +154,16 @@ export function registerSessionRoutes(api: ApiRouter, deps: SessionRoutesDeps): 
     response: { status: 202, description: 'The stored user message (200 with the `done` payload when sync=true).', data: messageSchema.or(donePayloadSchema) },
     handler: async ({ principal, params, query, body }) => {
       await sessions.access(principal, params.id);
-      const input = { sessionId: params.id, text: (body.text ?? body.content)!, mode: body.mode, metadata: body.metadata };
-      if (query.sync !== 'true') return messageView(await turns.accept(input));
-      return new Reply(200, await acceptAndWait(deps, { ...input, turnId: randomUUID() }));
+      const message: InboundMessage & { sessionId: string } = {
+        channel: 'web',
+        sessionId: params.id,
+        sender: { userId: principal.userId, displayName: principal.username },
+        text: (body.text ?? body.content)!,
+        mode: body.mode,
+        metadata: body.metadata,
+      };
+      if (query.sync !== 'true') return storedMessageView(message, await hub.ingest(message));
+      return new Reply(200, await ingestAndWait(deps, { ...message, turnId: randomUUID() }));
     },
   });
 
@@ -173,22 +180,41 @@ export function registerSessionRoutes(api: ApiRouter, deps: SessionRoutesDeps): 
       await sessions.access(principal, params.id).catch((error: unknown) => {
         if (!(error instanceof AppError && error.code === 'CONFLICT')) throw error; // archived: nothing runs
       });
-      await turns.cancel(params.id);
+      await hub.cancelTurn(params.id);
       return { cancelling: true };
     },
   });
 }
 
+/** The 202 answer: the stored user message, as history shows it. */
+function storedMessageView(message: InboundMessage, ingested: Ingested) {
+  return messageView({
+    id: ingested.userMessageId,
+    session_id: ingested.sessionId,
+    role: 'user',
+    content: message.text,
+    tool_calls: [],
+    input_tokens: 0,
+    output_tokens: 0,
+    workflow_id: null,
+    mode: message.mode,
+    metadata: message.metadata,
+    reply_to: null,
+    turn_id: ingested.userMessageId,
+    created_at: ingested.createdAt ?? new Date(),
+  });
+}
+
 /**
- * `?sync=true`: follows the turn by its id from before it is accepted (so no frame is missed), then
+ * `?sync=true`: follows the turn by its id from before it is ingested (so no frame is missed), then
  * answers its `done` payload, or its ending as the documented error (409 CANCELLED, the turn's own
  * error code, 503 when it outlasts the wait and goes on).
  */
-async function acceptAndWait(deps: SessionRoutesDeps, input: Parameters<TurnService['accept']>[0] & { turnId: string }) {
-  const followed = await followTurn(deps.events, input.sessionId, input.turnId);
+async function ingestAndWait(deps: SessionRoutesDeps, message: InboundMessage & { sessionId: string; turnId: string }) {
+  const followed = await followTurn(deps.hub.events, message.sessionId, message.turnId);
   let timer: NodeJS.Timeout | undefined;
   try {
-    await deps.turns.accept(input);
+    await deps.hub.ingest(message);
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), deps.syncTimeoutMs);
     });
@@ -200,6 +226,8 @@ async function acceptAndWait(deps: SessionRoutesDeps, input: Parameters<TurnServ
     }
     if (outcome.kind === 'done') return outcome.done;
     if (outcome.kind === 'cancelled') throw new AppError('CANCELLED', 'The turn was cancelled.');
+    // The web channel never lets a message wait (TURN_IN_PROGRESS), so none is answered by another turn.
+    if (outcome.kind === 'merged') throw new Error(`web turn ${message.turnId} was merged into ${outcome.into}`);
     throw new AppError(outcome.code, outcome.message);
   } finally {
     clearTimeout(timer);

@@ -6,6 +6,7 @@ import { workflows } from './0004-workflows';
 import { inboundEvents } from './0006-inbound-events';
 import { knowledge } from './0005-knowledge';
 import { turnHotPath } from './0007-turn-hot-path';
+import { midTurnPolicy } from './0008-mid-turn-policy';
 
 /** Every migration, in order. Append only; a released migration is never edited. */
-export const MIGRATIONS: readonly Migration[] = [authMigration, sessionsAndMessages, agent, workflows, knowledge, inboundEvents, turnHotPath];
+export const MIGRATIONS: readonly Migration[] = [authMigration, sessionsAndMessages, agent, workflows, knowledge, inboundEvents, turnHotPath, midTurnPolicy];

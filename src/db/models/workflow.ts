@@ -17,6 +17,8 @@ export class WorkflowRow extends Model<InferAttributes<WorkflowRow>, InferCreati
   declare knowledge_base_ids: string[];
   declare triggers: Triggers;
   declare binding_channels: string[];
+  /** The mid-turn policy on chat channels (`reject`, `queue`, `steer`, `collect`); null: the channel's default. */
+  declare mid_turn: CreationOptional<string | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -43,6 +45,7 @@ export function initWorkflowModels(sequelize: Sequelize): { Workflow: typeof Wor
       knowledge_base_ids: { type: DataTypes.JSON, allowNull: false },
       triggers: { type: DataTypes.JSON, allowNull: false },
       binding_channels: { type: DataTypes.JSON, allowNull: false },
+      mid_turn: { type: DataTypes.STRING(16), allowNull: true, defaultValue: null },
       created_at: { type: DataTypes.DATE, allowNull: false },
       updated_at: { type: DataTypes.DATE, allowNull: false },
     },

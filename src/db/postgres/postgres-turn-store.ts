@@ -63,6 +63,11 @@ const STATEMENTS = {
     ) SELECT (SELECT ordinal FROM reply) AS ordinal`,
   endTurnWithoutReply: `UPDATE sessions SET ${END_TURN_SET(1)} WHERE id = $10`,
   deleteMessage: 'DELETE FROM messages WHERE id = $1',
+  mergeIntoTurn: 'UPDATE messages SET turn_id = $1 WHERE id = ANY($2::uuid[])',
+  owedTurns: `SELECT m.id AS id, m.ordinal AS ordinal FROM sessions s JOIN messages m ON m.session_id = s.id AND m.ordinal > COALESCE(s.answered_through, 0)
+    WHERE s.id = $1 AND s.archived_at IS NULL AND m.role = 'user' ORDER BY m.ordinal LIMIT $2`,
+  editOwed: `UPDATE messages SET content = $1, token_count = $2 WHERE id = $3 AND role = 'user' AND ordinal > (SELECT COALESCE(answered_through, 0) FROM sessions WHERE id = messages.session_id)`,
+  deleteOwed: `DELETE FROM messages WHERE id = $1 AND role = 'user' AND ordinal > (SELECT COALESCE(answered_through, 0) FROM sessions WHERE id = messages.session_id)`,
   claimToolRun: 'INSERT INTO tool_runs (turn_id, tool_call_id, session_id, name, status, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
   finishToolRun: 'UPDATE tool_runs SET status = $1 WHERE turn_id = $2 AND tool_call_id = $3',
   saveSessionTools: 'UPDATE sessions SET active_tools = $1, tool_state = $2, updated_at = $3 WHERE id = $4',
@@ -102,7 +107,7 @@ export class PostgresTurnStore implements TurnStore {
     const session = [
       end.usage.inputTokens,
       end.usage.outputTokens,
-      end.turnId,
+      end.answeredThrough ?? end.turnId,
       end.activeWorkflowId !== undefined,
       end.activeWorkflowId ?? null,
       end.memory !== undefined,
@@ -113,11 +118,21 @@ export class PostgresTurnStore implements TurnStore {
     ];
     if (!end.reply) {
       await this.write('endTurnWithoutReply', session);
+      await this.merge(end);
       return { reply: null, updatedAt: now };
     }
     const result = await this.write<{ ordinal: number | null }>('endTurnWithReply', [...messageValues(end.reply, now), ...session]);
     const ordinal = result.rows[0]?.ordinal ?? null;
+    if (ordinal !== null) await this.merge(end);
     return { reply: ordinal === null ? null : { ...end.reply, ordinal, created_at: now }, updatedAt: now };
+  }
+
+  /**
+   * Files the messages a `collect` turn answered under it (after the turn ended: a crash in between
+   * leaves them answered, only grouped by their own ordinal in later prompts).
+   */
+  private async merge(end: TurnEnd): Promise<void> {
+    if (end.merged && end.merged.length > 0) await this.write('mergeIntoTurn', [end.turnId, end.merged]);
   }
 
   async insertMessages(messages: NewMessage[]): Promise<void> {
@@ -162,6 +177,15 @@ export class PostgresTurnStore implements TurnStore {
   async findSession(id: string): Promise<SessionRecord | null> {
     const [row] = await this.read<Record<string, unknown>>('findSession', [id]);
     return row ? toSession(row) : null;
+  }
+
+  async owedTurns(sessionId: string, limit: number): Promise<{ id: string; ordinal: number }[]> {
+    return (await this.read<{ id: string; ordinal: string | number }>('owedTurns', [sessionId, limit])).map((row) => ({ id: row.id, ordinal: Number(row.ordinal) }));
+  }
+
+  async changeOwedMessage(id: string, text: string | null, tokenCount: number): Promise<boolean> {
+    const result = text === null ? await this.write('deleteOwed', [id]) : await this.write('editOwed', [text, tokenCount, id]);
+    return result.rowCount === 1;
   }
 
   async unansweredTurns(): Promise<{ sessionId: string; messageId: string }[]> {

@@ -41,6 +41,11 @@ const SQL = {
     memory_updated_at = CASE WHEN ? THEN ? ELSE memory_updated_at END,
     updated_at = ? WHERE id = ?`,
   deleteMessage: 'DELETE FROM messages WHERE id = ?',
+  mergeIntoTurn: 'UPDATE messages SET turn_id = ? WHERE id = ?',
+  owedTurns: `SELECT m.id AS id, m.ordinal AS ordinal FROM sessions s JOIN messages m ON m.session_id = s.id AND m.ordinal > COALESCE(s.answered_through, 0)
+    WHERE s.id = ? AND s.archived_at IS NULL AND m.role = 'user' ORDER BY m.ordinal LIMIT ?`,
+  editOwed: `UPDATE messages SET content = ?, token_count = ? WHERE id = ? AND role = 'user' AND ordinal > (SELECT COALESCE(answered_through, 0) FROM sessions WHERE id = messages.session_id)`,
+  deleteOwed: `DELETE FROM messages WHERE id = ? AND role = 'user' AND ordinal > (SELECT COALESCE(answered_through, 0) FROM sessions WHERE id = messages.session_id)`,
   claimToolRun: 'INSERT INTO tool_runs (turn_id, tool_call_id, session_id, name, status, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
   finishToolRun: 'UPDATE tool_runs SET status = ? WHERE turn_id = ? AND tool_call_id = ?',
   saveSessionTools: 'UPDATE sessions SET active_tools = ?, tool_state = ?, updated_at = ? WHERE id = ?',
@@ -98,10 +103,11 @@ export class SqliteTurnStore implements TurnStore {
       }
       const workflowChanged = end.activeWorkflowId !== undefined;
       const memory = end.memory;
+      for (const id of end.merged ?? []) await execute(SQL.mergeIntoTurn, [end.turnId, id]);
       await execute(SQL.endTurn, [
         end.usage.inputTokens,
         end.usage.outputTokens,
-        end.turnId,
+        end.answeredThrough ?? end.turnId,
         workflowChanged ? 1 : 0,
         end.activeWorkflowId ?? null,
         memory ? 1 : 0,
@@ -165,6 +171,15 @@ export class SqliteTurnStore implements TurnStore {
   async findSession(id: string): Promise<SessionRecord | null> {
     const [row] = await this.read<Record<string, unknown>>(SQL.findSession, [id]);
     return row ? toSession(row) : null;
+  }
+
+  async owedTurns(sessionId: string, limit: number): Promise<{ id: string; ordinal: number }[]> {
+    return this.read<{ id: string; ordinal: number }>(SQL.owedTurns, [sessionId, limit]);
+  }
+
+  async changeOwedMessage(id: string, text: string | null, tokenCount: number): Promise<boolean> {
+    const result = await this.writer.write((execute) => (text === null ? execute(SQL.deleteOwed, [id]) : execute(SQL.editOwed, [text, tokenCount, id])));
+    return result.changes === 1;
   }
 
   async unansweredTurns(): Promise<{ sessionId: string; messageId: string }[]> {
