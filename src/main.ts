@@ -342,9 +342,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       registry: drivers.registry,
       defaultTools: config.agent.default_tools,
       turns,
+      // The running turn's workflow decides (it may have just routed elsewhere), else the session's.
       midTurnPolicy: async (channel, sessionId) => {
-        const session = await core.store.findSession(sessionId);
-        return midTurnPolicy(channel, await core.routing.workflowById(session?.active_workflow_id ?? null), core.midTurnDefault);
+        const live = await drivers.registry.get(sessionId);
+        const workflowId = live?.workflowId !== undefined ? live.workflowId : ((await core.store.findSession(sessionId))?.active_workflow_id ?? null);
+        return midTurnPolicy(channel, await core.routing.workflowById(workflowId), core.midTurnDefault);
       },
       events: drivers.events,
       control: drivers.control,

@@ -101,9 +101,14 @@ export interface LiveTurn {
   pending: PendingConfirmation | null;
   /** When it was accepted (ms since the epoch). */
   acceptedAt: number;
+  /**
+   * The workflow this turn routed to, when it differs from the session's current one (set once
+   * routed; absent: the session's). Its mid-turn policy governs messages sent meanwhile.
+   */
+  workflowId?: string | null;
 }
 
-export type LiveTurnChange = Partial<Pick<LiveTurn, 'phase' | 'state' | 'pending'>>;
+export type LiveTurnChange = Partial<Pick<LiveTurn, 'phase' | 'state' | 'pending' | 'workflowId'>>;
 
 /**
  * One turn per session at a time, across every process: the registry of running turns. Each change

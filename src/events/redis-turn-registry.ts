@@ -96,6 +96,7 @@ export class RedisTurnRegistry implements TurnRegistry {
     if (change.phase !== undefined) fields.push('phase', change.phase);
     if (change.state !== undefined) fields.push('state', change.state);
     if (change.pending !== undefined) fields.push('pending', change.pending ? JSON.stringify(change.pending) : '');
+    if (change.workflowId !== undefined) fields.push('workflow_id', change.workflowId ?? '');
     if (fields.length === 0) return (await this.get(sessionId))?.turnId === turnId;
     return (await this.redis.turnUpdate(this.key(sessionId), turnId, this.limits.turnTtlMs, ...fields)) === 1;
   }
@@ -128,5 +129,6 @@ function parse(hash: Record<string, string>): LiveTurn | null {
     state,
     pending: hash.pending ? (JSON.parse(hash.pending) as PendingConfirmation) : null,
     acceptedAt: Number(hash.accepted_at ?? 0),
+    ...(hash.workflow_id !== undefined ? { workflowId: hash.workflow_id || null } : {}),
   };
 }

@@ -313,6 +313,10 @@ export class TurnWorker implements ConfirmationWaiters {
     const requested = typeof userMessage.metadata?.workflow === 'string' ? userMessage.metadata.workflow : null;
     const routing = await this.options.routing.route(session, userMessage.content, requested);
     const { workflow } = routing;
+    // Messages sent meanwhile follow this workflow's mid-turn policy: the registry says which it is.
+    if (routing.decision.workflowId !== session.active_workflow_id) {
+      await this.options.registry.update(session.id, userMessage.id, { workflowId: routing.decision.workflowId });
+    }
     logger.debug({ session_id: session.id, workflow: workflow?.name ?? null, reason: routing.decision.reason, score: routing.decision.score }, 'routed');
     const entries = conversationEntries(plan.rows);
     // The workflow's prompt replaces the default; its knowledge is searched for this message.
