@@ -54,6 +54,7 @@ describe('workflows API', () => {
       ...support,
       knowledge_base_ids: [],
       triggers: { keywords: ['refund', 'broken'], regex: ['\\bticket #\\d+'], contact_tags: [] },
+      mid_turn: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
