@@ -21,7 +21,7 @@ import { apiKeyRoutes } from './api/routes/api-keys';
 import { authRoutes } from './api/routes/auth';
 import { SAML_PATH, samlPreamble, samlRoutes } from './api/routes/saml';
 import { registerSessionRoutes } from './api/routes/sessions';
-import { midTurnPolicy, type ChannelPolicyDefault } from './sessions/mid-turn-policy';
+import { sessionMidTurnPolicy, type ChannelPolicyDefault } from './sessions/mid-turn-policy';
 import { registerToolRoutes } from './api/routes/tools';
 import { registerWorkflowRoutes } from './api/routes/workflows';
 import { routingTestRoutes } from './api/routes/routing-test';
@@ -342,12 +342,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       registry: drivers.registry,
       defaultTools: config.agent.default_tools,
       turns,
-      // The running turn's workflow decides (it may have just routed elsewhere), else the session's.
-      midTurnPolicy: async (channel, sessionId) => {
-        const live = await drivers.registry.get(sessionId);
-        const workflowId = live?.workflowId !== undefined ? live.workflowId : ((await core.store.findSession(sessionId))?.active_workflow_id ?? null);
-        return midTurnPolicy(channel, await core.routing.workflowById(workflowId), core.midTurnDefault);
-      },
+      midTurnPolicy: sessionMidTurnPolicy({
+        registry: drivers.registry,
+        store: core.store,
+        workflowById: (id) => core.routing.workflowById(id),
+        channelDefault: core.midTurnDefault,
+      }),
       events: drivers.events,
       control: drivers.control,
       authenticateSocket,

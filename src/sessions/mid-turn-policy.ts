@@ -1,5 +1,6 @@
 import type { ChannelName } from '../core/inbound';
-import { MID_TURN_POLICIES, type MidTurnPolicy } from '../core/turns';
+import { MID_TURN_POLICIES, type MidTurnPolicy, type TurnRegistry } from '../core/turns';
+import type { TurnStore } from '../db/turn-store';
 
 /** A channel's default policy (config `channels.<name>.mid_turn`). */
 export type ChannelPolicyDefault = (channel: ChannelName) => MidTurnPolicy;
@@ -13,4 +14,21 @@ export function midTurnPolicy(channel: string, workflow: { mid_turn: string | nu
   const own = workflow?.mid_turn;
   if (own && (MID_TURN_POLICIES as readonly string[]).includes(own)) return own as MidTurnPolicy;
   return channelDefault(channel as ChannelName);
+}
+
+/**
+ * The policy for a message into a busy chat session: the running turn's workflow decides (it may
+ * have just routed elsewhere: the registry says so), else the session's current one.
+ */
+export function sessionMidTurnPolicy(deps: {
+  registry: TurnRegistry;
+  store: TurnStore;
+  workflowById(id: string | null): Promise<{ mid_turn: string | null } | null>;
+  channelDefault: ChannelPolicyDefault;
+}) {
+  return async (channel: ChannelName, sessionId: string): Promise<MidTurnPolicy> => {
+    const live = await deps.registry.get(sessionId);
+    const workflowId = live?.workflowId !== undefined ? live.workflowId : ((await deps.store.findSession(sessionId))?.active_workflow_id ?? null);
+    return midTurnPolicy(channel, await deps.workflowById(workflowId), deps.channelDefault);
+  };
 }
