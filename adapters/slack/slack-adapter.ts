@@ -14,7 +14,7 @@ import { followTurn, type FollowedTurn } from '../../src/core/follow-turn';
 import type { SendBudgetLimits } from '../shared/send-budget';
 import { offerPrompts, type AssistantThreadStartedEvent, type SuggestedPrompts } from './assistant-thread';
 import { REPLY_TEXT, TurnRenderer, type ReplyTarget } from './render';
-import { SlackOutbox, type SlackCalls } from './slack-outbox';
+import { SlackOutbox, webClientOptions, type SlackCalls } from './slack-outbox';
 import { UserNames } from './user-names';
 
 export interface SlackAdapterConfig {
@@ -62,9 +62,7 @@ export class SlackAdapter implements ChannelAdapter {
 
   constructor(private readonly config: SlackAdapterConfig) {
     const logger = boltLogger(config.logger);
-    // `rejectRateLimitedCalls`: a 429 comes back to us (SlackOutbox pauses that channel through the send
-    // budget and sends again) instead of the client pausing every call of every channel.
-    const clientOptions = { slackApiUrl: config.apiUrl, retryConfig: { retries: SLACK_LIMITS.apiRetries, factor: 2, minTimeout: 500 }, rejectRateLimitedCalls: true };
+    const clientOptions = webClientOptions(config.apiUrl);
     // `deferInitialization`: bolt would otherwise call auth.test in its constructor and leave the
     // rejection of a wrong token or an unreachable API unhandled, which ends the process.
     // `start()` runs it instead (`app.init()`), where a failure is caught and retried.

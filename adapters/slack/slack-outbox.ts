@@ -7,6 +7,15 @@ import { WorkspaceRefusals, type SlackFeature } from './refusals';
 type WebClient = webApi.WebClient;
 type Answer = webApi.WebAPICallResult;
 
+/**
+ * The Web API client's options: `rejectRateLimitedCalls` hands a 429 back to us (SlackOutbox pauses
+ * that channel through the send budget and sends again) instead of the client pausing every call of
+ * every channel; other failures are retried by the client.
+ */
+export function webClientOptions(apiUrl: string) {
+  return { slackApiUrl: apiUrl, retryConfig: { retries: SLACK_LIMITS.apiRetries, factor: 2, minTimeout: 500 }, rejectRateLimitedCalls: true };
+}
+
 /** The Web API methods that write a message (they spend the channel's send budget). */
 export type SendMethod = 'chat.postMessage' | 'chat.update' | 'chat.startStream' | 'chat.appendStream' | 'chat.stopStream';
 

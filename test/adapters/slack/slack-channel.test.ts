@@ -34,7 +34,7 @@ beforeAll(async () => {
   tools = new TestTools();
   logs = new LogCapture();
   const cwd = makeTempDir();
-  writeFileSync(path.join(cwd, 'config.yaml'), 'agent:\n  default_tools: [lookup, save_note]\nchannels:\n  slack:\n    edit_interval_ms: 200\n');
+  writeFileSync(path.join(cwd, 'config.yaml'), 'agent:\n  default_tools: [lookup, save_note]\nchannels:\n  slack:\n    edit_interval_ms: 200\n    send_budget:\n      per_channel: { limit: 20, window_ms: 1000 }\n');
   service = await startService({
     env: testEnv(makeTempDir(), { ...GENEROUS_RATE_LIMITS, SERVICE_SLACK_BOT_TOKEN: BOT_TOKEN, SERVICE_SLACK_SIGNING_SECRET: SIGNING_SECRET, SERVICE_SLACK_API_URL: slack.url }),
     cwd,
