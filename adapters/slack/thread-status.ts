@@ -1,14 +1,16 @@
 import type { AgentState } from '../../src/core/events';
 import type { SlackCalls } from './slack-outbox';
 
-/** What the thread shows under the bot's name while the agent works (Slack prefixes the bot's name). */
+/**
+ * What the thread shows under the bot's name while the agent works (Slack prefixes the bot's name).
+ * `writing` has none: the answer itself is showing then.
+ */
 export const STATUS_TEXT = {
   states: {
     thinking: 'is thinking…',
     analyzing: 'is analyzing…',
     researching: 'is researching…',
     deep_thinking: 'is thinking it through…',
-    writing: 'is writing…',
     delegating: 'is delegating…',
   } as Partial<Record<AgentState, string>>,
   tool: (name: string) => `is running ${name}…`,
