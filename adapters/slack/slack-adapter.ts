@@ -117,7 +117,8 @@ export class SlackAdapter implements ChannelAdapter {
       renderer.abandon();
     }
     this.following.clear();
-    this.outbox?.close();
+    this.outbox?.close(); // sends still waiting for a slot are given up
+    this.outbox = null;
     await Promise.allSettled([...this.renders]);
     if (this.socketStarted) {
       this.socketStarted = false;
