@@ -1,4 +1,4 @@
-/** Named limits of the Slack channel (config can override the edit interval). */
+/** Named limits of the Slack channel (config can override the edit interval and the send budget). */
 export const SLACK_LIMITS = {
   /** Slack tolerates about one `chat.update` per second per message (Tier 3 per channel): coalesce tokens to this. */
   editIntervalMs: 1_000,
@@ -8,8 +8,16 @@ export const SLACK_LIMITS = {
   userCacheSize: 1_000,
   /** A turn still silent after this long is given up (its listener released); the worker's own limits end turns sooner. */
   renderTimeoutMs: 30 * 60 * 1000,
-  /** Web API retries for a failed call (429s are waited out per Retry-After and retried on top). */
+  /** Web API retries for a failed call (network errors; 429s are handled by the send budget, see slack-outbox.ts). */
   apiRetries: 3,
+  /** A message send answered 429 this many times in a row is given up (each time after its Retry-After). */
+  rateLimitRetries: 5,
   /** Slack's limit for a message's text; longer answers are cut (the full text stays in the session history). */
   maxMessageChars: 39_000,
+  /** Slack's limit for one `markdown_text` (chat.startStream / appendStream / stopStream / update). */
+  maxMarkdownChars: 12_000,
+  /** Slack drops an assistant status after 2 minutes without a message: a long turn re-sends it this often. */
+  statusRefreshMs: 90_000,
+  /** Slack shows at most four suggested prompts. */
+  maxSuggestedPrompts: 4,
 } as const;

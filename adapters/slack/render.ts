@@ -1,73 +1,89 @@
 import type { Logger } from 'pino';
-import type { SessionFrame } from '../../src/core/events';
+import { WORKING_STATES, type SessionFrame } from '../../src/core/events';
 import type { TurnOutcome } from '../../src/core/follow-turn';
-import { confirmationBlocks, escapeText } from './confirm-buttons';
+import { confirmationBlocks } from './confirm-buttons';
+import { EditReply } from './edit-reply';
 import { SLACK_LIMITS } from './limits';
+import { REPLY_TEXT } from './reply-text';
+import { StreamUnavailable, type ReplyTarget, type ReplyWriter } from './reply-writer';
+import type { SlackCalls } from './slack-outbox';
+import { StreamReply } from './stream-reply';
+import { STATUS_TEXT, ThreadStatus } from './thread-status';
 
-/** The Slack calls a turn needs (the adapter backs them with the Web API client). */
-export interface SlackCalls {
-  /** Posts a message and answers its `ts`. */
-  post(message: { channel: string; thread_ts?: string; text: string; blocks?: unknown[] }): Promise<string>;
-  update(message: { channel: string; ts: string; text: string; blocks?: unknown[] }): Promise<void>;
-}
+export { REPLY_TEXT, slackText } from './reply-text';
+export type { ReplyTarget } from './reply-writer';
 
-/** Where the turn's replies go. */
-export interface ReplyTarget {
-  channel: string;
-  /** The thread to answer in; null answers at the top level (a DM outside a thread). */
-  threadTs: string | null;
-}
-
-export const REPLY_TEXT = {
-  placeholder: '_…_',
-  /** Internal errors reach people only as this; the details go to the logs. */
-  apology: 'Sorry, something went wrong while answering. Please try again in a moment.',
-  cancelled: 'The answer was cancelled.',
-  busy: 'Still answering your previous message; please wait for it to finish.',
-} as const;
-
-/** A reply as Slack text: Slack's control characters escaped, cut to the message limit. */
-export function slackText(text: string): string {
-  const escaped = escapeText(text);
-  return escaped.length > SLACK_LIMITS.maxMessageChars ? `${escaped.slice(0, SLACK_LIMITS.maxMessageChars)}…` : escaped || ' ';
+export interface RenderOptions {
+  editIntervalMs: number;
+  /** `channels.slack.native_streaming`: stream in threads with chat.startStream (unless the workspace refuses). */
+  nativeStreaming: boolean;
+  /** `channels.slack.thread_status`: show "is thinking…" / "is running <tool>…" in threads. */
+  threadStatus: boolean;
+  logger: Logger;
 }
 
 /**
- * Renders one turn's AgentEvents in Slack: a placeholder reply when the turn starts, `token`s
- * coalesced into `chat.update` edits at most every `editIntervalMs` (Slack rate-limits edits), a
- * Block Kit message for each `tool_confirm_request`, and the full `done` text as the last edit.
+ * Renders one turn's AgentEvents in Slack. In a thread the answer streams natively (StreamReply);
+ * at the top level of a DM, where the workspace refuses streaming, or when it is turned off, a
+ * message is edited as it grows (EditReply). `token`s are coalesced to at most one interim send
+ * every `editIntervalMs`, and interim sends spend only a free slot of the shared send budget.
+ * The thread status tells what the agent is doing; tool confirmations are Block Kit messages.
  * Slack calls run one at a time, in order; a failed call is logged and the turn goes on.
  */
 export class TurnRenderer {
   private chain: Promise<void> = Promise.resolve();
-  private placeholderTs: string | null = null;
+  private writer: ReplyWriter;
+  private readonly status: ThreadStatus;
   private streamed = '';
-  private lastEditAt = 0;
-  private editTimer: NodeJS.Timeout | null = null;
+  private lastInterimAt = 0;
+  private interimTimer: NodeJS.Timeout | null = null;
+  private interimQueued = false;
+  private readonly statusRefresh: NodeJS.Timeout;
   private ended = false;
 
   constructor(
     private readonly calls: SlackCalls,
     private readonly target: ReplyTarget,
     private readonly sessionId: string,
-    private readonly options: { editIntervalMs: number; logger: Logger },
-  ) {}
+    private readonly options: RenderOptions,
+  ) {
+    const thread = target.threadTs === null ? null : { ...target, threadTs: target.threadTs };
+    const streams = thread !== null && options.nativeStreaming && !calls.refusals.isRefused(calls.workspace, 'stream');
+    this.writer = streams ? new StreamReply(calls, thread, options.logger) : new EditReply(calls, target);
+    this.status = new ThreadStatus(calls, options.threadStatus && thread ? { channel: thread.channel, threadTs: thread.threadTs } : null);
+    this.statusRefresh = setInterval(() => this.status.active && this.enqueue(() => this.status.refresh()), SLACK_LIMITS.statusRefreshMs);
+    this.statusRefresh.unref();
+  }
 
   /** Renders one frame of the turn (its end is `finish`'s, decided by the core's turn follower). */
   handle(frame: SessionFrame): void {
     if (this.ended) return;
     switch (frame.type) {
-      case 'agent_state':
-        if (frame.payload.state === 'thinking') this.enqueue(() => this.ensurePlaceholder());
+      case 'agent_state': {
+        const status = STATUS_TEXT.states[frame.payload.state];
+        if (status && WORKING_STATES.has(frame.payload.state)) this.enqueue(() => this.status.set(status));
+        if (frame.payload.state === 'thinking') this.enqueue(() => this.write((writer) => writer.begin()));
         return;
+      }
       case 'token':
         this.streamed += frame.payload.text;
-        this.scheduleEdit();
+        this.scheduleInterim();
+        return;
+      case 'tool_start':
+        this.enqueue(() => this.status.set(STATUS_TEXT.tool(frame.payload.tool_name)));
+        return;
+      case 'tool_end':
+        this.enqueue(() => this.status.set(STATUS_TEXT.states.thinking!));
         return;
       case 'tool_confirm_request': {
         const blocks = confirmationBlocks(this.sessionId, frame.payload);
         const text = `Confirm ${frame.payload.tool}?`;
-        this.enqueue(async () => void (await this.calls.post({ ...this.where(), text, blocks })));
+        const thread = this.target.threadTs ? { thread_ts: this.target.threadTs } : {};
+        this.enqueue(async () => {
+          await this.calls.send('chat.postMessage', { channel: this.target.channel, ...thread, text, blocks });
+          this.status.replied();
+          await this.status.set(STATUS_TEXT.confirm(frame.payload.tool));
+        });
         return;
       }
       case 'error':
@@ -82,9 +98,10 @@ export class TurnRenderer {
   /** The turn ended: its answer, or a short apology (an error), or a note that it was cancelled. */
   finish(outcome: TurnOutcome): void {
     if (this.ended) return;
-    this.abandon();
+    this.stopTimers();
     const text = outcome.kind === 'done' ? outcome.done.text : outcome.kind === 'cancelled' ? REPLY_TEXT.cancelled : REPLY_TEXT.apology;
-    this.enqueue(() => this.edit(text));
+    this.enqueue(() => this.write((writer) => writer.final(text)));
+    this.enqueue(() => this.status.clear());
   }
 
   /** Resolves once every Slack call queued so far has finished. */
@@ -94,32 +111,49 @@ export class TurnRenderer {
 
   /** Stops without another Slack call (shutdown, or the turn went silent). */
   abandon(): void {
-    this.ended = true;
-    if (this.editTimer) clearTimeout(this.editTimer);
+    this.stopTimers();
   }
 
-  private scheduleEdit(): void {
-    if (this.editTimer || this.ended) return;
-    const wait = Math.max(0, this.lastEditAt + this.options.editIntervalMs - Date.now());
-    this.editTimer = setTimeout(() => {
-      this.editTimer = null;
-      if (!this.ended) this.enqueue(() => this.edit(this.streamed));
+  private stopTimers(): void {
+    this.ended = true;
+    if (this.interimTimer) clearTimeout(this.interimTimer);
+    this.interimTimer = null;
+    clearInterval(this.statusRefresh);
+  }
+
+  private scheduleInterim(): void {
+    if (this.interimTimer || this.interimQueued || this.ended) return;
+    const wait = Math.max(0, this.lastInterimAt + this.options.editIntervalMs - Date.now());
+    this.interimTimer = setTimeout(() => {
+      this.interimTimer = null;
+      if (this.ended) return;
+      this.interimQueued = true;
+      this.enqueue(async () => {
+        this.interimQueued = false;
+        if (this.ended) return;
+        this.lastInterimAt = Date.now();
+        const text = this.streamed;
+        const shown = await this.write((writer) => writer.interim(text));
+        if (shown) this.status.replied(); // Slack hides the status once the bot's reply shows
+        // No free slot: try again later (the final send carries everything anyway).
+        if (!shown || this.streamed !== text) this.scheduleInterim();
+      });
     }, wait);
   }
 
-  private async ensurePlaceholder(): Promise<string> {
-    this.placeholderTs ??= await this.calls.post({ ...this.where(), text: REPLY_TEXT.placeholder });
-    return this.placeholderTs;
-  }
-
-  private async edit(text: string): Promise<void> {
-    const ts = await this.ensurePlaceholder();
-    this.lastEditAt = Date.now();
-    await this.calls.update({ channel: this.target.channel, ts, text: slackText(text) });
-  }
-
-  private where(): { channel: string; thread_ts?: string } {
-    return this.target.threadTs ? { channel: this.target.channel, thread_ts: this.target.threadTs } : { channel: this.target.channel };
+  /** Runs `step` on the reply writer; when native streaming turns out unavailable, on the edit writer instead. */
+  private async write<T>(step: (writer: ReplyWriter) => Promise<T>): Promise<T> {
+    const before = this.writer;
+    try {
+      return await step(before);
+    } catch (error) {
+      if (!(error instanceof StreamUnavailable)) throw error;
+      const log = { session_id: this.sessionId, slack_channel: this.target.channel, reason: error.reason };
+      if (error.refused) this.options.logger.info(log, 'Slack refused native streaming for this workspace; replies are edited messages from now on');
+      else this.options.logger.warn(log, 'a Slack stream could not start; this reply is an edited message');
+      this.writer = new EditReply(this.calls, this.target);
+      return step(this.writer);
+    }
   }
 
   private enqueue(call: () => Promise<unknown>): void {

@@ -11,7 +11,10 @@ import { answeredBlocks, CONFIRM_ACTION_PREFIX, decodeChoice } from './confirm-b
 import { SLACK_LIMITS } from './limits';
 import { conversationOf, isConversationalEvent, normalizeMessage, type SlackMessageEvent } from './normalize';
 import { followTurn, type FollowedTurn } from '../../src/core/follow-turn';
-import { REPLY_TEXT, TurnRenderer, type ReplyTarget, type SlackCalls } from './render';
+import type { SendBudgetLimits } from '../shared/send-budget';
+import { offerPrompts, type AssistantThreadStartedEvent, type SuggestedPrompts } from './assistant-thread';
+import { REPLY_TEXT, TurnRenderer, type ReplyTarget } from './render';
+import { SlackOutbox, webClientOptions, type SlackCalls } from './slack-outbox';
 import { UserNames } from './user-names';
 
 export interface SlackAdapterConfig {
@@ -26,6 +29,13 @@ export interface SlackAdapterConfig {
   /** The Web API base (a sovereign deployment, or a fake in tests); ends with `/`. */
   apiUrl: string;
   editIntervalMs: number;
+  /** One budget for every message the channel sends (per Slack channel and overall), shared by all turns. */
+  sendBudget: SendBudgetLimits;
+  /** Stream replies in threads with chat.startStream/appendStream/stopStream (edits where Slack refuses). */
+  nativeStreaming: boolean;
+  /** Show the assistant thread status ("is thinking…") while a turn runs. */
+  threadStatus: boolean;
+  suggestedPrompts: SuggestedPrompts;
 }
 
 /** Seconds Slack is asked to wait before delivering again while the channel is not running. */
@@ -47,11 +57,12 @@ export class SlackAdapter implements ChannelAdapter {
   private readonly following = new Set<{ followed: FollowedTurn; renderer: TurnRenderer }>();
   private readonly renders = new Set<Promise<void>>();
   private hub: Hub | null = null;
+  private outbox: SlackOutbox | null = null;
   private socketStarted = false;
 
   constructor(private readonly config: SlackAdapterConfig) {
     const logger = boltLogger(config.logger);
-    const clientOptions = { slackApiUrl: config.apiUrl, retryConfig: { retries: SLACK_LIMITS.apiRetries, factor: 2, minTimeout: 500 } };
+    const clientOptions = webClientOptions(config.apiUrl);
     // `deferInitialization`: bolt would otherwise call auth.test in its constructor and leave the
     // rejection of a wrong token or an unreachable API unhandled, which ends the process.
     // `start()` runs it instead (`app.init()`), where a failure is caught and retried.
@@ -76,6 +87,7 @@ export class SlackAdapter implements ChannelAdapter {
     this.users = new UserNames(config.logger);
     this.app.event('message', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
     this.app.event('app_mention', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
+    this.app.event('assistant_thread_started', async ({ event, body, context, client }) => this.onAssistantThread(event as unknown as AssistantThreadStartedEvent, body, context, client));
     this.app.action({ action_id: new RegExp(`^${CONFIRM_ACTION_PREFIX}`) }, async (args) => this.onButton(args as SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs));
   }
 
@@ -94,6 +106,7 @@ export class SlackAdapter implements ChannelAdapter {
         throw new Error(`apps.connections.open failed: ${platformReason(error)}`);
       }
     }
+    this.outbox = new SlackOutbox(this.config.sendBudget, this.config.logger);
     this.hub = hub;
   }
 
@@ -104,6 +117,8 @@ export class SlackAdapter implements ChannelAdapter {
       renderer.abandon();
     }
     this.following.clear();
+    this.outbox?.close(); // sends still waiting for a slot are given up
+    this.outbox = null;
     await Promise.allSettled([...this.renders]);
     if (this.socketStarted) {
       this.socketStarted = false;
@@ -119,8 +134,8 @@ export class SlackAdapter implements ChannelAdapter {
     const message = normalizeMessage({ event, eventId: body.event_id, teamId, botUserId: context.botUserId, displayName });
     if (!message) return;
     const conversation = conversationOf(event, teamId);
-    const target: ReplyTarget = { channel: conversation.channel, threadTs: conversation.threadTs };
-    const calls = this.calls(client);
+    const target: ReplyTarget = { channel: conversation.channel, threadTs: conversation.threadTs, recipient: { userId: event.user!, teamId: conversation.team } };
+    const calls = this.requireOutbox().calls(client, teamId);
     let result;
     try {
       result = await hub.ingest(message);
@@ -137,7 +152,8 @@ export class SlackAdapter implements ChannelAdapter {
 
   /** Renders the turn in the thread, following it by its id (frames the log kept from before included). */
   private async render(hub: Hub, calls: SlackCalls, target: ReplyTarget, sessionId: string, turnId: string): Promise<void> {
-    const renderer = new TurnRenderer(calls, target, sessionId, { editIntervalMs: this.config.editIntervalMs, logger: this.config.logger });
+    const { editIntervalMs, nativeStreaming, threadStatus, logger } = this.config;
+    const renderer = new TurnRenderer(calls, target, sessionId, { editIntervalMs, nativeStreaming, threadStatus, logger });
     const followed = await followTurn(hub.events, sessionId, turnId, { replay: true, onFrame: (frame) => renderer.handle(frame) });
     const entry = { followed, renderer };
     this.following.add(entry);
@@ -154,6 +170,13 @@ export class SlackAdapter implements ChannelAdapter {
     });
     this.renders.add(settled);
     void settled.finally(() => this.renders.delete(settled));
+  }
+
+  /** Someone opened the bot's assistant thread: offer the suggested prompts. */
+  private async onAssistantThread(event: AssistantThreadStartedEvent, body: { team_id?: string }, context: { teamId?: string }, client: WebClient): Promise<void> {
+    this.requireHub();
+    const teamId = context.teamId ?? body.team_id ?? 'T0';
+    this.track(offerPrompts(this.requireOutbox().calls(client, teamId), event, this.config.suggestedPrompts).then(() => undefined));
   }
 
   private async onButton({ ack, action, body, client }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> {
@@ -174,28 +197,24 @@ export class SlackAdapter implements ChannelAdapter {
     if (!channel || !ts) return;
     const blocks = text === 'This confirmation is no longer pending.' ? [{ type: 'section', text: { type: 'mrkdwn', text } }] : answeredBlocks(choice.tool, choice.action, body.user.id);
     // After the ack (Slack's 3-second deadline is about the ack, not this edit).
-    this.track(client.chat.update({ channel, ts, text, blocks }).then(() => undefined));
-  }
-
-  private calls(client: WebClient): SlackCalls {
-    return {
-      post: async (message) => {
-        const answer = await client.chat.postMessage(message as Parameters<WebClient['chat']['postMessage']>[0]);
-        return answer.ts!;
-      },
-      update: async (message) => void (await client.chat.update(message as Parameters<WebClient['chat']['update']>[0])),
-    };
+    const calls = this.requireOutbox().calls(client, body.team?.id ?? 'T0');
+    this.track(calls.send('chat.update', { channel, ts, text, blocks }).then(() => undefined));
   }
 
   private note(calls: SlackCalls, target: ReplyTarget, text: string): void {
     const thread = target.threadTs ? { thread_ts: target.threadTs } : {};
-    this.track(calls.post({ channel: target.channel, ...thread, text }).then(() => undefined));
+    this.track(calls.send('chat.postMessage', { channel: target.channel, ...thread, text }).then(() => undefined));
   }
 
   private track(call: Promise<void>): void {
     const tracked = call.catch((error: unknown) => this.config.logger.error({ err: error }, 'a Slack call failed'));
     this.renders.add(tracked);
     void tracked.finally(() => this.renders.delete(tracked));
+  }
+
+  private requireOutbox(): SlackOutbox {
+    if (!this.outbox) throw new Error('the Slack channel is not started');
+    return this.outbox;
   }
 
   private requireHub(): Hub {

@@ -104,6 +104,7 @@ function describeType(node: JsonSchema): string {
     return `${node.type}${bounds.length ? ` ${bounds.join(', ')}` : ''}`;
   }
   if (node.type === 'boolean') return 'boolean';
+  if (node.type === 'object') return 'object';
   return 'any';
 }
 
@@ -186,11 +187,17 @@ function tidy(comment: string): string | null {
   return text.length > 0 ? text : null;
 }
 
+/** A list item as YAML flow style: `{ title: …, message: … }` for objects. */
+function flowYaml(item: unknown): string {
+  if (item === null || typeof item !== 'object') return String(item);
+  return `{ ${Object.entries(item).map(([name, value]) => `${name}: ${String(value)}`).join(', ')} }`;
+}
+
 function formatDefault(key: ConfigKey): string {
   if (key.path === 'auth.jwt_secret') return '**required**';
   const value = key.default;
   if (value === null) return 'unset';
-  if (Array.isArray(value)) return value.length === 0 ? '`[]`' : code(value.join(', '));
+  if (Array.isArray(value)) return value.length === 0 ? '`[]`' : code(value.map(flowYaml).join(', '));
   if (typeof value === 'string' && value.length > 40) return code(`${value.slice(0, 37)}…`);
   return code(String(value));
 }

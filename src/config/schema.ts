@@ -213,6 +213,11 @@ const websocketSchema = z.strictObject({
 /** What a chat message sent while its conversation's turn runs does (a workflow's `mid_turn` wins). */
 const midTurn = z.enum(MID_TURN_POLICIES).default('queue');
 
+/** At most `limit` sends in any `window_ms` (a sliding window; adapters/shared/send-budget.ts). */
+function sendWindowSchema(limit: number, windowMs: number) {
+  return z.strictObject({ limit: positiveInt.max(100_000).default(limit), window_ms: positiveInt.max(3_600_000).default(windowMs) }).prefault({});
+}
+
 const slackSchema = z.strictObject({
   enabled: z.boolean().default(false),
   mid_turn: midTurn,
@@ -223,8 +228,33 @@ const slackSchema = z.strictObject({
   api_url: z.url().default('https://slack.com/api/'),
   /** `events`: Events API over HTTP (needs the signing secret); `socket`: Socket Mode (needs the app token, no public URL). */
   mode: z.enum(['events', 'socket']).default('events'),
-  /** Streamed replies are edited at most this often (Slack tolerates about one chat.update per second). */
+  /** Streamed replies are edited (or appended to) at most this often (Slack tolerates about one chat.update per second). */
   edit_interval_ms: z.number().int().min(200).max(60_000).default(1000),
+  /** Replies in threads stream natively (chat.startStream/appendStream/stopStream); edits where Slack refuses. */
+  native_streaming: z.boolean().default(true),
+  /** The assistant thread status ("is thinking…", "is running <tool>…") while a turn runs. */
+  thread_status: z.boolean().default(true),
+  /** One budget for every message the channel sends, shared by all turns (adapters/shared/send-budget.ts). */
+  send_budget: z
+    .strictObject({
+      per_channel: sendWindowSchema(3, 3_000),
+      overall: sendWindowSchema(100, 60_000),
+    })
+    .prefault({}),
+  /** Offered when someone opens the bot's assistant thread; an empty list offers none. */
+  suggested_prompts: z
+    .strictObject({
+      title: z.string().min(1).max(150).default('Try asking'),
+      prompts: z
+        .array(z.strictObject({ title: z.string().min(1).max(75), message: z.string().min(1).max(4_000) }))
+        .max(4)
+        .default([
+          { title: 'What can you do?', message: '/help' },
+          { title: 'Which tools can you use?', message: '/tools' },
+          { title: 'How is this session set up?', message: '/info' },
+        ]),
+    })
+    .prefault({}),
 });
 
 const telegramSchema = z.strictObject({

@@ -9,6 +9,11 @@ export interface SlackSettings {
   appToken: string | null;
   apiUrl: string;
   editIntervalMs: number;
+  /** The shape of adapters/shared/send-budget.ts' SendBudgetLimits (config imports no adapter). */
+  sendBudget: { perChat: { limit: number; windowMs: number }; global: { limit: number; windowMs: number } };
+  nativeStreaming: boolean;
+  threadStatus: boolean;
+  suggestedPrompts: { title: string; prompts: Array<{ title: string; message: string }> };
 }
 
 /**
@@ -33,5 +38,12 @@ export function slackSettings(config: Readonly<Config>): SlackSettings | null {
     // The Web API client appends method names: the base must end with a slash.
     apiUrl: slack.api_url.endsWith('/') ? slack.api_url : `${slack.api_url}/`,
     editIntervalMs: slack.edit_interval_ms,
+    sendBudget: {
+      perChat: { limit: slack.send_budget.per_channel.limit, windowMs: slack.send_budget.per_channel.window_ms },
+      global: { limit: slack.send_budget.overall.limit, windowMs: slack.send_budget.overall.window_ms },
+    },
+    nativeStreaming: slack.native_streaming,
+    threadStatus: slack.thread_status,
+    suggestedPrompts: slack.suggested_prompts,
   };
 }

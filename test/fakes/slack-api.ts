@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SlackWorkspace } from './slack-workspace';
 
 /** One Web API call the fake received: the method and its arguments (form fields JSON-decoded). */
 export interface SlackApiCall {
@@ -7,15 +8,29 @@ export interface SlackApiCall {
   args: Record<string, any>;
   /** The bearer token it came with. */
   token: string | null;
+  /** When it arrived (ms). */
+  at: number;
 }
 
 /** The fake workspace's identity, as auth.test answers it. */
 export const FAKE_SLACK = { teamId: 'T1', botUserId: 'UBOT', botId: 'B1' } as const;
 
+/** The methods that post or change a message: the ones Slack's per-channel limit counts. */
+export const MESSAGE_METHODS: ReadonlySet<string> = new Set(['chat.postMessage', 'chat.update', 'chat.startStream', 'chat.appendStream', 'chat.stopStream']);
+
+/** A per-channel limit the fake enforces on message methods: more than `limit` in any `windowMs` is answered 429. */
+export interface FakeRateLimit {
+  limit: number;
+  windowMs: number;
+  retryAfterS: number;
+}
+
 /**
  * A Slack Web API on a loopback port, speaking the real wire format (POST /api/<method>, form or
  * JSON bodies, `{ok: …}` answers) so the real @slack/web-api client inside bolt talks to it.
- * It records every call and can answer a method with 429 + Retry-After once.
+ * It records every call, keeps the messages it was sent (streams included: `workspace`), can refuse
+ * a method as a workspace without it would (`refuse`), answer a method 429 once (`rateLimitOnce`),
+ * and enforce a per-channel rate limit (`rateLimit`), counting the 429s it answered.
  */
 export class FakeSlackApi {
   readonly calls: SlackApiCall[] = [];
@@ -23,8 +38,15 @@ export class FakeSlackApi {
   readonly names = new Map<string, string>();
   /** Tokens answered `invalid_auth` (as Slack answers a wrong or revoked token: HTTP 200, `ok: false`). */
   readonly refusedTokens = new Set<string>();
+  /** The messages, streams, thread statuses and suggested prompts the fake was sent. */
+  readonly workspace = new SlackWorkspace();
+  /** Per-channel limit on message methods (null: none). */
+  rateLimit: FakeRateLimit | null = null;
+  /** How many calls were answered 429 (by `rateLimit` or `rateLimitOnce`). */
+  rateLimitedCount = 0;
+  private readonly refusedMethods = new Map<string, string>();
   private readonly rateLimited = new Map<string, number>();
-  private nextTs = 1_700_000_000_000_100;
+  private readonly sentAt = new Map<string, number[]>();
   private server: Server | null = null;
   url = '';
 
@@ -32,20 +54,22 @@ export class FakeSlackApi {
     this.server = createServer((request, response) => {
       void readBody(request).then((body) => {
         const method = (request.url ?? '').replace(/^\/api\//, '').split('?')[0]!;
-        const retryAfter = this.rateLimited.get(method);
-        if (retryAfter !== undefined) {
-          this.rateLimited.delete(method);
-          this.calls.push({ method: `${method} (429)`, args: parseArgs(request, body), token: bearer(request) });
+        const args = parseArgs(request, body);
+        const token = bearer(request);
+        const retryAfter = this.retryAfterFor(method, args);
+        if (retryAfter !== null) {
+          this.rateLimitedCount += 1;
+          this.calls.push({ method: `${method} (429)`, args, token, at: Date.now() });
           response.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter) });
           response.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
           return;
         }
-        const args = parseArgs(request, body);
-        const token = bearer(request);
-        this.calls.push({ method, args, token });
+        this.calls.push({ method, args, token, at: Date.now() });
         response.writeHead(200, { 'content-type': 'application/json' });
         const refused = token !== null && this.refusedTokens.has(token);
-        response.end(JSON.stringify(refused ? { ok: false, error: 'invalid_auth' } : this.answer(method, args)));
+        const refusal = this.refusedMethods.get(method);
+        const answer = refused ? { ok: false, error: 'invalid_auth' } : refusal ? { ok: false, error: refusal } : this.answer(method, args);
+        response.end(JSON.stringify(answer));
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -62,6 +86,15 @@ export class FakeSlackApi {
     this.rateLimited.set(method, retryAfterS);
   }
 
+  /** Answers `method` with `ok: false, error` (e.g. `unknown_method`, `not_allowed_token_type`) until `allow`. */
+  refuse(method: string, error: string): void {
+    this.refusedMethods.set(method, error);
+  }
+
+  allow(method: string): void {
+    this.refusedMethods.delete(method);
+  }
+
   callsOf(method: string): SlackApiCall[] {
     return this.calls.filter((call) => call.method === method);
   }
@@ -72,9 +105,39 @@ export class FakeSlackApi {
     for (;;) {
       const found = this.calls.find(predicate);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching Slack call; got ${JSON.stringify(this.calls.map((c) => [c.method, c.args.text]))}`);
+      if (Date.now() > deadline) throw new Error(`no matching Slack call; got ${JSON.stringify(this.calls.map((c) => [c.method, c.args.text ?? c.args.markdown_text ?? c.args.status]))}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+  }
+
+  /** Waits until a finished message (not a running stream) in `channel` reads exactly `text`. */
+  async waitForReply(channel: string, text: string, timeoutMs = 10_000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.workspace.messagesIn(channel).find((message) => !message.streaming && message.text === text);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no reply "${text}" in ${channel}; messages: ${JSON.stringify(this.workspace.messagesIn(channel))}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  private retryAfterFor(method: string, args: Record<string, any>): number | null {
+    const once = this.rateLimited.get(method);
+    if (once !== undefined) {
+      this.rateLimited.delete(method);
+      return once;
+    }
+    const channel = args.channel;
+    if (!this.rateLimit || !MESSAGE_METHODS.has(method) || typeof channel !== 'string') return null;
+    const now = Date.now();
+    const sent = (this.sentAt.get(channel) ?? []).filter((at) => at > now - this.rateLimit!.windowMs);
+    if (sent.length >= this.rateLimit.limit) {
+      this.sentAt.set(channel, sent);
+      return this.rateLimit.retryAfterS;
+    }
+    sent.push(now);
+    this.sentAt.set(channel, sent);
+    return null;
   }
 
   private answer(method: string, args: Record<string, any>): Record<string, unknown> {
@@ -85,14 +148,8 @@ export class FakeSlackApi {
         const name = this.names.get(args.user) ?? 'Ada';
         return { ok: true, user: { id: args.user, name: name.toLowerCase(), real_name: name, profile: { display_name: name, real_name: name } } };
       }
-      case 'chat.postMessage': {
-        const ts = `${Math.floor(this.nextTs / 1_000_000)}.${String(this.nextTs++ % 1_000_000).padStart(6, '0')}`;
-        return { ok: true, channel: args.channel, ts, message: { text: args.text, ts, thread_ts: args.thread_ts } };
-      }
-      case 'chat.update':
-        return { ok: true, channel: args.channel, ts: args.ts, text: args.text };
       default:
-        return { ok: false, error: 'unknown_method' };
+        return this.workspace.answer(method, args);
     }
   }
 }

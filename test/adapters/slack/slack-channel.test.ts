@@ -34,7 +34,7 @@ beforeAll(async () => {
   tools = new TestTools();
   logs = new LogCapture();
   const cwd = makeTempDir();
-  writeFileSync(path.join(cwd, 'config.yaml'), 'agent:\n  default_tools: [lookup, save_note]\nchannels:\n  slack:\n    edit_interval_ms: 200\n');
+  writeFileSync(path.join(cwd, 'config.yaml'), 'agent:\n  default_tools: [lookup, save_note]\nchannels:\n  slack:\n    edit_interval_ms: 200\n    send_budget:\n      per_channel: { limit: 20, window_ms: 1000 }\n');
   service = await startService({
     env: testEnv(makeTempDir(), { ...GENEROUS_RATE_LIMITS, SERVICE_SLACK_BOT_TOKEN: BOT_TOKEN, SERVICE_SLACK_SIGNING_SECRET: SIGNING_SECRET, SERVICE_SLACK_API_URL: slack.url }),
     cwd,
@@ -101,9 +101,9 @@ async function clickButton(confirmation: SlackApiCall, action: string) {
   return request(`${base}/channels/slack/interactions`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(body) }, body });
 }
 
-/** The final edit of the reply posted in `thread` (the placeholder's ts), waiting for `text`. */
-async function finalReply(channel: string, text: string): Promise<SlackApiCall> {
-  return slack.waitFor((call) => call.method === 'chat.update' && call.args.channel === channel && call.args.text === text);
+/** The finished reply in `channel` that reads `text` (a stopped stream, or an edited message). */
+async function finalReply(channel: string, text: string) {
+  return slack.waitForReply(channel, text);
 }
 
 async function sessionByKey(key: string): Promise<any> {
@@ -142,8 +142,9 @@ describe('receiving', () => {
 
     const final = await finalReply('D1', 'Hello there, friend.');
     const placeholder = slack.callsOf('chat.postMessage').find((call) => call.args.channel === 'D1')!;
-    expect(placeholder.args.thread_ts).toBeUndefined(); // a DM outside a thread is answered in the DM
-    expect(final.args.ts).toBeDefined();
+    expect(placeholder.args.thread_ts).toBeUndefined(); // a DM outside a thread is answered in the DM, by edits (Slack streams only in threads)
+    expect(final.kind).toBe('post');
+    expect(slack.callsOf('chat.startStream')).toHaveLength(0);
     expect(slack.calls.some((call) => call.method === 'chat.update (429)')).toBe(true); // waited out Retry-After, then retried
     expect(slack.callsOf('auth.test').length).toBeGreaterThan(0);
     expect(slack.calls.every((call) => call.token === BOT_TOKEN)).toBe(true);
@@ -161,9 +162,8 @@ describe('receiving', () => {
   it('answers a channel mention in a thread under it, without the mention, and ignores bot posts and edits', async () => {
     const event = mention('C7', 'what is up');
     await postEvent(envelope(event));
-    await finalReply('C7', 'Hello there, friend.');
-    const placeholder = slack.callsOf('chat.postMessage').find((call) => call.args.channel === 'C7')!;
-    expect(placeholder.args.thread_ts).toBe(event.ts);
+    const reply = await finalReply('C7', 'Hello there, friend.');
+    expect(reply).toMatchObject({ kind: 'stream', thread_ts: event.ts }); // streamed natively in the thread under the mention
     expect(await sessionByKey(`slack::${FAKE_SLACK.teamId}:C7:${event.ts}`)).toBeDefined();
     expect(provider.requests.at(-1)!.messages.at(-1)).toEqual({ role: 'user', content: 'what is up' });
 
