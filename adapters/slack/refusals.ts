@@ -15,7 +15,7 @@ export const REFUSAL_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** The optional Slack features the channel falls back from. */
-export type SlackFeature = 'stream' | 'status' | 'prompts';
+export type SlackFeature = 'stream' | 'status' | 'prompts' | 'reactions';
 
 /** Slack's error code of a failed Web API call (`ok: false`), or null for other failures. */
 export function platformError(error: unknown): string | null {

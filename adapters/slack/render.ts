@@ -99,6 +99,8 @@ export class TurnRenderer {
   finish(outcome: TurnOutcome): void {
     if (this.ended) return;
     this.stopTimers();
+    // Answered together with an earlier waiting message (collect): that turn's reply says it all.
+    if (outcome.kind === 'merged') return;
     const text = outcome.kind === 'done' ? outcome.done.text : outcome.kind === 'cancelled' ? REPLY_TEXT.cancelled : REPLY_TEXT.apology;
     this.enqueue(() => this.write((writer) => writer.final(text)));
     this.enqueue(() => this.status.clear());

@@ -147,14 +147,24 @@ export class SlackAdapter implements ChannelAdapter {
       return this.note(calls, target, REPLY_TEXT.apology);
     }
     if (result.duplicate) return; // Slack's retry of a message already taken in: no second turn, no second reply
-    await this.render(hub, calls, target, result.sessionId, result.userMessageId);
+    // It waits behind the running turn (mid-turn policy): acknowledged with a reaction until its turn starts.
+    const waiting = result.disposition === 'queued' ? new WaitingReaction(calls, event.channel, event.ts) : null;
+    await this.render(hub, calls, target, result.sessionId, result.userMessageId, waiting);
   }
 
   /** Renders the turn in the thread, following it by its id (frames the log kept from before included). */
-  private async render(hub: Hub, calls: SlackCalls, target: ReplyTarget, sessionId: string, turnId: string): Promise<void> {
+  private async render(hub: Hub, calls: SlackCalls, target: ReplyTarget, sessionId: string, turnId: string, waiting: WaitingReaction | null): Promise<void> {
     const { editIntervalMs, nativeStreaming, threadStatus, logger } = this.config;
     const renderer = new TurnRenderer(calls, target, sessionId, { editIntervalMs, nativeStreaming, threadStatus, logger });
-    const followed = await followTurn(hub.events, sessionId, turnId, { replay: true, onFrame: (frame) => renderer.handle(frame) });
+    waiting?.show();
+    const followed = await followTurn(hub.events, sessionId, turnId, {
+      replay: true,
+      onFrame: (frame) => {
+        waiting?.clear();
+        renderer.handle(frame);
+      },
+    });
+    void followed.outcome.then(() => waiting?.clear());
     const entry = { followed, renderer };
     this.following.add(entry);
     const silent = setTimeout(() => {
@@ -223,6 +233,33 @@ export class SlackAdapter implements ChannelAdapter {
     return this.hub;
   }
 }
+
+/**
+ * A message that waits for its turn shows an hourglass reaction until its turn starts (or another
+ * turn answered it). Reactions are extras: a workspace without `reactions:write` goes without.
+ */
+class WaitingReaction {
+  private shown: Promise<boolean> | null = null;
+
+  constructor(
+    private readonly calls: SlackCalls,
+    private readonly channel: string,
+    private readonly ts: string,
+  ) {}
+
+  show(): void {
+    this.shown = this.calls.extra('reactions', 'reactions.add', { channel: this.channel, timestamp: this.ts, name: WAITING_REACTION });
+  }
+
+  clear(): void {
+    const shown = this.shown;
+    this.shown = null;
+    void shown?.then((added) => added && this.calls.extra('reactions', 'reactions.remove', { channel: this.channel, timestamp: this.ts, name: WAITING_REACTION }));
+  }
+}
+
+/** The reaction on a message that waits behind the running turn. */
+const WAITING_REACTION = 'hourglass_flowing_sand';
 
 /** While the channel is not running: 503 (the error envelope), which makes Slack deliver the event again later. */
 function notRunning(): AppError {

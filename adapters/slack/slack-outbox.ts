@@ -19,6 +19,9 @@ export function webClientOptions(apiUrl: string) {
 /** The Web API methods that write a message (they spend the channel's send budget). */
 export type SendMethod = 'chat.postMessage' | 'chat.update' | 'chat.startStream' | 'chat.appendStream' | 'chat.stopStream';
 
+/** A call that is not a message names its channel as `channel_id` (assistant methods) or `channel` (reactions). */
+type ExtraArgs = ({ channel_id: string } | { channel: string }) & Record<string, unknown>;
+
 /** The Slack calls one turn makes, bound to a workspace (its client and its remembered refusals). */
 export interface SlackCalls {
   readonly workspace: string;
@@ -32,7 +35,7 @@ export interface SlackCalls {
    * Skipped while the workspace refuses `feature` or a 429's Retry-After for the channel runs;
    * answers whether Slack took it.
    */
-  extra(feature: SlackFeature, method: string, args: { channel_id: string } & Record<string, unknown>): Promise<boolean>;
+  extra(feature: SlackFeature, method: string, args: ExtraArgs): Promise<boolean>;
 }
 
 /**
@@ -94,8 +97,9 @@ export class SlackOutbox {
     }
   }
 
-  private async extra(client: WebClient, workspace: string, feature: SlackFeature, method: string, args: { channel_id: string } & Record<string, unknown>): Promise<boolean> {
-    const key = `${feature}:${args.channel_id}`;
+  private async extra(client: WebClient, workspace: string, feature: SlackFeature, method: string, args: ExtraArgs): Promise<boolean> {
+    const channel = 'channel_id' in args ? args.channel_id : args.channel;
+    const key = `${feature}:${channel}`;
     if (this.refusals.isRefused(workspace, feature) || (this.extraPausedUntil.get(key) ?? 0) > Date.now()) return false;
     try {
       await client.apiCall(method, args);
@@ -104,11 +108,11 @@ export class SlackOutbox {
       const retryAfterS = rateLimitedFor(error);
       if (retryAfterS !== null) {
         this.extraPausedUntil.set(key, Date.now() + retryAfterS * 1000);
-        this.logger.warn({ slack_method: method, slack_channel: args.channel_id, retry_after_s: retryAfterS }, 'Slack rate-limited a call; skipping it until Retry-After');
+        this.logger.warn({ slack_method: method, slack_channel: channel, retry_after_s: retryAfterS }, 'Slack rate-limited a call; skipping it until Retry-After');
       } else if (this.refusals.note(workspace, feature, error)) {
         this.logger.info({ slack_method: method, slack_workspace: workspace, reason: this.refusals.reason(workspace, feature) }, `Slack refused ${method}; the workspace goes without it`);
       } else {
-        this.logger.warn({ err: error, slack_method: method, slack_channel: args.channel_id }, 'a Slack call failed');
+        this.logger.warn({ err: error, slack_method: method, slack_channel: channel }, 'a Slack call failed');
       }
       return false;
     }

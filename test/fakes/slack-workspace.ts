@@ -26,6 +26,9 @@ export class SlackWorkspace {
   readonly statuses = new Map<string, string[]>();
   /** Suggested prompts set per thread (`channel:thread_ts`). */
   readonly prompts = new Map<string, { title?: string; prompts: Array<{ title: string; message: string }> }>();
+  /** Reactions as they stand, per message (`channel:ts`), and every add/remove in order. */
+  readonly reactions = new Map<string, Set<string>>();
+  readonly reactionLog: string[] = [];
   private nextTs = 1_700_000_000_000_100;
 
   messagesIn(channel: string): FakeMessage[] {
@@ -86,6 +89,19 @@ export class SlackWorkspace {
       case 'assistant.threads.setSuggestedPrompts': {
         if (!args.channel_id || !Array.isArray(args.prompts) || args.prompts.length > 4) return { ok: false, error: 'invalid_arguments' };
         this.prompts.set(`${args.channel_id}:${args.thread_ts}`, { title: args.title, prompts: args.prompts });
+        return { ok: true };
+      }
+      case 'reactions.add':
+      case 'reactions.remove': {
+        if (!args.channel || !args.timestamp || !args.name) return { ok: false, error: 'invalid_arguments' };
+        const key = `${args.channel}:${args.timestamp}`;
+        const names = this.reactions.get(key) ?? new Set<string>();
+        const adding = method === 'reactions.add';
+        if (adding === names.has(args.name)) return { ok: false, error: adding ? 'already_reacted' : 'no_reaction' };
+        if (adding) names.add(args.name);
+        else names.delete(args.name);
+        this.reactions.set(key, names);
+        this.reactionLog.push(`${adding ? '+' : '-'}${args.name} ${key}`);
         return { ok: true };
       }
       default:

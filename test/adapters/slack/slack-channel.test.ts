@@ -106,6 +106,14 @@ async function finalReply(channel: string, text: string) {
   return slack.waitForReply(channel, text);
 }
 
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function sessionByKey(key: string): Promise<any> {
   const sessions = await request(`${base}/sessions`, { headers: { authorization: `Bearer ${admin.token}` } });
   return sessions.body.data.items.find((item: any) => item.session_key === key);
@@ -175,15 +183,22 @@ describe('receiving', () => {
     expect(provider.requests.length).toBe(requests);
   });
 
-  it('says "still answering" when the thread already has a running turn', async () => {
+  it('queues a message sent while the thread\'s turn runs: an hourglass until its turn starts, then its own answer, in order', async () => {
     provider.pauseBefore = 1;
     const first = mention('C8', 'long question');
     await postEvent(envelope(first));
     await provider.paused();
-    await postEvent(envelope(mention('C8', 'are you there?', { thread_ts: first.ts })));
-    await slack.waitFor((call) => call.method === 'chat.postMessage' && call.args.channel === 'C8' && /Still answering/.test(call.args.text));
+    const second = mention('C8', 'and one more thing', { thread_ts: first.ts });
+    expect((await postEvent(envelope(second))).status).toBe(200);
+    await slack.waitFor((call) => call.method === 'reactions.add' && call.args.timestamp === second.ts);
+    expect(slack.workspace.reactions.get(`C8:${second.ts}`)).toEqual(new Set(['hourglass_flowing_sand']));
+    provider.pauseBefore = null;
     provider.release();
-    await finalReply('C8', 'Hello there, friend.');
+    await until(() => slack.workspace.messagesIn('C8').filter((message) => message.text === 'Hello there, friend.' && !message.streaming).length === 2);
+    await slack.waitFor((call) => call.method === 'reactions.remove' && call.args.timestamp === second.ts);
+    expect(slack.workspace.reactions.get(`C8:${second.ts}`)).toEqual(new Set());
+    expect(provider.requests.at(-1)!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['long question', 'and one more thing']);
+    expect(slack.calls.some((call) => call.method === 'chat.postMessage' && /Still answering/.test(call.args.text ?? ''))).toBe(false);
   });
 
   it('shows internal errors only as an apology', async () => {
