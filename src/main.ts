@@ -61,7 +61,7 @@ import { createLogger, type Logger } from './logs/logger';
 import { redactUrlCredentials } from './logs/redact';
 import { createKnowledge, type KnowledgeService } from './knowledge';
 import { KNOWLEDGE_DEFAULTS } from './knowledge/limits';
-import { formatPassages } from './knowledge/passages';
+import { formatPassages } from './agent/passages';
 import { InProcessTurnQueue } from './queue/in-process-turn-queue';
 import { RedisTurnQueue } from './queue/redis-turn-queue';
 import { createRedis } from './redis/connection';

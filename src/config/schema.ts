@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { invalidCidrReason } from '../ratelimit/client-ip';
-import { parseRateLimitSpec } from '../ratelimit/spec';
+import { invalidCidrReason } from './cidr';
+import { parseRateLimitSpec } from './rate-limit-spec';
 
 /**
  * The whole configuration, as validated once at startup.

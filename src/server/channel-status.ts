@@ -1,5 +1,4 @@
 import type { RequestHandler } from 'express';
-import type { Endpoint } from '../api/endpoint';
 import type { Hub } from '../core/hub';
 import type { ChannelName } from '../core/inbound';
 
@@ -79,7 +78,7 @@ export class ChannelStatusBoard {
    * `last_event_at` when `POST /sessions/{id}/messages` accepted a message — with the time it
    * arrived, since a `sync=true` answer is sent only when the turn is over.
    */
-  webMessageActivity(endpoint: Pick<Endpoint, 'method' | 'path'>): RequestHandler[] {
+  webMessageActivity(endpoint: { method: string; path: string }): RequestHandler[] {
     if (endpoint.method !== WEB_MESSAGES.method || endpoint.path !== WEB_MESSAGES.path) return [];
     return [
       (_req, res, next) => {

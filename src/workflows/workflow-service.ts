@@ -4,7 +4,7 @@ import type { ToolCatalog } from '../agent/tool-box';
 import { countTokens } from '../agent/tokens';
 import { AppError, type FieldIssues } from '../core/errors';
 import type { ContactRow, Models, WorkflowRow } from '../db/models';
-import { decodeCursor, encodeCursor } from '../sessions/serialize';
+import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import { toolNames, workflowInputSchema, type WorkflowInput } from './workflow-schema';
 
 /** Finds knowledge collections by id or name (the knowledge module implements it). */
