@@ -6,9 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type { DestinationStream } from 'pino';
-import { createWebAdapter, WEB_ADAPTER_DEFAULTS } from '../adapters/web';
-import { createSlackAdapter } from '../adapters/slack';
-import { slackSettings } from './config/slack-settings';
+import { CHANNELS } from '../adapters';
 import type { LlmProvider } from './agent/provider';
 import { createProvider } from './agent/providers';
 import type { ToolCatalog } from './agent/tool-box';
@@ -38,6 +36,7 @@ import { resolveSamlSettings } from './auth/saml/settings';
 import { checkUpgradeCredential, selectProtocol } from './auth/websocket';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DOTENV_FILE, environmentWithDotEnv } from './config/dotenv';
+import type { ChannelAdapter } from './core/channel';
 import type { Hub } from './core/hub';
 import type { Role } from './core/principal';
 import type { ControlBus, EventLog, TurnQueue, TurnRegistry, WorkerPresence } from './core/turns';
@@ -77,8 +76,7 @@ import { SessionService } from './sessions/session-service';
 import { TurnService } from './sessions/turn-service';
 import { VERSION } from './version';
 import { TurnWorker } from './worker/turn-worker';
-import { createTelegramChannel } from './server/telegram-channel';
-import { ChannelStatusBoard, WEB_CHANNEL_MODE } from './server/channel-status';
+import { ChannelStatusBoard } from './server/channel-status';
 import { ChannelSupervisor } from './server/channel-supervisor';
 import { webUi } from './server/web-ui';
 
@@ -215,7 +213,7 @@ interface Core {
 
 /** What every process needs: config, logs, database (migrated), models and the turn drivers. */
 async function startCore(options: ServiceOptions, processName: 'api' | 'worker'): Promise<Core> {
-  const { config, configFile, warnings } = loadConfig({ env: options.env, cwd: options.cwd });
+  const { config, configFile, warnings } = loadConfig({ env: options.env, cwd: options.cwd, channels: CHANNELS });
   const logHub = new LogHub(processName);
   const logger = createLogger({ ...config.log, name: processName, destination: options.logDestination, extraStreams: [logHub] });
   for (const warning of warnings) logger.warn(warning);
@@ -232,7 +230,7 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const store = await openTurnStore(database, config);
     lifecycle.onStop({ name: 'turn store', stop: () => store.close() });
     const drivers = await createDrivers(config, logger, lifecycle, readiness, logHub);
-    const routing = new RoutingService(models);
+    const routing = new RoutingService(models, CHANNELS);
     await routing.start(drivers.control);
     lifecycle.onStop({ name: 'routing', stop: async () => routing.stop() });
     const pickup = new PickupWatch(
@@ -298,9 +296,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     // A misconfigured provider (no key, no model) stops startup here, before anything listens.
     const provider = options.provider ?? createProvider(config.llm);
-    // Chat channels: refused here (ConfigError) when enabled without what they need.
-    const slackConfig = slackSettings(config);
-    const slack = slackConfig && createSlackAdapter({ ...slackConfig, logger });
     const channels = new ChannelStatusBoard();
     // Auth: one authenticator for REST (the guard) and WebSocket upgrades.
     // A credential change reaches every process: caches forget it, sockets it opened close.
@@ -329,6 +324,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       collections: core.knowledge,
       promptBudgetTokens: config.llm.context_window - config.agent.working_memory_tokens,
       onChange: () => drivers.control.publish({ kind: 'workflows_changed' }),
+      channels: CHANNELS,
     });
     const hub = new SwitchboardHub({
       models,
@@ -358,7 +354,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       userRoutes(auth.users),
       samlRoutes(saml),
       knowledgeRoutes(core.knowledge),
-      channelRoutes(channels),
+      channelRoutes(channels, CHANNELS.map((channel) => channel.name)),
       configRoutes({
         provider: provider.name,
         model: provider.model,
@@ -367,7 +363,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       }),
       (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, events: drivers.events, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
       (api: ApiRouter) => registerWorkflowRoutes(api, workflows),
-      routingTestRoutes(new RoutingService(models)),
+      routingTestRoutes(new RoutingService(models, CHANNELS)),
       (api: ApiRouter) =>
         registerToolRoutes(api, {
           pinningWorkflow: async (session) => {
@@ -380,14 +376,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           memory: new SessionMemory(models, { systemPrompt: config.agent.system_prompt, contextWindow: config.llm.context_window }),
         }),
     ];
-    // Chat channels are built before the app: their webhook routes mount before the JSON parser.
-    const telegram = createTelegramChannel(config, logger);
-    channels.register('slack', { enabled: slack !== null, mode: config.channels.slack.mode });
-    channels.register('telegram', { enabled: telegram !== null, mode: config.channels.telegram.mode });
-    channels.register('web', { enabled: true, mode: WEB_CHANNEL_MODE });
+    // Every channel of the registry, built before the app: webhook routes mount before the JSON parser.
+    // The allowed origins are complete once the server listens (the hub's own origin needs the port).
+    const origins = new Set<string>();
+    const adapters = buildChannels(config, logger, channels, origins);
+    const webhooks = adapters.flatMap(({ adapter }) => adapter.routes ?? []);
     const rateLimiter = await createRateLimiter({ config, logger });
     // Platform webhooks are signed: they count under their own, higher per-address limit.
-    for (const route of [...(telegram?.routes ?? []), ...(slack?.routes ?? [])]) rateLimiter.registerPrefix(`${API_PREFIX}${route.path}`, 'channel_webhooks');
+    for (const route of webhooks) rateLimiter.registerPrefix(`${API_PREFIX}${route.path}`, 'channel_webhooks');
     lifecycle.onStop({ name: 'rate limiter', stop: () => rateLimiter.close() });
 
     const app = createApp({
@@ -399,8 +395,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       guard: auth.guard,
       rawRoutes: [
         { path: SAML_PATH, handler: samlPreamble(saml) },
-        ...(telegram?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
-        ...(slack?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
+        ...webhooks.map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
         // The browser UI at `/` (GET/HEAD outside /api and /ws only; src/server/web-ui.ts).
         { path: '/', handler: webUi() },
       ],
@@ -409,17 +404,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       modules,
     });
     const http = await listen(app.express, config.server.host, config.server.port);
-    const origins = allowedOrigins(config, http.port);
-    const web = createWebAdapter({
-      logger,
-      allowedOrigins: origins,
-      idleTimeoutMs: config.websocket.idle_timeout_s * 1000,
-      maxPayloadBytes: WEB_ADAPTER_DEFAULTS.maxPayloadBytes,
-      maxBufferedBytes: WEB_ADAPTER_DEFAULTS.maxBufferedBytes,
-    });
-    await web.start(channels.observedHub('web', hub));
-    channels.running('web');
-    logger.info({ channel: 'web', mode: WEB_CHANNEL_MODE }, `web channel started (mode=${WEB_CHANNEL_MODE})`);
+    for (const origin of allowedOrigins(config, http.port)) origins.add(origin);
     const logStream = new LogStreamSocket({
       hub: core.logHub,
       authenticate: authenticateSocket,
@@ -431,7 +416,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     attachUpgradeRouter(
       http.server,
       [
-        { matches: (p) => web.matches(p), handle: (r, s, h) => web.handleUpgrade(r, s, h) },
+        ...adapters.flatMap(({ adapter }) => (adapter.upgrade ? [adapter.upgrade] : [])),
         { matches: (p) => logStream.matches(p), handle: (r, s, h) => logStream.handleUpgrade(r, s, h) },
       ],
       // Upgrades count under the `default` limit like every other route (spec, Limits).
@@ -451,12 +436,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // Stopped in reverse: sockets closed with 1001 and no new upgrades, no new requests, then the
     // worker finishes or hands back its turns, then drivers and the database close.
     lifecycle.onStop({ name: 'http', stop: () => http.close(config.server.shutdown_timeout_s * 1000) });
-    lifecycle.onStop({ name: 'web channel', stop: () => web.stop() });
-    // Chat channels never stop the hub: a failed start is reported and retried with backoff.
-    const supervisors = [
-      ...(telegram ? [new ChannelSupervisor(telegram, config.channels.telegram.mode, hub, channels, logger)] : []),
-      ...(slack ? [new ChannelSupervisor(slack, config.channels.slack.mode, hub, channels, logger)] : []),
-    ];
+    // A channel never stops the hub: a failed start is reported and retried with backoff.
+    const supervisors = adapters.map(({ adapter, mode }) => new ChannelSupervisor(adapter, mode, hub, channels, logger));
     for (const supervisor of supervisors) lifecycle.onStop({ name: `${supervisor.name} channel`, stop: () => supervisor.stop() });
     await Promise.all(supervisors.map((supervisor) => supervisor.start()));
 
@@ -499,6 +480,22 @@ export async function startWorkerProcess(options: ServiceOptions): Promise<Runni
   core.logger.info({ queue: core.drivers.description, storage: core.database.description }, 'Switchboard worker is ready');
   const storage = { store: core.store, sequelize: core.database.sequelize };
   return { config: core.config, hub: null, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, storage, stop: () => stopAll(core.lifecycle, core.logger) };
+}
+
+/**
+ * The registry's channels in this configuration: each declared on the status board (enabled or
+ * not, with its mode), the enabled ones built from their validated `channels.<name>` section.
+ */
+function buildChannels(config: Readonly<Config>, logger: Logger, board: ChannelStatusBoard, allowedOrigins: ReadonlySet<string>): { adapter: ChannelAdapter; mode: string }[] {
+  const built: { adapter: ChannelAdapter; mode: string }[] = [];
+  for (const channel of CHANNELS) {
+    const settings = config.channels[channel.name];
+    const adapter = channel.create({ settings, logger, allowedOrigins, socketIdleTimeoutMs: config.websocket.idle_timeout_s * 1000 });
+    const mode = channel.mode(settings);
+    board.register(channel.name, { enabled: adapter !== null, mode });
+    if (adapter) built.push({ adapter, mode });
+  }
+  return built;
 }
 
 function stopAll(lifecycle: Lifecycle, logger: Logger): Promise<void> {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { invalidCidrReason } from './cidr';
 import { parseRateLimitSpec } from './rate-limit-spec';
+import type { ChannelSections } from './env-bindings';
 
 /**
  * The whole configuration, as validated once at startup.
@@ -209,38 +210,6 @@ const websocketSchema = z.strictObject({
   idle_timeout_s: positiveInt.default(90),
 });
 
-const slackSchema = z.strictObject({
-  enabled: z.boolean().default(false),
-  /** Secrets: SERVICE_SLACK_BOT_TOKEN, SERVICE_SLACK_SIGNING_SECRET, SERVICE_SLACK_APP_TOKEN. */
-  bot_token: z.string().min(1).nullable().default(null),
-  signing_secret: z.string().min(1).nullable().default(null),
-  app_token: z.string().min(1).nullable().default(null),
-  api_url: z.url().default('https://slack.com/api/'),
-  /** `events`: Events API over HTTP (needs the signing secret); `socket`: Socket Mode (needs the app token, no public URL). */
-  mode: z.enum(['events', 'socket']).default('events'),
-  /** Streamed replies are edited at most this often (Slack tolerates about one chat.update per second). */
-  edit_interval_ms: z.number().int().min(200).max(60_000).default(1000),
-});
-
-const telegramSchema = z.strictObject({
-  enabled: z.boolean().default(false),
-  /** Secrets: SERVICE_TELEGRAM_BOT_TOKEN, SERVICE_TELEGRAM_WEBHOOK_SECRET. */
-  bot_token: z.string().min(1).nullable().default(null),
-  webhook_secret: z.string().min(1).nullable().default(null),
-  api_root: z.url().default('https://api.telegram.org'),
-  /** `webhook` (Telegram POSTs to /api/v1/channels/telegram/webhook; needs webhook_secret) or `polling`. */
-  mode: z.enum(['webhook', 'polling']).default('webhook'),
-  /** Minimum milliseconds between two edits of a streamed reply (Telegram throttles frequent edits). */
-  edit_interval_ms: positiveInt.max(60_000).default(1500),
-  /** Longest Bot API `retry_after` (429) waited before a call is given up. */
-  max_retry_after_s: positiveInt.max(600).default(30),
-});
-
-const channelsSchema = z.strictObject({
-  slack: slackSchema.prefault({}),
-  telegram: telegramSchema.prefault({}),
-});
-
 /** The agent's built-in tools (decisions.md §4). */
 const toolsSchema = z.strictObject({
   http_fetch: z
@@ -284,23 +253,40 @@ const toolsSchema = z.strictObject({
     .prefault({}),
 });
 
-export const configSchema = z.strictObject({
-  server: serverSchema.prefault({}),
-  /** SQLite file, uploads and the tools' workspace live here. */
-  data_dir: z.string().min(1).default('./data'),
-  database: databaseSchema.prefault({}),
-  redis: redisSchema.prefault({}),
-  log: logSchema.prefault({}),
-  // A missing section still validates, so a missing secret is reported by its own key.
-  auth: z.preprocess((section) => section ?? {}, authSchema),
-  api: apiSchema.prefault({}),
-  llm: llmSchema.prefault({}),
-  agent: agentSchema.prefault({}),
-  worker: workerSchema.prefault({}),
-  websocket: websocketSchema.prefault({}),
-  channels: channelsSchema.prefault({}),
-  tools: toolsSchema.prefault({}),
-});
+/**
+ * The `channels` section: one strict sub-section per channel of the registry that has settings,
+ * each validated by its adapter's own schema (adapters/<name>/settings.ts).
+ */
+function channelsSchema(channels: ChannelSections) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const channel of channels) if (channel.config) shape[channel.name] = channel.config.schema.prefault({});
+  return z.strictObject(shape);
+}
 
-export type Config = z.infer<typeof configSchema>;
+/** The whole schema, for a hub with these channels (src/main.ts passes the registry's). */
+export function configSchemaFor(channels: ChannelSections) {
+  return z.strictObject({
+    server: serverSchema.prefault({}),
+    /** SQLite file, uploads and the tools' workspace live here. */
+    data_dir: z.string().min(1).default('./data'),
+    database: databaseSchema.prefault({}),
+    redis: redisSchema.prefault({}),
+    log: logSchema.prefault({}),
+    // A missing section still validates, so a missing secret is reported by its own key.
+    auth: z.preprocess((section) => section ?? {}, authSchema),
+    api: apiSchema.prefault({}),
+    llm: llmSchema.prefault({}),
+    agent: agentSchema.prefault({}),
+    worker: workerSchema.prefault({}),
+    websocket: websocketSchema.prefault({}),
+    channels: channelsSchema(channels).prefault({}),
+    tools: toolsSchema.prefault({}),
+  });
+}
+
+/** The sections every hub has (`configSchema.shape.llm`, …), without any channel's. */
+export const configSchema = configSchemaFor([]);
+
+/** The validated configuration; `channels.<name>` is each channel's own, typed by its adapter. */
+export type Config = z.infer<ReturnType<typeof configSchemaFor>>;
 export type LogLevel = (typeof LOG_LEVELS)[number];
