@@ -36,7 +36,7 @@ import { resolveSamlSettings } from './auth/saml/settings';
 import { checkUpgradeCredential, selectProtocol } from './auth/websocket';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DOTENV_FILE, environmentWithDotEnv } from './config/dotenv';
-import type { ChannelAdapter } from './core/channel';
+import type { ChannelAdapter, ChannelDescriptor } from './core/channel';
 import type { Hub } from './core/hub';
 import type { Role } from './core/principal';
 import type { ControlBus, EventLog, TurnQueue, TurnRegistry, WorkerPresence } from './core/turns';
@@ -57,7 +57,7 @@ import { SessionAccess } from './sessions/session-access';
 import { LogHub } from './logs/log-hub';
 import { LOG_STREAM_DEFAULTS, LogStreamSocket } from './logs/log-stream-socket';
 import { createLogger, type Logger } from './logs/logger';
-import { redactUrlCredentials } from './logs/redact';
+import { redactUrlCredentials, secretHeaderPaths } from './logs/redact';
 import { createKnowledge, type KnowledgeService } from './knowledge';
 import { KNOWLEDGE_DEFAULTS } from './knowledge/limits';
 import { formatPassages } from './agent/passages';
@@ -95,6 +95,8 @@ export interface ServiceOptions {
   provider?: LlmProvider;
   /** The tools; default: the built-in registry from config. */
   tools?: ToolCatalog;
+  /** The channels; default: the registry (adapters/index.ts). Tests add a channel of their own. */
+  channels?: readonly ChannelDescriptor[];
 }
 
 export interface RunningService {
@@ -192,6 +194,8 @@ async function reachRedis(url: string, probes: Redis[], all: Redis[]): Promise<v
 }
 
 interface Core {
+  /** The registry's channels (or the test's). */
+  channels: readonly ChannelDescriptor[];
   logHub: LogHub;
   tools: ToolCatalog;
   sessionTools: SessionTools;
@@ -213,9 +217,11 @@ interface Core {
 
 /** What every process needs: config, logs, database (migrated), models and the turn drivers. */
 async function startCore(options: ServiceOptions, processName: 'api' | 'worker'): Promise<Core> {
-  const { config, configFile, warnings } = loadConfig({ env: options.env, cwd: options.cwd, channels: CHANNELS });
+  const channels = options.channels ?? CHANNELS;
+  const { config, configFile, warnings } = loadConfig({ env: options.env, cwd: options.cwd, channels });
   const logHub = new LogHub(processName);
-  const logger = createLogger({ ...config.log, name: processName, destination: options.logDestination, extraStreams: [logHub] });
+  const redactPaths = secretHeaderPaths(channels.flatMap((channel) => channel.secretHeaders ?? []));
+  const logger = createLogger({ ...config.log, name: processName, destination: options.logDestination, extraStreams: [logHub], redactPaths });
   for (const warning of warnings) logger.warn(warning);
   const lifecycle = new Lifecycle();
   lifecycle.onStop({ name: 'log hub', stop: async () => logHub.close() });
@@ -230,7 +236,7 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const store = await openTurnStore(database, config);
     lifecycle.onStop({ name: 'turn store', stop: () => store.close() });
     const drivers = await createDrivers(config, logger, lifecycle, readiness, logHub);
-    const routing = new RoutingService(models, CHANNELS);
+    const routing = new RoutingService(models, channels);
     await routing.start(drivers.control);
     lifecycle.onStop({ name: 'routing', stop: async () => routing.stop() });
     const pickup = new PickupWatch(
@@ -250,7 +256,7 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const knowledge = createKnowledge(database, models);
     const tools = options.tools ?? createToolRegistry(config.tools, { workspaceDir: path.resolve(options.cwd ?? process.cwd(), config.data_dir, 'workspace'), knowledge });
     const sessionTools = new SessionTools(tools);
-    return { tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, store, drivers, routing, pickup, turns, knowledge };
+    return { channels, tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, store, drivers, routing, pickup, turns, knowledge };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
@@ -324,7 +330,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       collections: core.knowledge,
       promptBudgetTokens: config.llm.context_window - config.agent.working_memory_tokens,
       onChange: () => drivers.control.publish({ kind: 'workflows_changed' }),
-      channels: CHANNELS,
+      channels: core.channels,
     });
     const hub = new SwitchboardHub({
       models,
@@ -354,7 +360,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       userRoutes(auth.users),
       samlRoutes(saml),
       knowledgeRoutes(core.knowledge),
-      channelRoutes(channels, CHANNELS.map((channel) => channel.name)),
+      channelRoutes(channels, core.channels.map((channel) => channel.name)),
       configRoutes({
         provider: provider.name,
         model: provider.model,
@@ -363,7 +369,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       }),
       (api: ApiRouter) => registerSessionRoutes(api, { sessions, turns, events: drivers.events, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
       (api: ApiRouter) => registerWorkflowRoutes(api, workflows),
-      routingTestRoutes(new RoutingService(models, CHANNELS)),
+      routingTestRoutes(new RoutingService(models, core.channels)),
       (api: ApiRouter) =>
         registerToolRoutes(api, {
           pinningWorkflow: async (session) => {
@@ -379,7 +385,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // Every channel of the registry, built before the app: webhook routes mount before the JSON parser.
     // The allowed origins are complete once the server listens (the hub's own origin needs the port).
     const origins = new Set<string>();
-    const adapters = buildChannels(config, logger, channels, origins);
+    const adapters = buildChannels(core.channels, config, logger, channels, origins);
     const webhooks = adapters.flatMap(({ adapter }) => adapter.routes ?? []);
     const rateLimiter = await createRateLimiter({ config, logger });
     // Platform webhooks are signed: they count under their own, higher per-address limit.
@@ -486,9 +492,15 @@ export async function startWorkerProcess(options: ServiceOptions): Promise<Runni
  * The registry's channels in this configuration: each declared on the status board (enabled or
  * not, with its mode), the enabled ones built from their validated `channels.<name>` section.
  */
-function buildChannels(config: Readonly<Config>, logger: Logger, board: ChannelStatusBoard, allowedOrigins: ReadonlySet<string>): { adapter: ChannelAdapter; mode: string }[] {
+function buildChannels(
+  registry: readonly ChannelDescriptor[],
+  config: Readonly<Config>,
+  logger: Logger,
+  board: ChannelStatusBoard,
+  allowedOrigins: ReadonlySet<string>,
+): { adapter: ChannelAdapter; mode: string }[] {
   const built: { adapter: ChannelAdapter; mode: string }[] = [];
-  for (const channel of CHANNELS) {
+  for (const channel of registry) {
     const settings = config.channels[channel.name];
     const adapter = channel.create({ settings, logger, allowedOrigins, socketIdleTimeoutMs: config.websocket.idle_timeout_s * 1000 });
     const mode = channel.mode(settings);

@@ -16,6 +16,7 @@ export const slackChannel = defineChannel<SlackSettings>({
     return address ? `${SLACK_CHANNEL}:${address.channel}` : SLACK_CHANNEL;
   },
   config: { schema: slackSettingsSchema, env: SLACK_ENV },
+  secretHeaders: ['x-slack-signature'],
   mode: (settings) => settings.mode,
   create: ({ settings, logger }) => (slackEnabled(settings) ? new SlackAdapter(slackAdapterConfig(settings, logger)) : null),
 });

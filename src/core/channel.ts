@@ -161,6 +161,8 @@ export interface ChannelContext<S> {
 export interface ChannelDescriptor<S = unknown> extends ChannelScope {
   /** Its `channels.<name>` section; absent for a channel without settings (web). */
   readonly config?: ChannelConfigSection<S>;
+  /** Request headers of its platform's calls that carry a secret or a signature: redacted in every log line. */
+  readonly secretHeaders?: readonly string[];
   /** How it connects in these settings (`events`, `polling`, `rest+websocket`…), for GET /admin/channels. */
   mode(settings: S): string;
   /** The adapter, or null when the channel is off in these settings. */
