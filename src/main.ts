@@ -442,8 +442,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // Stopped in reverse: sockets closed with 1001 and no new upgrades, no new requests, then the
     // worker finishes or hands back its turns, then drivers and the database close.
     lifecycle.onStop({ name: 'http', stop: () => http.close(config.server.shutdown_timeout_s * 1000) });
-    // A channel never stops the hub: a failed start is reported and retried with backoff.
-    const supervisors = adapters.map(({ adapter, mode }) => new ChannelSupervisor(adapter, mode, hub, channels, logger));
+    // A channel never stops the hub (except a required one's first start): a failed start is reported and retried with backoff.
+    const supervisors = adapters.map(({ adapter, mode, required }) => new ChannelSupervisor(adapter, mode, hub, channels, logger, required));
     for (const supervisor of supervisors) lifecycle.onStop({ name: `${supervisor.name} channel`, stop: () => supervisor.stop() });
     await Promise.all(supervisors.map((supervisor) => supervisor.start()));
 
@@ -498,14 +498,14 @@ function buildChannels(
   logger: Logger,
   board: ChannelStatusBoard,
   allowedOrigins: ReadonlySet<string>,
-): { adapter: ChannelAdapter; mode: string }[] {
-  const built: { adapter: ChannelAdapter; mode: string }[] = [];
+): { adapter: ChannelAdapter; mode: string; required: boolean }[] {
+  const built: { adapter: ChannelAdapter; mode: string; required: boolean }[] = [];
   for (const channel of registry) {
     const settings = config.channels[channel.name];
     const adapter = channel.create({ settings, logger, allowedOrigins, socketIdleTimeoutMs: config.websocket.idle_timeout_s * 1000 });
     const mode = channel.mode(settings);
     board.register(channel.name, { enabled: adapter !== null, mode });
-    if (adapter) built.push({ adapter, mode });
+    if (adapter) built.push({ adapter, mode, required: channel.required === true });
   }
   return built;
 }

@@ -10,6 +10,7 @@ export const WEB_CHANNEL_MODE = 'rest+websocket';
  */
 export const webChannel = defineChannel<undefined>({
   name: WEB_CHANNEL,
+  required: true,
   routingChannel: () => WEB_CHANNEL,
   mode: () => WEB_CHANNEL_MODE,
   create: ({ logger, allowedOrigins, socketIdleTimeoutMs }) =>

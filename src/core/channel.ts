@@ -161,6 +161,11 @@ export interface ChannelContext<S> {
 export interface ChannelDescriptor<S = unknown> extends ChannelScope {
   /** Its `channels.<name>` section; absent for a channel without settings (web). */
   readonly config?: ChannelConfigSection<S>;
+  /**
+   * The hub does not start without it (the web channel: the hub's own API). Any other channel that
+   * fails is reported and started again with backoff while the hub serves.
+   */
+  readonly required?: boolean;
   /** Request headers of its platform's calls that carry a secret or a signature: redacted in every log line. */
   readonly secretHeaders?: readonly string[];
   /** How it connects in these settings (`events`, `polling`, `rest+websocket`…), for GET /admin/channels. */

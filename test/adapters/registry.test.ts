@@ -186,3 +186,16 @@ describe('a fourth channel, added to the list and nowhere else', () => {
     }
   });
 });
+
+it('does not start without a required channel whose start fails (the web channel is one)', async () => {
+  expect(byName('web').required).toBe(true);
+  const broken = defineChannel<undefined>({
+    name: 'broken',
+    required: true,
+    routingChannel: () => 'broken',
+    mode: () => 'none',
+    create: () => ({ name: 'broken', start: async () => Promise.reject(new Error('cannot subscribe')), stop: async () => undefined }),
+  });
+  const starting = startService({ env: testEnv(makeTempDir()), cwd: makeTempDir(), logDestination: new LogCapture(), provider: new ScriptedProvider(), channels: [...CHANNELS, broken] });
+  await expect(starting).rejects.toThrow('cannot subscribe');
+});
