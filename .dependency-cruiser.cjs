@@ -77,8 +77,5 @@ module.exports = {
     // Type-only imports are dependencies too: a cycle through types is still a cycle in the design.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    // Folder-level rules need the folder metrics.
-    metrics: true,
-    reporterOptions: { text: { highlightFocused: true } },
   },
 };

@@ -47,7 +47,7 @@ export function RoutingTestBox() {
           {(props) => <textarea {...props} rows={2} value={text} onChange={(event) => setText(event.target.value)} required placeholder="e.g. I need a refund for invoice INV-20931" />}
         </Field>
         <div className="row">
-          <Field label="Channel" hint="A channel (web, slack, …) or one conversation of it (slack:<channel id>, telegram:<chat id>, …)">
+          <Field label="Channel" hint="e.g. web, slack, slack:<channel id>, telegram:<chat id>">
             {(props) => <input {...props} value={channel} onChange={(event) => setChannel(event.target.value)} list="channel-options" required />}
           </Field>
           <Field label="Contact tags" hint="Comma-separated, optional">
