@@ -6,9 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type { DestinationStream } from 'pino';
-import { createWebAdapter, WEB_ADAPTER_DEFAULTS } from '../adapters/web';
-import { createSlackAdapter } from '../adapters/slack';
-import { slackSettings } from './config/slack-settings';
+import { CHANNELS } from '../adapters';
 import type { LlmProvider } from './agent/provider';
 import { createProvider } from './agent/providers';
 import type { ToolCatalog } from './agent/tool-box';
@@ -21,7 +19,7 @@ import { apiKeyRoutes } from './api/routes/api-keys';
 import { authRoutes } from './api/routes/auth';
 import { SAML_PATH, samlPreamble, samlRoutes } from './api/routes/saml';
 import { registerSessionRoutes } from './api/routes/sessions';
-import { sessionMidTurnPolicy, type ChannelPolicyDefault } from './sessions/mid-turn-policy';
+import { channelMidTurnDefaults, sessionMidTurnPolicy, type ChannelPolicyDefault } from './sessions/mid-turn-policy';
 import { registerToolRoutes } from './api/routes/tools';
 import { registerWorkflowRoutes } from './api/routes/workflows';
 import { routingTestRoutes } from './api/routes/routing-test';
@@ -39,6 +37,7 @@ import { resolveSamlSettings } from './auth/saml/settings';
 import { checkUpgradeCredential, selectProtocol } from './auth/websocket';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DOTENV_FILE, environmentWithDotEnv } from './config/dotenv';
+import type { ChannelAdapter, ChannelDescriptor } from './core/channel';
 import type { Hub } from './core/hub';
 import type { Role } from './core/principal';
 import type { ControlBus, EventLog, TurnQueue, TurnRegistry, WorkerPresence } from './core/turns';
@@ -59,10 +58,10 @@ import { SessionAccess } from './sessions/session-access';
 import { LogHub } from './logs/log-hub';
 import { LOG_STREAM_DEFAULTS, LogStreamSocket } from './logs/log-stream-socket';
 import { createLogger, type Logger } from './logs/logger';
-import { redactUrlCredentials } from './logs/redact';
+import { redactUrlCredentials, secretHeaderPaths } from './logs/redact';
 import { createKnowledge, type KnowledgeService } from './knowledge';
 import { KNOWLEDGE_DEFAULTS } from './knowledge/limits';
-import { formatPassages } from './knowledge/passages';
+import { formatPassages } from './agent/passages';
 import { InProcessTurnQueue } from './queue/in-process-turn-queue';
 import { RedisTurnQueue } from './queue/redis-turn-queue';
 import { createRedis } from './redis/connection';
@@ -78,8 +77,7 @@ import { SessionService } from './sessions/session-service';
 import { TurnService } from './sessions/turn-service';
 import { VERSION } from './version';
 import { TurnWorker } from './worker/turn-worker';
-import { createTelegramChannel } from './server/telegram-channel';
-import { ChannelStatusBoard, WEB_CHANNEL_MODE } from './server/channel-status';
+import { ChannelStatusBoard } from './server/channel-status';
 import { ChannelSupervisor } from './server/channel-supervisor';
 import { webUi } from './server/web-ui';
 
@@ -98,6 +96,8 @@ export interface ServiceOptions {
   provider?: LlmProvider;
   /** The tools; default: the built-in registry from config. */
   tools?: ToolCatalog;
+  /** The channels; default: the registry (adapters/index.ts). Tests add a channel of their own. */
+  channels?: readonly ChannelDescriptor[];
 }
 
 export interface RunningService {
@@ -195,6 +195,8 @@ async function reachRedis(url: string, probes: Redis[], all: Redis[]): Promise<v
 }
 
 interface Core {
+  /** The registry's channels (or the test's). */
+  channels: readonly ChannelDescriptor[];
   logHub: LogHub;
   tools: ToolCatalog;
   sessionTools: SessionTools;
@@ -218,9 +220,11 @@ interface Core {
 
 /** What every process needs: config, logs, database (migrated), models and the turn drivers. */
 async function startCore(options: ServiceOptions, processName: 'api' | 'worker'): Promise<Core> {
-  const { config, configFile, warnings } = loadConfig({ env: options.env, cwd: options.cwd });
+  const channels = options.channels ?? CHANNELS;
+  const { config, configFile, warnings } = loadConfig({ env: options.env, cwd: options.cwd, channels });
   const logHub = new LogHub(processName);
-  const logger = createLogger({ ...config.log, name: processName, destination: options.logDestination, extraStreams: [logHub] });
+  const redactPaths = secretHeaderPaths(channels.flatMap((channel) => channel.secretHeaders ?? []));
+  const logger = createLogger({ ...config.log, name: processName, destination: options.logDestination, extraStreams: [logHub], redactPaths });
   for (const warning of warnings) logger.warn(warning);
   const lifecycle = new Lifecycle();
   lifecycle.onStop({ name: 'log hub', stop: async () => logHub.close() });
@@ -235,7 +239,7 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const store = await openTurnStore(database, config);
     lifecycle.onStop({ name: 'turn store', stop: () => store.close() });
     const drivers = await createDrivers(config, logger, lifecycle, readiness, logHub);
-    const routing = new RoutingService(models);
+    const routing = new RoutingService(models, channels);
     await routing.start(drivers.control);
     lifecycle.onStop({ name: 'routing', stop: async () => routing.stop() });
     const pickup = new PickupWatch(
@@ -255,8 +259,8 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const knowledge = createKnowledge(database, models);
     const tools = options.tools ?? createToolRegistry(config.tools, { workspaceDir: path.resolve(options.cwd ?? process.cwd(), config.data_dir, 'workspace'), knowledge });
     const sessionTools = new SessionTools(tools);
-    const midTurnDefault: ChannelPolicyDefault = (channel) => (channel === 'web' ? 'reject' : config.channels[channel].mid_turn);
-    return { tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, store, drivers, routing, pickup, turns, midTurnDefault, knowledge };
+    const midTurnDefault = channelMidTurnDefaults(config.channels);
+    return { channels, tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, store, drivers, routing, pickup, turns, midTurnDefault, knowledge };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
@@ -304,9 +308,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     // A misconfigured provider (no key, no model) stops startup here, before anything listens.
     const provider = options.provider ?? createProvider(config.llm);
-    // Chat channels: refused here (ConfigError) when enabled without what they need.
-    const slackConfig = slackSettings(config);
-    const slack = slackConfig && createSlackAdapter({ ...slackConfig, logger });
     const channels = new ChannelStatusBoard();
     // Auth: one authenticator for REST (the guard) and WebSocket upgrades.
     // A credential change reaches every process: caches forget it, sockets it opened close.
@@ -335,6 +336,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       collections: core.knowledge,
       promptBudgetTokens: config.llm.context_window - config.agent.working_memory_tokens,
       onChange: () => drivers.control.publish({ kind: 'workflows_changed' }),
+      channels: core.channels,
     });
     const hub = new SwitchboardHub({
       models,
@@ -370,7 +372,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       userRoutes(auth.users),
       samlRoutes(saml),
       knowledgeRoutes(core.knowledge),
-      channelRoutes(channels),
+      channelRoutes(channels, core.channels.map((channel) => channel.name)),
       configRoutes({
         provider: provider.name,
         model: provider.model,
@@ -379,7 +381,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       }),
       (api: ApiRouter) => registerSessionRoutes(api, { sessions, hub, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
       (api: ApiRouter) => registerWorkflowRoutes(api, workflows),
-      routingTestRoutes(new RoutingService(models)),
+      routingTestRoutes(new RoutingService(models, core.channels)),
       (api: ApiRouter) =>
         registerToolRoutes(api, {
           pinningWorkflow: async (session) => {
@@ -392,14 +394,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           memory: new SessionMemory(models, { systemPrompt: config.agent.system_prompt, contextWindow: config.llm.context_window }),
         }),
     ];
-    // Chat channels are built before the app: their webhook routes mount before the JSON parser.
-    const telegram = createTelegramChannel(config, logger);
-    channels.register('slack', { enabled: slack !== null, mode: config.channels.slack.mode });
-    channels.register('telegram', { enabled: telegram !== null, mode: config.channels.telegram.mode });
-    channels.register('web', { enabled: true, mode: WEB_CHANNEL_MODE });
+    // Every channel of the registry, built before the app: webhook routes mount before the JSON parser.
+    // The allowed origins are complete once the server listens (the hub's own origin needs the port).
+    const origins = new Set<string>();
+    const adapters = buildChannels(core.channels, config, logger, channels, origins);
+    const webhooks = adapters.flatMap(({ adapter }) => adapter.routes ?? []);
     const rateLimiter = await createRateLimiter({ config, logger });
     // Platform webhooks are signed: they count under their own, higher per-address limit.
-    for (const route of [...(telegram?.routes ?? []), ...(slack?.routes ?? [])]) rateLimiter.registerPrefix(`${API_PREFIX}${route.path}`, 'channel_webhooks');
+    for (const route of webhooks) rateLimiter.registerPrefix(`${API_PREFIX}${route.path}`, 'channel_webhooks');
     lifecycle.onStop({ name: 'rate limiter', stop: () => rateLimiter.close() });
 
     const app = createApp({
@@ -411,8 +413,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       guard: auth.guard,
       rawRoutes: [
         { path: SAML_PATH, handler: samlPreamble(saml) },
-        ...(telegram?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
-        ...(slack?.routes ?? []).map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
+        ...webhooks.map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
         // The browser UI at `/` (GET/HEAD outside /api and /ws only; src/server/web-ui.ts).
         { path: '/', handler: webUi() },
       ],
@@ -421,17 +422,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       modules,
     });
     const http = await listen(app.express, config.server.host, config.server.port);
-    const origins = allowedOrigins(config, http.port);
-    const web = createWebAdapter({
-      logger,
-      allowedOrigins: origins,
-      idleTimeoutMs: config.websocket.idle_timeout_s * 1000,
-      maxPayloadBytes: WEB_ADAPTER_DEFAULTS.maxPayloadBytes,
-      maxBufferedBytes: WEB_ADAPTER_DEFAULTS.maxBufferedBytes,
-    });
-    await web.start(channels.observedHub('web', hub));
-    channels.running('web');
-    logger.info({ channel: 'web', mode: WEB_CHANNEL_MODE }, `web channel started (mode=${WEB_CHANNEL_MODE})`);
+    for (const origin of allowedOrigins(config, http.port)) origins.add(origin);
     const logStream = new LogStreamSocket({
       hub: core.logHub,
       authenticate: authenticateSocket,
@@ -443,7 +434,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     attachUpgradeRouter(
       http.server,
       [
-        { matches: (p) => web.matches(p), handle: (r, s, h) => web.handleUpgrade(r, s, h) },
+        ...adapters.flatMap(({ adapter }) => (adapter.upgrade ? [adapter.upgrade] : [])),
         { matches: (p) => logStream.matches(p), handle: (r, s, h) => logStream.handleUpgrade(r, s, h) },
       ],
       // Upgrades count under the `default` limit like every other route (spec, Limits).
@@ -463,12 +454,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // Stopped in reverse: sockets closed with 1001 and no new upgrades, no new requests, then the
     // worker finishes or hands back its turns, then drivers and the database close.
     lifecycle.onStop({ name: 'http', stop: () => http.close(config.server.shutdown_timeout_s * 1000) });
-    lifecycle.onStop({ name: 'web channel', stop: () => web.stop() });
-    // Chat channels never stop the hub: a failed start is reported and retried with backoff.
-    const supervisors = [
-      ...(telegram ? [new ChannelSupervisor(telegram, config.channels.telegram.mode, hub, channels, logger)] : []),
-      ...(slack ? [new ChannelSupervisor(slack, config.channels.slack.mode, hub, channels, logger)] : []),
-    ];
+    // A channel never stops the hub (except a required one's first start): a failed start is reported and retried with backoff.
+    const supervisors = adapters.map(({ adapter, mode, required }) => new ChannelSupervisor(adapter, mode, hub, channels, logger, required));
     for (const supervisor of supervisors) lifecycle.onStop({ name: `${supervisor.name} channel`, stop: () => supervisor.stop() });
     await Promise.all(supervisors.map((supervisor) => supervisor.start()));
 
@@ -511,6 +498,28 @@ export async function startWorkerProcess(options: ServiceOptions): Promise<Runni
   core.logger.info({ queue: core.drivers.description, storage: core.database.description }, 'Switchboard worker is ready');
   const storage = { store: core.store, sequelize: core.database.sequelize };
   return { config: core.config, hub: null, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, storage, stop: () => stopAll(core.lifecycle, core.logger) };
+}
+
+/**
+ * The registry's channels in this configuration: each declared on the status board (enabled or
+ * not, with its mode), the enabled ones built from their validated `channels.<name>` section.
+ */
+function buildChannels(
+  registry: readonly ChannelDescriptor[],
+  config: Readonly<Config>,
+  logger: Logger,
+  board: ChannelStatusBoard,
+  allowedOrigins: ReadonlySet<string>,
+): { adapter: ChannelAdapter; mode: string; required: boolean }[] {
+  const built: { adapter: ChannelAdapter; mode: string; required: boolean }[] = [];
+  for (const channel of registry) {
+    const settings = config.channels[channel.name];
+    const adapter = channel.create({ settings, logger, allowedOrigins, socketIdleTimeoutMs: config.websocket.idle_timeout_s * 1000 });
+    const mode = channel.mode(settings);
+    board.register(channel.name, { enabled: adapter !== null, mode });
+    if (adapter) built.push({ adapter, mode, required: channel.required === true });
+  }
+  return built;
 }
 
 function stopAll(lifecycle: Lifecycle, logger: Logger): Promise<void> {

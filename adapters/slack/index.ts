@@ -8,3 +8,5 @@ export function createSlackAdapter(config: SlackAdapterConfig): SlackAdapter {
 }
 
 export type { SlackAdapter };
+export { slackChannel } from './channel';
+export { slackSettingsSchema, type SlackSettings } from './settings';

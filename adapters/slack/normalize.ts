@@ -1,5 +1,8 @@
-import { channelOwner } from '../../src/core/channel';
+import { channelOwner, formatSessionKey } from '../../src/core/channel';
 import type { InboundMessage } from '../../src/core/inbound';
+
+/** This channel's name: in messages, session keys (`slack::…`) and binding channels (`slack`, `slack:<channel id>`). */
+export const SLACK_CHANNEL = 'slack';
 
 /** The fields of a Slack `message` / `app_mention` event this channel reads. */
 export interface SlackMessageEvent {
@@ -44,9 +47,17 @@ export function conversationOf(event: SlackMessageEvent, teamId: string): SlackC
   return { team: event.team ?? teamId, channel: event.channel, threadTs };
 }
 
+/** `slack::<team>:<channel>[:<thread ts>]`. */
 export function sessionKeyOf(conversation: SlackConversation): string {
-  const base = `slack::${conversation.team}:${conversation.channel}`;
-  return conversation.threadTs ? `${base}:${conversation.threadTs}` : base;
+  const parts = [conversation.team, conversation.channel, ...(conversation.threadTs ? [conversation.threadTs] : [])];
+  return formatSessionKey(SLACK_CHANNEL, parts.join(':'));
+}
+
+/** The conversation a session key's `<team>:<channel>[:<thread ts>]` part names, or null when it names none. */
+export function conversationOfKey(conversation: string): SlackConversation | null {
+  const [team, channel, threadTs, ...rest] = conversation.split(':');
+  if (!team || !channel || threadTs === '' || rest.length > 0) return null;
+  return { team, channel, threadTs: threadTs ?? null };
 }
 
 /** Removes the bot's mention (`<@U123>` or `<@U123|name>`), so `@bot /help` reaches the worker as `/help`. */
@@ -71,9 +82,9 @@ export function normalizeMessage({ event, eventId, teamId, botUserId, displayNam
   if (text === '') return null;
   const conversation = conversationOf(event, teamId);
   return {
-    channel: 'slack',
+    channel: SLACK_CHANNEL,
     sessionKey: sessionKeyOf(conversation),
-    sender: { userId: channelOwner('slack'), contactId: event.user, displayName },
+    sender: { userId: channelOwner(SLACK_CHANNEL), contactId: event.user, displayName },
     text,
     mode: 'normal',
     metadata: {},

@@ -9,3 +9,5 @@ export function createTelegramAdapter(config: TelegramAdapterConfig): TelegramAd
 }
 
 export type { TelegramAdapter };
+export { telegramChannel } from './channel';
+export { telegramSettingsSchema, type TelegramSettings } from './settings';

@@ -1,10 +1,13 @@
-import { channelOwner } from '../../src/core/channel';
+import { channelOwner, formatSessionKey } from '../../src/core/channel';
 import type { InboundMessage } from '../../src/core/inbound';
 import type { Update } from 'telegraf/types';
 
-/** One session per chat (decisions.md §3): private chats and groups alike. */
+/** This channel's name: in messages, session keys (`telegram::…`) and binding channels (`telegram`, `telegram:<chat id>`). */
+export const TELEGRAM_CHANNEL = 'telegram';
+
+/** One session per chat (decisions.md §3): private chats and groups alike. `telegram::<chat id>`. */
 export function telegramSessionKey(chatId: number | string): string {
-  return `telegram::${chatId}`;
+  return formatSessionKey(TELEGRAM_CHANNEL, String(chatId));
 }
 
 /** A text message the hub should take in, with where to answer it. */
@@ -35,9 +38,9 @@ export function normalizeUpdate(update: Update, botUsername: string | null): Tel
     chatId: message.chat.id,
     messageId: message.message_id,
     message: {
-      channel: 'telegram',
+      channel: TELEGRAM_CHANNEL,
       sessionKey: telegramSessionKey(message.chat.id),
-      sender: { userId: channelOwner('telegram'), contactId: String(from.id), displayName },
+      sender: { userId: channelOwner(TELEGRAM_CHANNEL), contactId: String(from.id), displayName },
       text,
       mode: 'normal',
       metadata: {},

@@ -7,3 +7,4 @@ export function createWebAdapter(config: WebAdapterConfig): WebAdapter {
 }
 
 export type { WebAdapter };
+export { webChannel, WEB_CHANNEL_MODE } from './channel';

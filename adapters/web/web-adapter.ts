@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { ChannelAdapter } from '../../src/core/channel';
 import type { Hub, SessionSummary } from '../../src/core/hub';
 import { changeEnds, type Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
@@ -40,8 +41,13 @@ export const WEB_ADAPTER_DEFAULTS = {
  * The web channel's stream: the session WebSocket `/ws/v1/sessions/{id}` (the REST messages
  * endpoint is the other half). Authenticates at connect, then relays the session's event log.
  */
-export class WebAdapter {
+export class WebAdapter implements ChannelAdapter {
   readonly name = 'web' as const;
+  /** The session socket, for the hub's upgrade router. */
+  readonly upgrade: NonNullable<ChannelAdapter['upgrade']> = {
+    matches: (pathname) => this.matches(pathname),
+    handle: (request, socket, head) => this.handleUpgrade(request, socket, head),
+  };
   private hub: Hub | null = null;
   private readonly wss: WebSocketServer;
   private readonly connections = new Map<string, Set<SessionConnection>>();

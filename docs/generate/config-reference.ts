@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isMap, isScalar, parseDocument, type Pair, type YAMLMap } from 'yaml';
 import { z } from 'zod';
-import { ENV_BINDINGS, OTHER_KNOWN_ENV, RATE_LIMIT_ENV_PREFIX, YAML_ALLOWED_SECRET_PATHS } from '../../src/config/env-bindings';
-import { configSchema, JWT_SECRET_MIN_HEX } from '../../src/config/schema';
+import { CHANNELS } from '../../adapters';
+import { envBindingsFor, OTHER_KNOWN_ENV, RATE_LIMIT_ENV_PREFIX, YAML_ALLOWED_SECRET_PATHS } from '../../src/config/env-bindings';
+import { configSchemaFor, JWT_SECRET_MIN_HEX } from '../../src/config/schema';
 import { cell, code, generatedBanner, table } from './markdown';
 import { repoRoot } from './repo';
 
@@ -35,12 +36,15 @@ type JsonSchema = {
 };
 
 /**
- * Every key of the config schema (src/config/schema.ts) with its environment variable
- * (src/config/env-bindings.ts), default (the schema's own, by parsing an empty config) and meaning
+ * Every key of the config schema (src/config/schema.ts, with each registry channel's section from
+ * adapters/<name>/settings.ts) with its environment variable (src/config/env-bindings.ts and the
+ * channels'), default (the schema's own, by parsing an empty config) and meaning
  * (config.yaml's comment above the key). A key without a meaning is an error: document it in
  * config.yaml.
  */
 export function configKeys(root = repoRoot()): ConfigKey[] {
+  const configSchema = configSchemaFor(CHANNELS);
+  const bindings = envBindingsFor(CHANNELS);
   const schema = z.toJSONSchema(configSchema, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
   // Types as written (a rate limit is a string before its transform); the output schema covers the
   // sections behind a preprocess (auth), which the input schema cannot describe.
@@ -56,7 +60,7 @@ export function configKeys(root = repoRoot()): ConfigKey[] {
         continue;
       }
       const dotted = keyPath.join('.');
-      const binding = ENV_BINDINGS.find((entry) => entry.path.join('.') === dotted);
+      const binding = bindings.find((entry) => entry.path.join('.') === dotted);
       const rateLimitKey = prefix.join('.') === 'api.rate_limits' ? `${RATE_LIMIT_ENV_PREFIX}${name.toUpperCase()}` : null;
       const secret = binding?.secret === true;
       const meaning = meanings.get(dotted);
@@ -214,7 +218,7 @@ export function configReferencePage(root = repoRoot()): string {
     'pageClass: fit-tables',
     '---',
     '',
-    generatedBanner('src/config/schema.ts, src/config/env-bindings.ts and the comments of config.yaml'),
+    generatedBanner('src/config/schema.ts, src/config/env-bindings.ts, the channels’ adapters/<name>/settings.ts and the comments of config.yaml'),
     '# Configuration keys',
     '',
     'Every setting of the hub, generated from the configuration schema. Settings come from, highest',

@@ -1,10 +1,14 @@
+import type { ChannelDescriptor, EnvKind } from '../core/channel';
+
+export type { EnvKind } from '../core/channel';
+
 /**
  * Which `SERVICE_*` environment variable sets which config key.
  *
  * Secrets are bound here with `secret: true`: they may only come from the environment (config.yaml
- * refuses them) and their values never appear in messages or logs.
+ * refuses them) and their values never appear in messages or logs. Each channel binds the keys of
+ * its own `channels.<name>` section (its adapter folder's settings); `envBindingsFor` adds them.
  */
-export type EnvKind = 'string' | 'int' | 'bool' | 'list' | 'nullable-string';
 
 export interface EnvBinding {
   env: string;
@@ -43,15 +47,6 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'SERVICE_LLM_CONTEXT_WINDOW', path: ['llm', 'context_window'], kind: 'int' },
   { env: 'SERVICE_WEB_SEARCH_API_KEY', path: ['tools', 'web_search', 'api_key'], kind: 'nullable-string', secret: true },
   { env: 'SERVICE_EMBEDDED_WORKER', path: ['worker', 'embedded'], kind: 'bool' },
-  { env: 'SERVICE_SLACK_BOT_TOKEN', path: ['channels', 'slack', 'bot_token'], kind: 'nullable-string', secret: true },
-  { env: 'SERVICE_SLACK_SIGNING_SECRET', path: ['channels', 'slack', 'signing_secret'], kind: 'nullable-string', secret: true },
-  { env: 'SERVICE_SLACK_APP_TOKEN', path: ['channels', 'slack', 'app_token'], kind: 'nullable-string', secret: true },
-  { env: 'SERVICE_SLACK_API_URL', path: ['channels', 'slack', 'api_url'], kind: 'string' },
-  { env: 'SERVICE_SLACK_MODE', path: ['channels', 'slack', 'mode'], kind: 'string' },
-  { env: 'SERVICE_TELEGRAM_BOT_TOKEN', path: ['channels', 'telegram', 'bot_token'], kind: 'nullable-string', secret: true },
-  { env: 'SERVICE_TELEGRAM_WEBHOOK_SECRET', path: ['channels', 'telegram', 'webhook_secret'], kind: 'nullable-string', secret: true },
-  { env: 'SERVICE_TELEGRAM_API_ROOT', path: ['channels', 'telegram', 'api_root'], kind: 'string' },
-  { env: 'SERVICE_TELEGRAM_MODE', path: ['channels', 'telegram', 'mode'], kind: 'string' },
 ];
 
 /** `SERVICE_RATE_LIMIT_<ROUTE_KEY>` sets `api.rate_limits.<route_key>` (spec, Limits rule 3). */
@@ -63,11 +58,20 @@ export const RATE_LIMIT_ENV_PREFIX = 'SERVICE_RATE_LIMIT_';
  */
 export const OTHER_KNOWN_ENV = new Set(['SERVICE_CONFIG_FILE', 'SERVICE_TEST_DATABASE_URL']);
 
-const SECRET_PATHS = new Set(ENV_BINDINGS.filter((b) => b.secret).map((b) => b.path.join('.')));
+/** The channels whose `channels.<name>` sections a configuration has: the registry's (adapters/index.ts). */
+export type ChannelSections = readonly Pick<ChannelDescriptor, 'name' | 'config'>[];
+
+/** The hub's own bindings and those of each channel's section. */
+export function envBindingsFor(channels: ChannelSections): readonly EnvBinding[] {
+  const channelBindings = channels.flatMap((channel) =>
+    (channel.config?.env ?? []).map((binding) => ({ env: binding.env, path: ['channels', channel.name, binding.key], kind: binding.kind, secret: binding.secret })),
+  );
+  return [...ENV_BINDINGS, ...channelBindings];
+}
 
 /** Config keys whose values are secrets: refused in YAML (except the shared store URL) and never echoed. */
-export function isSecretPath(path: string): boolean {
-  return SECRET_PATHS.has(path);
+export function isSecretPath(path: string, bindings: readonly EnvBinding[] = ENV_BINDINGS): boolean {
+  return bindings.some((binding) => binding.secret === true && binding.path.join('.') === path);
 }
 
 /** Secret keys that config.yaml may still set, because the spec says so. */

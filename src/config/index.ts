@@ -1,3 +1,3 @@
 export { loadConfig, ConfigError, DEFAULT_CONFIG_FILE, type LoadedConfig } from './load';
-export { configSchema, JWT_SECRET_MIN_HEX, type Config, type LogLevel } from './schema';
-export { ENV_BINDINGS } from './env-bindings';
+export { configSchema, configSchemaFor, JWT_SECRET_MIN_HEX, type Config, type LogLevel } from './schema';
+export { ENV_BINDINGS, envBindingsFor, type ChannelSections } from './env-bindings';

@@ -3,14 +3,15 @@ import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { z } from 'zod';
 import {
-  ENV_BINDINGS,
   OTHER_KNOWN_ENV,
   RATE_LIMIT_ENV_PREFIX,
   YAML_ALLOWED_SECRET_PATHS,
+  envBindingsFor,
   isSecretPath,
+  type ChannelSections,
   type EnvBinding,
 } from './env-bindings';
-import { configSchema, type Config } from './schema';
+import { configSchemaFor, type Config } from './schema';
 
 export const DEFAULT_CONFIG_FILE = 'config.yaml';
 
@@ -34,6 +35,11 @@ export interface LoadConfigOptions {
   env: Record<string, string | undefined>;
   /** Directory relative paths are resolved against (the process's working directory). */
   cwd?: string;
+  /**
+   * The channels whose `channels.<name>` sections (and `SERVICE_*` variables) this hub knows: the
+   * registry's, adapters/index.ts. Without them a `channels:` section is refused as unknown.
+   */
+  channels?: ChannelSections;
 }
 
 type Tree = Record<string, unknown>;
@@ -42,7 +48,8 @@ type Tree = Record<string, unknown>;
  * Reads config.yaml (path from SERVICE_CONFIG_FILE), lays the SERVICE_* environment over it and
  * validates the result against the schema's defaults. Throws ConfigError on the first problem.
  */
-export function loadConfig({ env, cwd = process.cwd() }: LoadConfigOptions): LoadedConfig {
+export function loadConfig({ env, cwd = process.cwd(), channels = [] }: LoadConfigOptions): LoadedConfig {
+  const bindings = envBindingsFor(channels);
   const explicitFile = nonEmpty(env.SERVICE_CONFIG_FILE);
   const configFile = path.resolve(cwd, explicitFile ?? DEFAULT_CONFIG_FILE);
   const sources = new Map<string, string>();
@@ -52,22 +59,22 @@ export function loadConfig({ env, cwd = process.cwd() }: LoadConfigOptions): Loa
   if (existsSync(configFile)) {
     tree = readYaml(configFile);
     fileRead = configFile;
-    recordYamlSources(tree, [], path.basename(configFile), sources);
+    recordYamlSources(tree, [], path.basename(configFile), sources, bindings);
   } else if (explicitFile !== undefined) {
     throw new ConfigError(`SERVICE_CONFIG_FILE: no such file: ${configFile}`);
   }
 
   const warnings: string[] = [];
-  for (const binding of ENV_BINDINGS) applyEnvBinding(tree, binding, env, sources);
+  for (const binding of bindings) applyEnvBinding(tree, binding, env, sources);
   applyRateLimitEnv(tree, env, sources);
   for (const name of Object.keys(env)) {
-    if (name.startsWith('SERVICE_') && !isKnownEnv(name)) {
+    if (name.startsWith('SERVICE_') && !isKnownEnv(name, bindings)) {
       warnings.push(`unknown environment variable ${name} is ignored`);
     }
   }
 
-  const result = configSchema.safeParse(tree);
-  if (!result.success) throw new ConfigError(describeIssues(result.error.issues, sources));
+  const result = configSchemaFor(channels).safeParse(tree);
+  if (!result.success) throw new ConfigError(describeIssues(result.error.issues, sources, bindings));
   return { config: deepFreeze(result.data), configFile: fileRead, warnings };
 }
 
@@ -87,12 +94,12 @@ function readYaml(file: string): Tree {
   return parsed as Tree;
 }
 
-function recordYamlSources(node: unknown, at: string[], fileName: string, sources: Map<string, string>): void {
+function recordYamlSources(node: unknown, at: string[], fileName: string, sources: Map<string, string>, bindings: readonly EnvBinding[]): void {
   if (node === null || typeof node !== 'object' || Array.isArray(node)) {
     const key = at.join('.');
     // `null` is the documented default (config.yaml shows `url: null`); a value is what is refused.
-    if (node !== null && isSecretPath(key) && !YAML_ALLOWED_SECRET_PATHS.has(key)) {
-      const binding = ENV_BINDINGS.find((b) => b.path.join('.') === key);
+    if (node !== null && isSecretPath(key, bindings) && !YAML_ALLOWED_SECRET_PATHS.has(key)) {
+      const binding = bindings.find((b) => b.path.join('.') === key);
       throw new ConfigError(
         `${key} (in ${fileName}): secrets are read only from the environment; set ${binding?.env} instead`,
       );
@@ -100,7 +107,7 @@ function recordYamlSources(node: unknown, at: string[], fileName: string, source
     sources.set(key, fileName);
     return;
   }
-  for (const [name, child] of Object.entries(node)) recordYamlSources(child, [...at, name], fileName, sources);
+  for (const [name, child] of Object.entries(node)) recordYamlSources(child, [...at, name], fileName, sources, bindings);
 }
 
 function applyEnvBinding(tree: Tree, binding: EnvBinding, env: LoadConfigOptions['env'], sources: Map<string, string>): void {
@@ -148,11 +155,11 @@ function applyRateLimitEnv(tree: Tree, env: LoadConfigOptions['env'], sources: M
   }
 }
 
-function isKnownEnv(name: string): boolean {
+function isKnownEnv(name: string, bindings: readonly EnvBinding[]): boolean {
   return (
     OTHER_KNOWN_ENV.has(name) ||
     name.startsWith(RATE_LIMIT_ENV_PREFIX) ||
-    ENV_BINDINGS.some((binding) => binding.env === name)
+    bindings.some((binding) => binding.env === name)
   );
 }
 
@@ -166,7 +173,7 @@ function setPath(tree: Tree, at: readonly string[], value: unknown): void {
   node[at[at.length - 1]!] = value;
 }
 
-function describeIssues(issues: readonly z.core.$ZodIssue[], sources: Map<string, string>): string {
+function describeIssues(issues: readonly z.core.$ZodIssue[], sources: Map<string, string>, bindings: readonly EnvBinding[]): string {
   const [first] = issues;
   if (!first) return 'invalid configuration';
   let key = first.path.map(String).join('.');
@@ -177,7 +184,7 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], sources: Map<string
     reason = 'unknown key (check the spelling against config.yaml)';
   }
   // Secrets are named by their environment variable: that is the only place they can be set.
-  const label = isSecretPath(key) ? (ENV_BINDINGS.find((b) => b.path.join('.') === key)?.env ?? key) : key;
+  const label = isSecretPath(key, bindings) ? (bindings.find((b) => b.path.join('.') === key)?.env ?? key) : key;
   const source = sources.get(key);
   const from = source && source !== label ? ` (from ${source})` : '';
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';

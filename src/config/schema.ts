@@ -1,7 +1,7 @@
-import { MID_TURN_POLICIES } from '../core/turns';
 import { z } from 'zod';
-import { invalidCidrReason } from '../ratelimit/client-ip';
-import { parseRateLimitSpec } from '../ratelimit/spec';
+import { invalidCidrReason } from './cidr';
+import { parseRateLimitSpec } from './rate-limit-spec';
+import type { ChannelSections } from './env-bindings';
 
 /**
  * The whole configuration, as validated once at startup.
@@ -210,73 +210,6 @@ const websocketSchema = z.strictObject({
   idle_timeout_s: positiveInt.default(90),
 });
 
-/** What a chat message sent while its conversation's turn runs does (a workflow's `mid_turn` wins). */
-const midTurn = z.enum(MID_TURN_POLICIES).default('queue');
-
-/** At most `limit` sends in any `window_ms` (a sliding window; adapters/shared/send-budget.ts). */
-function sendWindowSchema(limit: number, windowMs: number) {
-  return z.strictObject({ limit: positiveInt.max(100_000).default(limit), window_ms: positiveInt.max(3_600_000).default(windowMs) }).prefault({});
-}
-
-const slackSchema = z.strictObject({
-  enabled: z.boolean().default(false),
-  mid_turn: midTurn,
-  /** Secrets: SERVICE_SLACK_BOT_TOKEN, SERVICE_SLACK_SIGNING_SECRET, SERVICE_SLACK_APP_TOKEN. */
-  bot_token: z.string().min(1).nullable().default(null),
-  signing_secret: z.string().min(1).nullable().default(null),
-  app_token: z.string().min(1).nullable().default(null),
-  api_url: z.url().default('https://slack.com/api/'),
-  /** `events`: Events API over HTTP (needs the signing secret); `socket`: Socket Mode (needs the app token, no public URL). */
-  mode: z.enum(['events', 'socket']).default('events'),
-  /** Streamed replies are edited (or appended to) at most this often (Slack tolerates about one chat.update per second). */
-  edit_interval_ms: z.number().int().min(200).max(60_000).default(1000),
-  /** Replies in threads stream natively (chat.startStream/appendStream/stopStream); edits where Slack refuses. */
-  native_streaming: z.boolean().default(true),
-  /** The assistant thread status ("is thinking…", "is running <tool>…") while a turn runs. */
-  thread_status: z.boolean().default(true),
-  /** One budget for every message the channel sends, shared by all turns (adapters/shared/send-budget.ts). */
-  send_budget: z
-    .strictObject({
-      per_channel: sendWindowSchema(3, 3_000),
-      overall: sendWindowSchema(100, 60_000),
-    })
-    .prefault({}),
-  /** Offered when someone opens the bot's assistant thread; an empty list offers none. */
-  suggested_prompts: z
-    .strictObject({
-      title: z.string().min(1).max(150).default('Try asking'),
-      prompts: z
-        .array(z.strictObject({ title: z.string().min(1).max(75), message: z.string().min(1).max(4_000) }))
-        .max(4)
-        .default([
-          { title: 'What can you do?', message: '/help' },
-          { title: 'Which tools can you use?', message: '/tools' },
-          { title: 'How is this session set up?', message: '/info' },
-        ]),
-    })
-    .prefault({}),
-});
-
-const telegramSchema = z.strictObject({
-  enabled: z.boolean().default(false),
-  mid_turn: midTurn,
-  /** Secrets: SERVICE_TELEGRAM_BOT_TOKEN, SERVICE_TELEGRAM_WEBHOOK_SECRET. */
-  bot_token: z.string().min(1).nullable().default(null),
-  webhook_secret: z.string().min(1).nullable().default(null),
-  api_root: z.url().default('https://api.telegram.org'),
-  /** `webhook` (Telegram POSTs to /api/v1/channels/telegram/webhook; needs webhook_secret) or `polling`. */
-  mode: z.enum(['webhook', 'polling']).default('webhook'),
-  /** Minimum milliseconds between two edits of a streamed reply (Telegram throttles frequent edits). */
-  edit_interval_ms: positiveInt.max(60_000).default(1500),
-  /** Longest Bot API `retry_after` (429) waited before a call is given up. */
-  max_retry_after_s: positiveInt.max(600).default(30),
-});
-
-const channelsSchema = z.strictObject({
-  slack: slackSchema.prefault({}),
-  telegram: telegramSchema.prefault({}),
-});
-
 /** The agent's built-in tools (decisions.md §4). */
 const toolsSchema = z.strictObject({
   http_fetch: z
@@ -320,23 +253,40 @@ const toolsSchema = z.strictObject({
     .prefault({}),
 });
 
-export const configSchema = z.strictObject({
-  server: serverSchema.prefault({}),
-  /** SQLite file, uploads and the tools' workspace live here. */
-  data_dir: z.string().min(1).default('./data'),
-  database: databaseSchema.prefault({}),
-  redis: redisSchema.prefault({}),
-  log: logSchema.prefault({}),
-  // A missing section still validates, so a missing secret is reported by its own key.
-  auth: z.preprocess((section) => section ?? {}, authSchema),
-  api: apiSchema.prefault({}),
-  llm: llmSchema.prefault({}),
-  agent: agentSchema.prefault({}),
-  worker: workerSchema.prefault({}),
-  websocket: websocketSchema.prefault({}),
-  channels: channelsSchema.prefault({}),
-  tools: toolsSchema.prefault({}),
-});
+/**
+ * The `channels` section: one strict sub-section per channel of the registry that has settings,
+ * each validated by its adapter's own schema (adapters/<name>/settings.ts).
+ */
+function channelsSchema(channels: ChannelSections) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const channel of channels) if (channel.config) shape[channel.name] = channel.config.schema.prefault({});
+  return z.strictObject(shape);
+}
 
-export type Config = z.infer<typeof configSchema>;
+/** The whole schema, for a hub with these channels (src/main.ts passes the registry's). */
+export function configSchemaFor(channels: ChannelSections) {
+  return z.strictObject({
+    server: serverSchema.prefault({}),
+    /** SQLite file, uploads and the tools' workspace live here. */
+    data_dir: z.string().min(1).default('./data'),
+    database: databaseSchema.prefault({}),
+    redis: redisSchema.prefault({}),
+    log: logSchema.prefault({}),
+    // A missing section still validates, so a missing secret is reported by its own key.
+    auth: z.preprocess((section) => section ?? {}, authSchema),
+    api: apiSchema.prefault({}),
+    llm: llmSchema.prefault({}),
+    agent: agentSchema.prefault({}),
+    worker: workerSchema.prefault({}),
+    websocket: websocketSchema.prefault({}),
+    channels: channelsSchema(channels).prefault({}),
+    tools: toolsSchema.prefault({}),
+  });
+}
+
+/** The sections every hub has (`configSchema.shape.llm`, …), without any channel's. */
+export const configSchema = configSchemaFor([]);
+
+/** The validated configuration; `channels.<name>` is each channel's own, typed by its adapter. */
+export type Config = z.infer<ReturnType<typeof configSchemaFor>>;
 export type LogLevel = (typeof LOG_LEVELS)[number];

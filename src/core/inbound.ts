@@ -1,7 +1,7 @@
 import type { TurnMode } from './events';
 
-/** The channels a message can come from; `<channel>::<conversation>` addresses belong to their adapter. */
-export type ChannelName = 'web' | 'slack' | 'telegram';
+/** A channel's name, as the channel registry (adapters/index.ts) lists it; `<channel>::<conversation>` addresses belong to their adapter. */
+export type ChannelName = string;
 
 /**
  * One inbound user message, normalised by its channel adapter. Adapters only translate platform

@@ -4,7 +4,7 @@ import { KnowledgeService } from './knowledge-service';
 import { initKnowledgeModels } from './models';
 
 export { KnowledgeService, type CollectionView, type DocumentView, type NewDocument, type ScoredChunk } from './knowledge-service';
-export { formatPassages, parsePassages, PASSAGES_HEADER, type Passage } from './passages';
+export { formatPassages, parsePassages, PASSAGES_HEADER, type Passage } from '../agent/passages';
 export { KNOWLEDGE_DEFAULTS, ACCEPTED_TYPES } from './limits';
 
 /**

@@ -14,6 +14,8 @@ export interface LoggerOptions {
   destination?: DestinationStream;
   /** Further destinations that receive every line (e.g. the admin log stream's tap). */
   extraStreams?: DestinationStream[];
+  /** Paths redacted besides REDACTED_LOG_PATHS (the channels' secret webhook headers). */
+  redactPaths?: readonly string[];
 }
 
 /** Structured logger: pretty in a terminal, JSON otherwise; secrets redacted by path. */
@@ -27,7 +29,7 @@ export function createLogger(options: LoggerOptions): Logger {
     {
       name: options.name,
       level: options.level,
-      redact: { paths: REDACTED_LOG_PATHS, censor: REDACTED },
+      redact: { paths: [...REDACTED_LOG_PATHS, ...(options.redactPaths ?? [])], censor: REDACTED },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },

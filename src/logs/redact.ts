@@ -8,8 +8,6 @@ export const REDACTED_LOG_PATHS = [
   'req.headers.cookie',
   'req.headers["x-api-key"]',
   'req.headers["sec-websocket-protocol"]',
-  'req.headers["x-telegram-bot-api-secret-token"]',
-  'req.headers["x-slack-signature"]',
   'res.headers["set-cookie"]',
   // Handshake headers logged as a bare `headers` object (WebSocket upgrades) carry credentials too.
   '*["x-api-key"]',
@@ -20,6 +18,11 @@ export const REDACTED_LOG_PATHS = [
 ];
 
 export const REDACTED = '[redacted]';
+
+/** The log paths of request headers that carry a secret (each channel names its platform's: `secretHeaders`). */
+export function secretHeaderPaths(names: readonly string[]): string[] {
+  return names.map((name) => `req.headers[${JSON.stringify(name.toLowerCase())}]`);
+}
 
 /** `redis://user:pa55@host:6379/0` → `redis://user:***@host:6379/0`; non-URLs are returned unchanged. */
 export function redactUrlCredentials(value: string): string {

@@ -4,12 +4,12 @@ import { RateLimiter, type RateLimiterOptions } from './limiter';
 import { MemoryStore } from './memory-store';
 import { RedisStore, type RedisStoreOptions } from './redis-store';
 
-export { createClientIpResolver, invalidCidrReason, normaliseIp, type ClientIpResolver } from './client-ip';
+export { createClientIpResolver, normaliseIp, type ClientIpResolver } from './client-ip';
 export { RateLimiter, RATE_LIMITER_DEFAULTS, retryAfterSeconds, type RateLimitDecision, type UpgradeCheck } from './limiter';
 export { MemoryStore, MEMORY_STORE_DEFAULTS } from './memory-store';
 export { RedisStore, REDIS_STORE_DEFAULTS, HIT_SCRIPT } from './redis-store';
 export { UNMATCHED_ROUTE } from './route-table';
-export { parseRateLimitSpec, ruleFromSpec, WINDOW_UNIT_MS, type RateLimitRule } from './spec';
+export { parseRateLimitSpec, ruleFromSpec, WINDOW_UNIT_MS, type RateLimitRule } from '../config/rate-limit-spec';
 export type { HitResult, RateLimitStore } from './store';
 export { writeUpgradeRefusal } from './upgrade';
 

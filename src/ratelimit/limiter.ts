@@ -7,7 +7,7 @@ import { RATE_LIMIT_KEYS, type RateLimitKey } from '../core/principal';
 import type { Logger } from '../logs/logger';
 import { createClientIpResolver, type ClientIpResolver } from './client-ip';
 import { RouteTable } from './route-table';
-import { ruleFromSpec, type RateLimitRule } from './spec';
+import { ruleFromSpec, type RateLimitRule } from '../config/rate-limit-spec';
 import type { HitResult, RateLimitStore } from './store';
 import { StoreFailureLog } from './store-failure-log';
 

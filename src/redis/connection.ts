@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import type { Logger } from '../logs/logger';
+import type { Logger } from 'pino';
 
 /**
  * A Redis connection for one purpose. `blocking` connections (BullMQ workers, subscribers) must

@@ -1,3 +1,4 @@
+import { routingChannelOf, type ChannelScope } from '../core/channel';
 import type { ControlBus, Unsubscribe } from '../core/turns';
 import type { Models, WorkflowRow } from '../db/models';
 import { Router, type RouteDecision, type RouteInput, type TriggerScore } from './router';
@@ -34,6 +35,8 @@ export class RoutingService {
 
   constructor(
     private readonly models: Models,
+    /** The registry's channels: how a session's key maps to the binding channel it routes as. */
+    readonly channels: readonly ChannelScope[],
     private readonly limits = ROUTING_SERVICE_DEFAULTS,
   ) {}
 
@@ -57,7 +60,8 @@ export class RoutingService {
     const contact = session.session_key ? await this.models.Contact.findOne({ where: { session_key: session.session_key } }) : null;
     const decision = this.router.route({
       text,
-      channel: routingChannel(session),
+      // `web`, or the narrower `slack:<channel id>` / `telegram:<chat id>` its channel reads from the key.
+      channel: routingChannelOf(session, this.channels),
       requestedWorkflow,
       contact,
       sessionWorkflowId: session.active_workflow_id,
@@ -112,21 +116,4 @@ export class RoutingService {
     const [count, latest] = await Promise.all([this.models.Workflow.count(), this.models.Workflow.max('updated_at')]);
     return `${count}:${latest instanceof Date ? latest.getTime() : String(latest)}`;
   }
-}
-
-/**
- * The channel a session's messages arrive on, as binding_channels name it: `web`, or `slack:<channel
- * id>` / `telegram:<chat id>` from the session key (`slack::<team>:<channel>:<thread>`,
- * `telegram::<chat>`; decisions.md §3).
- */
-export function routingChannel(session: Pick<RoutedSession, 'channel' | 'session_key'>): string {
-  const key = session.session_key;
-  if (!key) return session.channel;
-  const [channel, conversation = ''] = key.split('::');
-  if (channel === 'slack') {
-    const parts = conversation.split(':');
-    return parts[1] ? `slack:${parts[1]}` : 'slack';
-  }
-  if (channel === 'telegram') return conversation ? `telegram:${conversation}` : 'telegram';
-  return channel ?? session.channel;
 }

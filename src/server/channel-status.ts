@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Endpoint } from '../api/endpoint';
+import { WEB_CHANNEL } from '../core/channel';
 import type { Hub } from '../core/hub';
 import type { ChannelName } from '../core/inbound';
 
@@ -10,7 +10,7 @@ export type ChannelState = 'disabled' | 'starting' | 'running' | 'failed';
 export interface ChannelStatus {
   name: ChannelName;
   enabled: boolean;
-  /** `events`/`socket` (Slack), `webhook`/`polling` (Telegram), `rest+websocket` (web). */
+  /** How it connects, as its descriptor says: `events`/`socket` (Slack), `webhook`/`polling` (Telegram), `rest+websocket` (web). */
   mode: string;
   status: ChannelState;
   /** The platform's reason for the last failure (`invalid_auth`, `401: Unauthorized`, …); null once running. */
@@ -30,11 +30,6 @@ export interface ChannelReadiness {
   error?: string;
 }
 
-const ORDER: readonly ChannelName[] = ['slack', 'telegram', 'web'];
-
-/** The web channel's two halves: the REST messages endpoint and the session WebSocket. */
-export const WEB_CHANNEL_MODE = 'rest+websocket';
-
 /** The REST messages endpoint is the web channel's inbound half (the socket's frames reach `observedHub`). */
 const WEB_MESSAGES = { method: 'post', path: '/sessions/{id}/messages' } as const;
 
@@ -45,7 +40,7 @@ const WEB_MESSAGES = { method: 'post', path: '/sessions/{id}/messages' } as cons
 export class ChannelStatusBoard {
   private readonly entries = new Map<ChannelName, ChannelStatus>();
 
-  /** Declares a channel; an enabled one starts out `starting`, a disabled one stays `disabled`. */
+  /** Declares a channel (listed in the order declared); an enabled one starts out `starting`, a disabled one stays `disabled`. */
   register(name: ChannelName, options: { enabled: boolean; mode: string }): void {
     this.entries.set(name, {
       name,
@@ -79,13 +74,13 @@ export class ChannelStatusBoard {
    * `last_event_at` when `POST /sessions/{id}/messages` accepted a message — with the time it
    * arrived, since a `sync=true` answer is sent only when the turn is over.
    */
-  webMessageActivity(endpoint: Pick<Endpoint, 'method' | 'path'>): RequestHandler[] {
+  webMessageActivity(endpoint: { method: string; path: string }): RequestHandler[] {
     if (endpoint.method !== WEB_MESSAGES.method || endpoint.path !== WEB_MESSAGES.path) return [];
     return [
       (_req, res, next) => {
         const arrived = new Date();
         res.on('finish', () => {
-          if (res.statusCode < 300) this.touch('web', arrived);
+          if (res.statusCode < 300) this.touch(WEB_CHANNEL, arrived);
         });
         next();
       },
@@ -98,10 +93,7 @@ export class ChannelStatusBoard {
   }
 
   list(): ChannelStatus[] {
-    return ORDER.flatMap((name) => {
-      const entry = this.entries.get(name);
-      return entry ? [{ ...entry }] : [];
-    });
+    return [...this.entries.values()].map((entry) => ({ ...entry }));
   }
 
   /** The enabled channels, for `/health/ready`. */

@@ -22,9 +22,10 @@ export function retryDelayMs(failures: number): number {
 }
 
 /**
- * Runs one chat channel under the rule that a channel never takes the hub down: a start that
- * throws, or a failure the adapter reports later, marks the channel failed (logged with the
- * platform's reason) and schedules another start with backoff, while the rest of the hub serves.
+ * Runs one channel under the rule that a channel never takes the hub down: a start that throws, or
+ * a failure the adapter reports later, marks the channel failed (logged with the platform's reason)
+ * and schedules another start with backoff, while the rest of the hub serves. A `required` channel
+ * (the web channel, the hub's own API) is the exception: its first start failing fails startup.
  */
 export class ChannelSupervisor {
   private failures = 0;
@@ -39,14 +40,16 @@ export class ChannelSupervisor {
     private readonly hub: Hub,
     private readonly board: ChannelStatusBoard,
     private readonly logger: Logger,
+    private readonly required = false,
   ) {}
 
   get name(): string {
     return this.adapter.name;
   }
 
-  /** The first attempt: resolves once it settled (or after `startupWaitMs`); never throws. */
+  /** The first attempt: resolves once it settled (or after `startupWaitMs`); throws only for a required channel. */
   async start(): Promise<void> {
+    if (this.required) return this.attempt(true);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.attempt(), new Promise<void>((resolve) => (timer = setTimeout(resolve, CHANNEL_RETRY.startupWaitMs)))]);
     clearTimeout(timer);
@@ -59,12 +62,13 @@ export class ChannelSupervisor {
     await this.adapter.stop();
   }
 
-  private async attempt(): Promise<void> {
+  private async attempt(rethrow = false): Promise<void> {
     const run = ++this.run;
     const reporter = { failed: (reason: string) => void this.failedWhileRunning(run, reason) };
     try {
       await this.adapter.start(this.board.observedHub(this.adapter.name, this.hub), reporter);
     } catch (error) {
+      if (rethrow) throw error;
       if (!this.stopped) this.failed(reasonOf(error));
       return;
     }

@@ -6,6 +6,17 @@ import type { TurnStore } from '../db/turn-store';
 export type ChannelPolicyDefault = (channel: ChannelName) => MidTurnPolicy;
 
 /**
+ * Each channel's default from its config section's `mid_turn` (chat channels declare it); a channel
+ * without one (the web channel) keeps the spec's `reject`.
+ */
+export function channelMidTurnDefaults(sections: Readonly<Record<string, unknown>>): ChannelPolicyDefault {
+  return (channel) => {
+    const own = (sections[channel] as { mid_turn?: unknown } | undefined)?.mid_turn;
+    return typeof own === 'string' && (MID_TURN_POLICIES as readonly string[]).includes(own) ? (own as MidTurnPolicy) : 'reject';
+  };
+}
+
+/**
  * The mid-turn policy of a session: on the web channel always `reject` (the spec's
  * TURN_IN_PROGRESS); on a chat channel its current workflow's `mid_turn`, else the channel's default.
  */

@@ -48,14 +48,3 @@ export function messageView(row: Omit<MessageRecord, 'ordinal' | 'token_count'>)
 
 export type SessionView = ReturnType<typeof sessionView>;
 export type MessageView = ReturnType<typeof messageView>;
-
-/** Opaque list cursors: the row ordinal, base64url-encoded. */
-export function encodeCursor(ordinal: number): string {
-  return Buffer.from(`o:${ordinal}`).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): number | null {
-  // At most 15 digits: a longer number is not a row ordinal (and 400 digits is Infinity, which SQL refuses).
-  const match = /^o:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  return match ? Number(match[1]) : null;
-}

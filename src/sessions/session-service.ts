@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Op, type WhereOptions } from 'sequelize';
 import { AppError } from '../core/errors';
+import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import type { Principal } from '../core/principal';
 import type { ControlBus, TurnRegistry } from '../core/turns';
 import type { Models, SessionRow } from '../db/models';
@@ -8,7 +9,7 @@ import type { SessionRecord, TurnStore } from '../db/turn-store';
 import type { WorkflowRow } from '../db/models';
 import { toolNames } from '../workflows/workflow-schema';
 import type { SessionAccess } from './session-access';
-import { decodeCursor, encodeCursor, messageView, sessionView } from './serialize';
+import { messageView, sessionView } from './serialize';
 
 export interface ListOptions {
   cursor?: string;

@@ -1,11 +1,20 @@
 import { z } from 'zod';
+import { BINDING_CHANNEL, describeBindings, isKnownBinding, type ChannelScope } from '../core/channel';
 import { MID_TURN_POLICIES } from '../core/turns';
 import { regexProblem } from './regex-safety';
 
 /** `^[a-z0-9][a-z0-9_-]{0,63}$` (decisions.md §4). */
 export const WORKFLOW_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-/** `web`, `slack`, `telegram`, or a narrower `slack:<channel id>` / `telegram:<chat id>`. */
-export const BINDING_CHANNEL = /^(web|slack|telegram)$|^(slack|telegram):[A-Za-z0-9._-]{1,64}$/;
+/** A binding channel's shape; which channels exist is the registry's (WorkflowService checks it). */
+export const BINDING_CHANNEL_HINT = '`<channel>`, or `<channel>:<id>` for one conversation of it';
+
+/** A binding channel of one of `channels` (the registry's), for request schemas built at startup. */
+export function bindingChannelSchema(channels: readonly ChannelScope[]) {
+  return z
+    .string()
+    .regex(BINDING_CHANNEL, BINDING_CHANNEL_HINT)
+    .refine((value) => isKnownBinding(value, channels), { message: `No such channel; one of ${describeBindings(channels)}` });
+}
 
 export const triggersSchema = z
   .strictObject({
@@ -32,7 +41,7 @@ export const workflowFields = {
   tool_list: z.string().max(2_000).default('').describe('Comma-separated tool names pinned in this workflow.'),
   knowledge_base_ids: z.array(z.string().min(1).max(128)).max(50).default([]),
   triggers: triggersSchema.prefault({}),
-  binding_channels: z.array(z.string().regex(BINDING_CHANNEL, 'web, slack, telegram, slack:<channel id> or telegram:<chat id>')).max(50).default([]),
+  binding_channels: z.array(z.string().regex(BINDING_CHANNEL, BINDING_CHANNEL_HINT)).max(50).default([]),
   mid_turn: z
     .enum(MID_TURN_POLICIES)
     .nullable()
@@ -51,7 +60,7 @@ export const workflowPatchSchema = z
     tool_list: z.string().max(2_000).optional(),
     knowledge_base_ids: z.array(z.string().min(1).max(128)).max(50).optional(),
     triggers: triggersSchema.optional(),
-    binding_channels: z.array(z.string().regex(BINDING_CHANNEL, 'web, slack, telegram, slack:<channel id> or telegram:<chat id>')).max(50).optional(),
+    binding_channels: z.array(z.string().regex(BINDING_CHANNEL, BINDING_CHANNEL_HINT)).max(50).optional(),
     mid_turn: z.enum(MID_TURN_POLICIES).nullable().optional(),
   })
   .meta({ id: 'WorkflowPatch' });

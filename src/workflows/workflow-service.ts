@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Op, UniqueConstraintError } from 'sequelize';
 import type { ToolCatalog } from '../agent/tool-box';
 import { countTokens } from '../agent/tokens';
+import { describeBindings, isKnownBinding, parseSessionKey, type ChannelScope } from '../core/channel';
 import { AppError, type FieldIssues } from '../core/errors';
 import type { MidTurnPolicy } from '../core/turns';
 import type { ContactRow, Models, WorkflowRow } from '../db/models';
-import { decodeCursor, encodeCursor } from '../sessions/serialize';
+import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import { toolNames, workflowInputSchema, type WorkflowInput } from './workflow-schema';
 
 /** Finds knowledge collections by id or name (the knowledge module implements it). */
@@ -21,6 +22,8 @@ export interface WorkflowServiceOptions {
   promptBudgetTokens: number;
   /** Called after every change, so routers in every process reload (they never poll per turn). */
   onChange?: () => Promise<void>;
+  /** The registry's channels: which `binding_channels` values and session keys exist. */
+  channels: readonly ChannelScope[];
 }
 
 /** The fields compared by sync; a change in any of them is an update. */
@@ -190,15 +193,16 @@ export class WorkflowService {
     return result;
   }
 
-  /** Each channel (the three base ones always) with the workflows bound to it. */
+  /** Each channel (every channel of the registry always) with the workflows bound to it. */
   async bindingChannels(): Promise<{ channel: string; workflows: string[] }[]> {
     const rows = await this.all();
-    const channels = new Set(['web', 'slack', 'telegram', ...rows.flatMap((row) => row.binding_channels)]);
+    const channels = new Set([...this.options.channels.map((channel) => channel.name), ...rows.flatMap((row) => row.binding_channels)]);
     return [...channels].sort().map((channel) => ({ channel, workflows: rows.filter((row) => row.binding_channels.includes(channel)).map((row) => row.name) }));
   }
 
   /** Binds exactly `names` to `channel` (the same data as each workflow's `binding_channels`). */
   async setBinding(channel: string, names: readonly string[]): Promise<{ channel: string; workflows: string[] }> {
+    if (!isKnownBinding(channel, this.options.channels)) throw AppError.validation({ 'path.channel': [this.unknownChannel(channel)] });
     const rows = await this.all();
     const missing = names.filter((name) => !rows.some((row) => row.name === name));
     if (missing.length > 0) throw AppError.validation({ workflows: [{ code: 'unknown_workflow', message: `No workflow named ${missing.map((m) => `"${m}"`).join(', ')}.` }] });
@@ -222,6 +226,10 @@ export class WorkflowService {
   }
 
   async upsertContact(sessionKey: string, input: { display_name?: string | null; tags?: string[]; workflow?: string | null }) {
+    const channel = parseSessionKey(sessionKey)?.channel;
+    if (!this.options.channels.some((scope) => scope.name === channel)) {
+      throw AppError.validation({ 'path.session_key': [{ code: 'unknown_channel', message: `No channel "${channel}": a session key starts with one of ${this.options.channels.map((scope) => scope.name).join(', ')}, then "::".` }] });
+    }
     const workflowId = input.workflow === undefined ? undefined : input.workflow === null ? null : (await this.find(input.workflow)).id;
     try {
       return await this.writeContact(sessionKey, input, workflowId);
@@ -258,17 +266,24 @@ export class WorkflowService {
     };
   }
 
-  /** The rules zod cannot check: tools and collections exist, the system prompt fits (spec rules 2–4). */
+  private unknownChannel(value: string) {
+    return { code: 'unknown_channel', message: `No such channel: ${value}; bind ${describeBindings(this.options.channels)}.` };
+  }
+
   private async changed(): Promise<void> {
     await this.options.onChange?.();
   }
 
+  /** The rules zod cannot check: tools, collections and channels exist, the system prompt fits (spec rules 2–4). */
   private async check(input: WorkflowInput): Promise<void> {
     const fields: FieldIssues = {};
     const unknownTools = toolNames(input.tool_list).filter((name) => !this.options.tools.get(name));
     if (unknownTools.length > 0) fields.tool_list = [{ code: 'unknown_tool', message: `No such tool: ${unknownTools.join(', ')}.` }];
     const { missing } = await this.options.collections.resolve(input.knowledge_base_ids);
     if (missing.length > 0) fields.knowledge_base_ids = [{ code: 'unknown_collection', message: `No such knowledge collection: ${missing.join(', ')}.` }];
+    input.binding_channels.forEach((value, index) => {
+      if (!isKnownBinding(value, this.options.channels)) fields[`binding_channels.${index}`] = [this.unknownChannel(value)];
+    });
     if (Object.keys(fields).length > 0) throw AppError.validation(fields, 'The workflow refers to things that do not exist.');
     const tokens = countTokens(input.system_prompt);
     if (tokens > this.options.promptBudgetTokens) {

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import pc from 'picocolors';
-import { actionForKey, confirmQuestion, formatConfirmRequest } from '../../src/cli/terminal/confirm-prompt';
+import { actionForKey, confirmQuestion, formatConfirmRequest } from '../../src/cli/chat/confirm-prompt';
 import { StatusLine } from '../../src/cli/terminal/status-line';
 import { formatTable } from '../../src/cli/terminal/table';
 import { sanitize, stripAnsi, truncate, visibleWidth } from '../../src/cli/terminal/text';

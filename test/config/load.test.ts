@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ConfigError, ENV_BINDINGS, loadConfig } from '../../src/config';
+import { CHANNELS } from '../../adapters';
+import { ConfigError, envBindingsFor, loadConfig } from '../../src/config';
 import { TEST_JWT_SECRET } from '../helpers/env';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 
@@ -18,12 +19,12 @@ function dirWithConfig(yamlText?: string): string {
 }
 
 function load(env: Record<string, string>, yamlText?: string) {
-  return loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET, ...env }, cwd: dirWithConfig(yamlText) });
+  return loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET, ...env }, cwd: dirWithConfig(yamlText), channels: CHANNELS });
 }
 
 function refusal(env: Record<string, string | undefined>, yamlText?: string): string {
   try {
-    loadConfig({ env, cwd: dirWithConfig(yamlText) });
+    loadConfig({ env, cwd: dirWithConfig(yamlText), channels: CHANNELS });
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     return (error as Error).message;
@@ -80,7 +81,7 @@ describe('precedence: environment over config.yaml over built-in defaults', () =
     const dir = makeTempDir();
     const file = path.join(dir, 'elsewhere.yaml');
     writeFileSync(file, 'log:\n  level: debug\n');
-    const { config, configFile } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET, SERVICE_CONFIG_FILE: file } });
+    const { config, configFile } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET, SERVICE_CONFIG_FILE: file }, channels: CHANNELS });
     expect(config.log.level).toBe('debug');
     expect(configFile).toBe(file);
   });
@@ -95,7 +96,7 @@ describe('precedence: environment over config.yaml over built-in defaults', () =
       'SERVICE_SLACK_APP_TOKEN', 'SERVICE_TELEGRAM_BOT_TOKEN', 'SERVICE_TELEGRAM_WEBHOOK_SECRET',
       'SERVICE_SLACK_API_URL', 'SERVICE_TELEGRAM_API_ROOT', 'SERVICE_EMBEDDED_WORKER', 'SERVICE_CONFIG_FILE',
     ];
-    const bound = new Set([...ENV_BINDINGS.map((binding) => binding.env), 'SERVICE_CONFIG_FILE']);
+    const bound = new Set([...envBindingsFor(CHANNELS).map((binding) => binding.env), 'SERVICE_CONFIG_FILE']);
     expect(named.filter((name) => !bound.has(name))).toEqual([]);
   });
 
@@ -118,7 +119,7 @@ describe('the shipped config.yaml', () => {
   const shipped = parseYaml(readFileSync(path.join(REPO_ROOT, 'config.yaml'), 'utf8')) as Record<string, unknown>;
 
   it('states exactly the built-in defaults', () => {
-    const fromFile = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: REPO_ROOT }).config;
+    const fromFile = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: REPO_ROOT, channels: CHANNELS }).config;
     const defaults = load({}).config;
     expect(fromFile).toEqual(defaults);
   });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { CHANNELS } from '../../adapters';
 import { loadConfig } from '../../src/config';
 import { TEST_JWT_SECRET, testEnv } from '../helpers/env';
 import { REPO_ROOT, readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
@@ -123,7 +124,7 @@ describe('the samples of the documentation site', () => {
       const dir = makeTempDir();
       writeFileSync(path.join(dir, 'config.yaml'), sample.code);
       try {
-        loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: dir });
+        loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: dir, channels: CHANNELS });
       } catch (error) {
         refused.push(`${sample.file}:${sample.line}: ${(error as Error).message}`);
       }

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { generateReferencePages } from '../../docs/generate';
 import { cliProgram } from '../../docs/generate/cli-reference';
-import { ENV_BINDINGS, loadConfig } from '../../src/config';
+import { CHANNELS } from '../../adapters';
+import { envBindingsFor, loadConfig } from '../../src/config';
 import { ERROR_CODES, ERROR_STATUS } from '../../src/core/errors';
 import { AGENT_STATES } from '../../src/core/events';
 import { clientFrameSchemas } from '../../src/core/client-frames';
@@ -35,7 +36,7 @@ describe('generated reference pages', () => {
   it('list every configuration key the hub loads, with its environment variable', () => {
     const text = page('configuration.md');
     // The loaded configuration object (not the schema the generator walks): every leaf key.
-    const { config } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: makeTempDir() });
+    const { config } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: makeTempDir(), channels: CHANNELS });
     const leaves: string[] = [];
     const walk = (value: unknown, prefix: string[]) => {
       if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
@@ -47,7 +48,7 @@ describe('generated reference pages', () => {
     // Rows: | `yaml.key` [(env only)][<br>`SERVICE_ENV`] | default | meaning |
     const rows = new Map([...text.matchAll(/^\| `([a-z_.]+)`(?: \(env only\))?(?:<br>`(SERVICE_[A-Z_]+)`)? \|/gm)].map((row) => [row[1]!, row[2] ?? null]));
     expect(leaves.filter((key) => !rows.has(key))).toEqual([]);
-    expect(ENV_BINDINGS.filter((binding) => rows.get(binding.path.join('.')) !== binding.env).map((binding) => binding.env)).toEqual([]);
+    expect(envBindingsFor(CHANNELS).filter((binding) => rows.get(binding.path.join('.')) !== binding.env).map((binding) => binding.env)).toEqual([]);
     // Every key config.yaml sets is documented too (the file is the other half of the source).
     const yamlLeaves: string[] = [];
     const walkYaml = (value: unknown, prefix: string[]) => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowRow } from '../../src/db/models';
 import { Router, bindingCovers } from '../../src/routing/router';
-import { routingChannel } from '../../src/routing/routing-service';
+import { CHANNELS } from '../../adapters';
+import { routingChannelOf } from '../../src/core/channel';
 
 function workflow(name: string, fields: { keywords?: string[]; regex?: string[]; contact_tags?: string[]; min_score?: number; binding_channels?: string[] } = {}): WorkflowRow {
   return {
@@ -65,9 +66,9 @@ describe('the router', () => {
   });
 
   it('derives the routing channel from the session key', () => {
-    expect(routingChannel({ channel: 'web', session_key: null })).toBe('web');
-    expect(routingChannel({ channel: 'slack', session_key: 'slack::T123:C456:1700000000.000100' })).toBe('slack:C456');
-    expect(routingChannel({ channel: 'telegram', session_key: 'telegram::987654321' })).toBe('telegram:987654321');
+    expect(routingChannelOf({ channel: 'web', session_key: null }, CHANNELS)).toBe('web');
+    expect(routingChannelOf({ channel: 'slack', session_key: 'slack::T123:C456:1700000000.000100' }, CHANNELS)).toBe('slack:C456');
+    expect(routingChannelOf({ channel: 'telegram', session_key: 'telegram::987654321' }, CHANNELS)).toBe('telegram:987654321');
   });
 
   it('compiles triggers once at load and routes against many workflows', () => {

@@ -18,6 +18,7 @@ import { ScriptedProvider } from '../fakes/scripted-provider';
 import { TestTools } from '../fakes/test-tools';
 import { loadConfig } from '../../src/config';
 import { SessionTools } from '../../src/sessions/session-tools';
+import { CHANNELS } from '../../adapters';
 import { RoutingService } from '../../src/routing/routing-service';
 import { TEST_JWT_SECRET } from '../helpers/env';
 import { LogCapture } from '../helpers/log-capture';
@@ -44,7 +45,7 @@ beforeAll(async () => {
   store = await SqliteTurnStore.open(database.file!);
   // The worker is driven by hand here (handle), so redelivery can be staged exactly.
   const { config } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: makeTempDir() });
-  const routing = new RoutingService(models);
+  const routing = new RoutingService(models, CHANNELS);
   const presence = new InProcessWorkerPresence();
   worker = new TurnWorker({
     store,

@@ -1,5 +1,5 @@
 import type { ChatMessage, LlmProvider, ProviderChunk, ProviderRequest } from '../provider';
-import { parsePassages, type Passage } from '../../knowledge/passages';
+import { parsePassages, type Passage } from '../passages';
 import { countTokens, tokenPieces } from '../tokens';
 import { describeToolResults, plannedCall } from './builtin-tools';
 

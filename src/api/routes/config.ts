@@ -20,7 +20,7 @@ const configSchema = z
     delegate_enabled: z.boolean().describe('Whether `mode: delegate` is offered (always, here: sub-tasks run on the same model).'),
     modes: z.array(z.enum(TURN_MODES)),
     memory_modes: z.array(z.enum(MEMORY_MODES)),
-    channels: z.array(z.string()).describe('Enabled channels: `web` always, `slack`, `telegram` when configured.'),
+    channels: z.array(z.string()).describe('Enabled channels: `web` always, the chat channels (`slack`, `telegram`, …) when configured.'),
   })
   .meta({ id: 'RuntimeConfig' });
 

@@ -1,18 +1,20 @@
 import { z } from 'zod';
 import type { RouteDecision, TriggerScore } from '../../routing/router';
 import type { RoutingService } from '../../routing/routing-service';
-import { BINDING_CHANNEL, WORKFLOW_NAME, triggersSchema } from '../../workflows/workflow-schema';
+import { bindingChannelSchema, WORKFLOW_NAME, triggersSchema } from '../../workflows/workflow-schema';
 import type { ApiModule } from '../app';
 
 /** The largest message the test box scores: the same bound as a user message (spec, Limits). */
 const MAX_TEXT_CHARS = 65_536;
 
-const body = z.strictObject({
-  text: z.string().min(1).max(MAX_TEXT_CHARS).describe('The message, as a user would send it.'),
-  channel: z.string().regex(BINDING_CHANNEL, 'web, slack, telegram, slack:<channel id> or telegram:<chat id>').describe('The channel it arrives on.'),
-  workflow: z.string().regex(WORKFLOW_NAME).optional().describe('A `metadata.workflow` the sender gives (wins when such a workflow exists).'),
-  contact_tags: triggersSchema.shape.contact_tags.optional().describe("The sending contact's tags, scored by `triggers.contact_tags`."),
-});
+/** The request; `channel` is one of the hub's channels (the registry's, known at startup). */
+const bodyFor = (routing: RoutingService) =>
+  z.strictObject({
+    text: z.string().min(1).max(MAX_TEXT_CHARS).describe('The message, as a user would send it.'),
+    channel: bindingChannelSchema(routing.channels).describe('The channel it arrives on.'),
+    workflow: z.string().regex(WORKFLOW_NAME).optional().describe('A `metadata.workflow` the sender gives (wins when such a workflow exists).'),
+    contact_tags: triggersSchema.shape.contact_tags.optional().describe("The sending contact's tags, scored by `triggers.contact_tags`."),
+  });
 
 const scoreSchema = z.object({
   name: z.string(),
@@ -49,7 +51,7 @@ export function routingTestRoutes(routing: RoutingService): ApiModule {
         'then the default. Contact bindings and the session’s current workflow are not simulated.',
       tags: ['workflows'],
       access: 'user',
-      body,
+      body: bodyFor(routing),
       response: { status: 200, description: 'The decision, the rule, and each workflow’s score.', data: resultSchema },
       handler: async ({ body: input }) => {
         const { decision, workflow, scores } = await routing.explain({
@@ -79,7 +81,7 @@ export function routingTestRoutes(routing: RoutingService): ApiModule {
     });
 }
 
-function ruleSentence(decision: RouteDecision, name: string | null, input: z.infer<typeof body>, scores: TriggerScore[]): string {
+function ruleSentence(decision: RouteDecision, name: string | null, input: z.infer<ReturnType<typeof bodyFor>>, scores: TriggerScore[]): string {
   const requestedMissing = input.workflow && decision.reason !== 'metadata' ? ` (metadata.workflow "${input.workflow}" names no workflow, so it was ignored)` : '';
   switch (decision.reason) {
     case 'metadata':

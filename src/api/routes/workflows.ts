@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { BINDING_CHANNEL, WORKFLOW_NAME, triggersSchema, workflowInputSchema, workflowPatchSchema, workflowSchema } from '../../workflows/workflow-schema';
+import { BINDING_CHANNEL, SESSION_KEY } from '../../core/channel';
+import { BINDING_CHANNEL_HINT, WORKFLOW_NAME, triggersSchema, workflowInputSchema, workflowPatchSchema, workflowSchema } from '../../workflows/workflow-schema';
 import { workflowView, type WorkflowService } from '../../workflows/workflow-service';
 import type { ApiRouter } from '../endpoint';
 import { listPage } from '../schemas/envelope';
@@ -7,7 +8,7 @@ import { listQuery } from '../schemas/sessions';
 
 const tags = ['workflows'];
 const nameParams = z.object({ name: z.string().regex(WORKFLOW_NAME, 'a workflow name') });
-const channelParams = z.object({ channel: z.string().regex(BINDING_CHANNEL, 'web, slack, telegram, slack:<channel id> or telegram:<chat id>') });
+const channelParams = z.object({ channel: z.string().regex(BINDING_CHANNEL, BINDING_CHANNEL_HINT) });
 const bindingSchema = z.object({ channel: z.string(), workflows: z.array(z.string()) }).meta({ id: 'BindingChannel' });
 const contactSchema = z
   .object({
@@ -172,7 +173,7 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     summary: 'Create or change a contact: display name, tags, and a workflow it always gets',
     tags,
     access: 'admin',
-    params: z.object({ session_key: z.string().regex(/^(slack|telegram|web)::.{1,240}$/, '`<channel>::<conversation>`') }),
+    params: z.object({ session_key: z.string().regex(SESSION_KEY, '`<channel>::<conversation>`') }),
     body: z.strictObject({
       display_name: z.string().max(200).nullable().optional(),
       tags: triggersSchema.shape.contact_tags.optional(),

@@ -2,7 +2,7 @@ import type { Colors } from 'picocolors/types';
 import type { HubClient } from '../api-client';
 import { CliError } from '../exit-codes';
 import { fullHistory, replyOfTurn } from '../sessions-lookup';
-import { actionForKey, confirmQuestion, describeAction, formatConfirmRequest } from '../terminal/confirm-prompt';
+import { actionForKey, confirmQuestion, describeAction, formatConfirmRequest } from './confirm-prompt';
 import { isCtrl, type KeyInput, type KeyPress } from '../terminal/key-input';
 import type { Screen } from '../terminal/screen';
 import { sanitize } from '../terminal/text';

@@ -4,13 +4,12 @@ import type { BindingChannel, Workflow } from '../api/types';
 import { ErrorNote, Loading } from '../components/ui';
 import { useLoad } from '../lib/use-load';
 
-const BASE_CHANNELS = ['web', 'slack', 'telegram'];
-
 /** Which workflows each channel routes to (GET/PUT /assistant/binding-channels). */
 export function ChannelBindings({ workflows, canEdit, onChanged }: { workflows: Workflow[]; canEdit: boolean; onChanged(): void }) {
   const bindings = useLoad((signal) => api.get<BindingChannel[]>('/assistant/binding-channels', signal), [workflows]);
   const [error, setError] = useState<string | null>(null);
-  const channels = [...new Set([...BASE_CHANNELS, ...(bindings.data ?? []).map((entry) => entry.channel)])];
+  // The hub lists every channel it has (and every narrower binding in use), bound or not.
+  const channels = [...new Set((bindings.data ?? []).map((entry) => entry.channel))].sort();
 
   const toggle = async (channel: string, workflow: string, bound: boolean) => {
     const current = bindings.data?.find((entry) => entry.channel === channel)?.workflows ?? [];

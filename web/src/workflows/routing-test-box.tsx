@@ -1,7 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { api, errorMessage } from '../api/client';
-import type { RoutingTestResult } from '../api/types';
+import type { BindingChannel, RoutingTestResult } from '../api/types';
 import { Badge, ErrorNote, Field } from '../components/ui';
+import { useLoad } from '../lib/use-load';
 
 const REASONS: Record<RoutingTestResult['reason'], string> = {
   metadata: 'chosen by metadata.workflow',
@@ -19,6 +20,8 @@ export function RoutingTestBox() {
   const [result, setResult] = useState<RoutingTestResult | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // The hub's channels (and the narrower bindings in use), as suggestions.
+  const channels = useLoad((signal) => api.get<BindingChannel[]>('/assistant/binding-channels', signal), []);
 
   const run = async (event: FormEvent) => {
     event.preventDefault();
@@ -44,7 +47,7 @@ export function RoutingTestBox() {
           {(props) => <textarea {...props} rows={2} value={text} onChange={(event) => setText(event.target.value)} required placeholder="e.g. I need a refund for invoice INV-20931" />}
         </Field>
         <div className="row">
-          <Field label="Channel" hint="web, slack, telegram, slack:<channel id>, telegram:<chat id>">
+          <Field label="Channel" hint="e.g. web, slack, slack:<channel id>, telegram:<chat id>">
             {(props) => <input {...props} value={channel} onChange={(event) => setChannel(event.target.value)} list="channel-options" required />}
           </Field>
           <Field label="Contact tags" hint="Comma-separated, optional">
@@ -52,9 +55,9 @@ export function RoutingTestBox() {
           </Field>
         </div>
         <datalist id="channel-options">
-          <option value="web" />
-          <option value="slack" />
-          <option value="telegram" />
+          {(channels.data ?? []).map((entry) => (
+            <option key={entry.channel} value={entry.channel} />
+          ))}
         </datalist>
         <div>
           <button type="submit" className="btn primary" disabled={busy || !text.trim()}>

@@ -1,8 +1,8 @@
 import type { Colors } from 'picocolors/types';
-import type { ConfirmRequest } from '../chat/turn-follower';
+import type { ConfirmRequest } from './turn-follower';
 import type { ConfirmAction } from '../socket/session-stream';
-import type { KeyPress } from './key-input';
-import { formatCount, padEnd, sanitize, truncate, visibleWidth } from './text';
+import type { KeyPress } from '../terminal/key-input';
+import { formatCount, padEnd, sanitize, truncate, visibleWidth } from '../terminal/text';
 
 /** The spec's "CLI key" column: one key per `tool_confirm` action. Enter means `y`. */
 export const CONFIRM_KEYS: readonly { key: string; action: ConfirmAction; label: string; done: string }[] = [

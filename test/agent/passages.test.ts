@@ -1,7 +1,7 @@
 import { BuiltinProvider, composeAnswer } from '../../src/agent/providers/builtin';
 import { countTokens } from '../../src/agent/tokens';
 import { chunkText } from '../../src/knowledge/chunk';
-import { formatPassages, parsePassages, PASSAGES_HEADER } from '../../src/knowledge/passages';
+import { formatPassages, parsePassages, PASSAGES_HEADER } from '../../src/agent/passages';
 
 const hits = [
   { collectionId: 'c1', documentId: 'd1', title: 'Parking', text: 'Visitor parking is behind\nbuilding C.', score: 3.2 },

@@ -1,4 +1,4 @@
-import type { KnowledgeHit } from '../agent/tools/knowledge-search';
+import type { KnowledgeHit } from './tools/knowledge-search';
 
 /** The first line of the passages block in a system prompt; the builtin provider looks for it. */
 export const PASSAGES_HEADER = 'Knowledge passages (cite the source):';

@@ -1,0 +1,20 @@
+import { defineChannel } from '../../src/core/channel';
+import { TELEGRAM_CHANNEL } from './normalize';
+import { telegramAdapterConfig, telegramEnabled, telegramSettingsSchema, TELEGRAM_ENV, type TelegramSettings } from './settings';
+import { TelegramAdapter } from './telegram-adapter';
+import { SECRET_HEADER } from './webhook';
+
+/**
+ * The Telegram channel as the registry lists it: `channels.telegram`, webhook or long polling, and
+ * its routing scope — a chat is a session `telegram::<chat id>` that routes as `telegram:<chat id>`
+ * (bindings `telegram` or `telegram:<chat id>`).
+ */
+export const telegramChannel = defineChannel<TelegramSettings>({
+  name: TELEGRAM_CHANNEL,
+  narrowBinding: '<chat id>',
+  routingChannel: (conversation) => (conversation ? `${TELEGRAM_CHANNEL}:${conversation}` : TELEGRAM_CHANNEL),
+  config: { schema: telegramSettingsSchema, env: TELEGRAM_ENV },
+  secretHeaders: [SECRET_HEADER],
+  mode: (settings) => settings.mode,
+  create: ({ settings, logger }) => (telegramEnabled(settings) ? new TelegramAdapter(telegramAdapterConfig(settings, logger)) : null),
+});
