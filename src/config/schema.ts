@@ -230,10 +230,25 @@ const telegramSchema = z.strictObject({
   api_root: z.url().default('https://api.telegram.org'),
   /** `webhook` (Telegram POSTs to /api/v1/channels/telegram/webhook; needs webhook_secret) or `polling`. */
   mode: z.enum(['webhook', 'polling']).default('webhook'),
-  /** Minimum milliseconds between two edits of a streamed reply (Telegram throttles frequent edits). */
+  /** Minimum milliseconds between two interim updates (drafts or edits) of a streamed reply. */
   edit_interval_ms: positiveInt.max(60_000).default(1500),
   /** Longest Bot API `retry_after` (429) waited before a call is given up. */
   max_retry_after_s: positiveInt.max(600).default(30),
+  /** Private chats stream replies as drafts (sendMessageDraft); false: as an edited message, like groups. */
+  drafts: z.boolean().default(true),
+  /** Milliseconds between two typing actions while a turn runs (Telegram shows one about 5 s). */
+  typing_interval_ms: positiveInt.max(5000).default(4000),
+  /** The bot's send budget, shared by all turns (Telegram's published limits). */
+  send_limits: z
+    .strictObject({
+      per_chat: positiveInt.default(1),
+      per_chat_window_ms: positiveInt.default(1000),
+      per_group: positiveInt.default(20),
+      per_group_window_ms: positiveInt.default(60_000),
+      global: positiveInt.default(30),
+      global_window_ms: positiveInt.default(1000),
+    })
+    .prefault({}),
 });
 
 const channelsSchema = z.strictObject({

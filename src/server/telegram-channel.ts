@@ -21,6 +21,13 @@ export function createTelegramChannel(config: Readonly<Config>, logger: Logger):
     apiRoot: telegram.api_root,
     editIntervalMs: telegram.edit_interval_ms,
     maxRetryAfterS: telegram.max_retry_after_s,
+    drafts: telegram.drafts,
+    typingIntervalMs: telegram.typing_interval_ms,
+    sendLimits: {
+      perChat: { sends: telegram.send_limits.per_chat, windowMs: telegram.send_limits.per_chat_window_ms },
+      perGroup: { sends: telegram.send_limits.per_group, windowMs: telegram.send_limits.per_group_window_ms },
+      global: { sends: telegram.send_limits.global, windowMs: telegram.send_limits.global_window_ms },
+    },
     logger,
   });
 }
