@@ -158,7 +158,7 @@ export class ChatRenderer {
     }
     // Newer text than shown (tokens came meanwhile, or this one was skipped): the next interval tries again.
     if (this.shownView !== streamingView(this.text, this.options.maxMessageChars)) this.schedule(this.nextUpdateAt);
-    else if (this.stream.expires) this.schedule(this.shownAt + this.options.draftKeepAliveMs);
+    else if (this.stream.expires) this.schedule(Math.max(this.nextUpdateAt, this.shownAt + this.options.draftKeepAliveMs));
   }
 
   private endStreaming(): void {
