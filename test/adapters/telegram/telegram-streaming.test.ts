@@ -1,7 +1,8 @@
 import { jsonBody, request } from '../../helpers/http';
 import { removeTempDirs } from '../../helpers/temp-dir';
 import type { TelegramCall } from '../../fakes/telegram-api';
-import { forChat, startTelegramHarness, textUpdate, waitForText, WEBHOOK_SECRET, type TelegramHarness } from './telegram-harness';
+import { decodeCallbackData } from '../../../adapters/telegram/callback-data';
+import { clickUpdate, forChat, startTelegramHarness, textUpdate, waitForText, WEBHOOK_SECRET, type TelegramHarness } from './telegram-harness';
 
 /**
  * How replies stream through the whole hub (webhook, ingest, worker, event log, scripted model)
@@ -121,6 +122,22 @@ it('re-sends "typing…" every interval while a turn runs, and stops before the 
   }
   // None after the answer: the client would show "typing…" under a finished reply.
   expect(typing.every((call) => call.at! <= answer.at!)).toBe(true);
+});
+
+it('stops "typing…" while a confirmation waits for a person, and resumes once it is answered', async () => {
+  h.provider.rounds = [{ calls: [{ id: 'c-606', name: 'save_note', arguments: JSON.stringify({ text: 'remember' }) }] }, { text: ['Saved.'] }];
+  await deliver(textUpdate(606, 'save a note'));
+  const asked = await h.telegram.waitFor((call) => forChat(606)(call) && call.method === 'sendMessage' && call.params.reply_markup !== undefined);
+  await sleep(4 * TYPING_INTERVAL_MS);
+  const typingAt = () => chatCalls(606, 'sendChatAction').map((call) => call.at!);
+  expect(typingAt().length).toBeGreaterThanOrEqual(1);
+  expect(typingAt().every((at) => at <= asked.at!)).toBe(true);
+
+  const allow = asked.params.reply_markup.inline_keyboard.flat().find((button: any) => decodeCallbackData(button.callback_data)?.action === 'allow');
+  const clicked = Date.now();
+  await deliver(clickUpdate({ message_id: asked.result.message_id, chat_id: 606, text: asked.params.text }, allow.callback_data));
+  await waitForText(h.telegram, 606, 'Saved.');
+  expect(typingAt().filter((at) => at >= clicked).length).toBeGreaterThanOrEqual(1);
 });
 
 describe('when Telegram refuses drafts (the last tests: the refusal is remembered for the bot)', () => {
