@@ -7,46 +7,38 @@ export interface ChatTarget {
   group: boolean;
 }
 
+const GROUP_PREFIX = 'group:';
+
 /**
  * The bot's one send budget, shared by every turn in every chat: Telegram limits a chat (about one
- * message a second), a group on top of that (20 a minute) and the bot overall (30 a second). Two
- * shared `SendBudget`s cover the three windows: one for every chat and the bot, one for groups.
+ * message a second), a group on top of that (20 a minute) and the bot overall (30 a second). One
+ * `SendBudget` holds all three, so a group send takes its slot in the chat's, the group's and the
+ * bot's window at the same moment — the moment it goes out.
  */
 export class TelegramSendBudget {
-  private chats!: SendBudget;
-  private groups!: SendBudget;
+  private budget!: SendBudget;
 
   constructor(readonly limits: TelegramSendLimits) {
     this.open();
   }
 
-  private open(): void {
-    this.chats = new SendBudget({ global: window(this.limits.global), perChat: window(this.limits.perChat) });
-    // The group budget only paces groups; the bot-wide window is the other budget's.
-    this.groups = new SendBudget({ global: { limit: Number.MAX_SAFE_INTEGER, windowMs: this.limits.perGroup.windowMs }, perChat: window(this.limits.perGroup) });
-  }
-
   /** Waits for a slot (answers, confirmations, notes: they must go out, in order per chat). */
-  async take(chat: ChatTarget): Promise<void> {
-    if (chat.group) await this.groups.take(key(chat));
-    await this.chats.take(key(chat));
+  take(chat: ChatTarget): Promise<void> {
+    return this.budget.take(key(chat));
   }
 
   /**
-   * Spends a slot only if one is free now (interim drafts and edits: a skipped one is fine, the next
-   * carries the text). The bot-wide budget is asked first: a slot it grants and the group budget then
-   * refuses is lost, and a second's slot is the cheaper one to lose than a group's minute slot.
+   * Spends a slot only if one is free now, nobody waits in the chat, and one is left over for a send
+   * that must go out (interim drafts and edits: a skipped one is fine, the next carries the text).
    */
   tryTake(chat: ChatTarget): boolean {
-    // A window of one slot has none to keep in reserve; waiting sends still go first (tryTake checks).
-    const reserve = this.limits.perChat.sends > 1 ? 1 : 0;
-    if (!this.chats.tryTake(key(chat), reserve)) return false;
-    return !chat.group || this.groups.tryTake(key(chat), this.limits.perGroup.sends > 1 ? 1 : 0);
+    // A chat window of a single slot has none to keep in reserve: the waiting sends still go first.
+    return this.budget.tryTake(key(chat), this.limits.perChat.sends > 1 ? 1 : 0);
   }
 
   /** Telegram answered 429 for `chat`: nothing more goes there for `ms` (Retry-After). */
   pause(ms: number, chat: ChatTarget): void {
-    this.chats.pause(ms, key(chat));
+    this.budget.pause(ms, key(chat));
   }
 
   /**
@@ -63,9 +55,17 @@ export class TelegramSendBudget {
    * again after a failure, with its windows empty.
    */
   abandonWaiting(): void {
-    this.chats.close();
-    this.groups.close();
+    this.budget.close();
     this.open();
+  }
+
+  private open(): void {
+    const { perChat, perGroup, global } = this.limits;
+    this.budget = new SendBudget({
+      global: window(global),
+      perChat: window(perChat),
+      chatWindows: (chat) => (chat.startsWith(GROUP_PREFIX) ? [window(perGroup)] : []),
+    });
   }
 }
 
@@ -74,5 +74,5 @@ function window(limit: { sends: number; windowMs: number }) {
 }
 
 function key(chat: ChatTarget): string {
-  return String(chat.id);
+  return chat.group ? `${GROUP_PREFIX}${chat.id}` : String(chat.id);
 }
