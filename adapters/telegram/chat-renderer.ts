@@ -46,6 +46,7 @@ export class ChatRenderer {
   private timerAt = Infinity;
   private turnOver = false;
   private releaseTyping: (() => Promise<void>) | null = null;
+  private stopped = false;
 
   constructor(private readonly options: ChatRendererOptions) {
     const target = { sender: options.sender, chat: options.chat, replyTo: options.replyTo };
@@ -73,6 +74,7 @@ export class ChatRenderer {
 
   /** Stops typing and drops any pending update; waits for what is being sent. */
   async stop(): Promise<void> {
+    this.stopped = true;
     this.endStreaming();
     void this.typingOff();
     await this.chain;
@@ -80,7 +82,10 @@ export class ChatRenderer {
 
   private enqueue(task: () => Promise<void>): void {
     this.chain = this.chain.then(task).catch((error: unknown) => {
-      this.options.logger.error({ err: loggableError(error, this.options.botToken), session_id: this.options.sessionId }, 'telegram: rendering failed');
+      const details = { err: loggableError(error, this.options.botToken), session_id: this.options.sessionId };
+      // At shutdown a reply still waiting for a send slot is abandoned (it stays in the history).
+      if (this.stopped) this.options.logger.warn(details, 'telegram: a reply was abandoned at shutdown');
+      else this.options.logger.error(details, 'telegram: rendering failed');
     });
   }
 

@@ -1,3 +1,4 @@
+import { TelegramError } from 'telegraf';
 import type { InterimResult, TelegramSender } from './sender';
 import type { ChatTarget } from './telegram-budget';
 
@@ -74,8 +75,19 @@ export class EditReply implements ReplyStream {
     const { sender, chat, replyTo } = this.target;
     const [first, ...rest] = pieces;
     if (this.messageId === null) await sender.send(chat, first!, replyExtra(replyTo));
-    else if (first !== this.shown) await sender.edit(chat, this.messageId, first!);
+    else if (first !== this.shown) await this.editOrSend(this.messageId, first!);
     this.shown = first!;
     for (const piece of rest) await sender.send(chat, piece);
+  }
+
+  /** The streamed message may be gone (deleted in the chat) or no longer editable: then a new one. */
+  private async editOrSend(messageId: number, text: string): Promise<void> {
+    const { sender, chat, replyTo } = this.target;
+    try {
+      await sender.edit(chat, messageId, text);
+    } catch (error) {
+      if (!(error instanceof TelegramError) || error.code !== 400) throw error;
+      await sender.send(chat, text, replyExtra(replyTo));
+    }
   }
 }

@@ -31,10 +31,6 @@ export class TelegramSender {
 
   constructor(private readonly options: SenderOptions) {}
 
-  get telegram(): Telegram {
-    return this.options.telegram;
-  }
-
   send(chat: ChatTarget, text: string, extra?: SendExtra): Promise<Message.TextMessage> {
     return this.must(chat, () => this.options.telegram.sendMessage(chat.id, text, extra));
   }

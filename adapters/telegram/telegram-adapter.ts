@@ -34,7 +34,7 @@ export class TelegramAdapter implements ChannelAdapter {
   private botUsername: string | null = null;
   private polling: Promise<void> | null = null;
   private readonly following = new Set<Following>();
-  readonly budget: TelegramSendBudget;
+  private readonly budget: TelegramSendBudget;
   private readonly sender: TelegramSender;
   private readonly typing: TypingIndicator;
 

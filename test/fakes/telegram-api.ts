@@ -53,6 +53,7 @@ export class FakeTelegramApi {
   private readonly floods = new Map<string, number>();
   private readonly listeners: (() => void)[] = [];
   private readonly texts = new Map<number, string>();
+  private readonly deleted = new Set<number>();
   private limits: FakeRateLimits = {};
   private readonly sentAt = new Map<string, number[]>();
   /**
@@ -95,6 +96,11 @@ export class FakeTelegramApi {
   rateLimit(limits: FakeRateLimits): void {
     this.limits = limits;
     this.sentAt.clear();
+  }
+
+  /** Someone deleted the bot's message in the chat: editing it is refused from now on. */
+  deleteMessage(messageId: number): void {
+    this.deleted.add(messageId);
   }
 
   /** Calls answered 429 because a rate limit was exceeded (not the ones `floodOnce` scripted). */
@@ -176,6 +182,7 @@ export class FakeTelegramApi {
       if (text.trim() === '') return { status: 400, description: 'Bad Request: message text is empty' };
       if (text.length > MAX_TEXT) return { status: 400, description: 'Bad Request: message is too long' };
     }
+    if (method === 'editMessageText' && this.deleted.has(Number(params.message_id))) return { status: 400, description: 'Bad Request: message to edit not found' };
     if (method === 'editMessageText' && this.texts.get(Number(params.message_id)) === params.text) {
       return { status: 400, description: 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message' };
     }

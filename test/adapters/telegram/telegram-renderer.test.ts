@@ -159,3 +159,22 @@ it('a 429 pauses the chat for retry_after, and the answer still arrives', async 
   expect(answers[1]!.at! - started).toBeGreaterThanOrEqual(1000);
   expect(bot.budget.tryTake(chat)).toBe(false); // the chat's one-a-second window holds the answer's slot
 });
+
+it('sends the answer anew when its streamed message was deleted in the meantime', async () => {
+  bot = await startBot(ROOMY);
+  const chat: ChatTarget = { id: -713, group: true };
+  const render = renderer(chat, { replyTo: 77, interimIntervalMs: 20 });
+  render.push(frame({ type: 'agent_state', payload: { state: 'thinking' } }));
+  render.push(frame({ type: 'token', payload: { text: 'Soon gone', final: false } }));
+  const streamed = await bot.fake.waitFor((call) => call.method === 'sendMessage' && call.status === 200);
+  bot.fake.deleteMessage(streamed.result.message_id);
+  const done = { message_id: 'm', total_tokens: 1, input_tokens: 1, output_tokens: 1, duration_ms: 1, tool_calls: 0, text: 'Soon gone, and back.' };
+  await render.finishTurn({ kind: 'done', done });
+  const shown = bot.fake.calls.filter((call) => ['sendMessage', 'editMessageText'].includes(call.method)).map((call) => [call.method, call.status, call.params.text]);
+  expect(shown).toEqual([
+    ['sendMessage', 200, 'Soon gone'],
+    ['editMessageText', 400, 'Soon gone, and back.'],
+    ['sendMessage', 200, 'Soon gone, and back.'],
+  ]);
+  expect(bot.fake.calls.at(-1)!.params.reply_parameters).toEqual({ message_id: 77, allow_sending_without_reply: true });
+});
