@@ -19,6 +19,12 @@ export interface SendBudgetLimits {
   global: SendWindow;
   /** Per chat (a Slack channel, a Telegram chat). */
   perChat: SendWindow;
+  /**
+   * Further windows for some chats, on top of `perChat` and counted over the same sends, so a send
+   * takes its slot in all of them at once (Telegram: a group's 20 a minute besides one a second).
+   * Asked when a chat is first seen.
+   */
+  chatWindows?: (chat: string) => readonly SendWindow[];
 }
 
 interface Waiter {
@@ -30,6 +36,10 @@ interface ChatState {
   sent: number[];
   queue: Waiter[];
   pausedUntil: number;
+  /** `perChat` and the chat's further windows. */
+  windows: readonly SendWindow[];
+  /** The longest of them: sends older than this no longer count anywhere. */
+  keepMs: number;
 }
 
 export class SendBudget {
@@ -43,9 +53,7 @@ export class SendBudget {
     readonly limits: SendBudgetLimits,
     private readonly now: () => number = Date.now,
   ) {
-    for (const window of [limits.global, limits.perChat]) {
-      if (!(window.limit >= 1 && window.windowMs > 0)) throw new Error(`send budget: a window needs limit >= 1 and windowMs > 0`);
-    }
+    [limits.global, limits.perChat].forEach(checkWindow);
   }
 
   /** Waits for a slot in `chat` (first come, first served per chat) and spends it. */
@@ -102,7 +110,9 @@ export class SendBudget {
   private chat(chat: string): ChatState {
     let state = this.chats.get(chat);
     if (!state) {
-      state = { sent: [], queue: [], pausedUntil: 0 };
+      const windows = [this.limits.perChat, ...(this.limits.chatWindows?.(chat) ?? [])];
+      windows.forEach(checkWindow);
+      state = { sent: [], queue: [], pausedUntil: 0, windows, keepMs: Math.max(...windows.map((window) => window.windowMs)) };
       this.chats.set(chat, state);
     }
     return state;
@@ -112,8 +122,9 @@ export class SendBudget {
     const now = this.now();
     if (now < this.globalPausedUntil || now < state.pausedUntil) return false;
     prune(this.global, now - this.limits.global.windowMs);
-    prune(state.sent, now - this.limits.perChat.windowMs);
-    return this.global.length + reserve < this.limits.global.limit && state.sent.length + reserve < this.limits.perChat.limit;
+    prune(state.sent, now - state.keepMs);
+    if (this.global.length + reserve >= this.limits.global.limit) return false;
+    return state.windows.every((window) => countSince(state.sent, now - window.windowMs) + reserve < window.limit);
   }
 
   private spend(state: ChatState): void {
@@ -140,7 +151,11 @@ export class SendBudget {
   private nextFree(state: ChatState): number {
     let at = Math.max(this.globalPausedUntil, state.pausedUntil);
     if (this.global.length >= this.limits.global.limit) at = Math.max(at, this.global[this.global.length - this.limits.global.limit]! + this.limits.global.windowMs);
-    if (state.sent.length >= this.limits.perChat.limit) at = Math.max(at, state.sent[state.sent.length - this.limits.perChat.limit]! + this.limits.perChat.windowMs);
+    const now = this.now();
+    for (const window of state.windows) {
+      // The window frees a slot when the send `limit` places from the end leaves it.
+      if (countSince(state.sent, now - window.windowMs) >= window.limit) at = Math.max(at, state.sent[state.sent.length - window.limit]! + window.windowMs);
+    }
     return at;
   }
 
@@ -153,6 +168,17 @@ export class SendBudget {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => this.drain(), Math.max(0, at - this.now()) + 1);
   }
+}
+
+function checkWindow(window: SendWindow): void {
+  if (!(window.limit >= 1 && window.windowMs > 0)) throw new Error(`send budget: a window needs limit >= 1 and windowMs > 0`);
+}
+
+/** Sends after `cutoff` (the array is in send order, so they are at its end). */
+function countSince(sent: number[], cutoff: number): number {
+  let count = 0;
+  for (let index = sent.length - 1; index >= 0 && sent[index]! > cutoff; index--) count++;
+  return count;
 }
 
 /** Drops timestamps at or before `cutoff` (the array is in send order). */

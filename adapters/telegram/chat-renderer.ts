@@ -1,49 +1,58 @@
 import type { Logger } from 'pino';
-import type { Telegram } from 'telegraf';
-import type { AgentEvent, SessionFrame } from '../../src/core/events';
+import { WORKING_STATES, type AgentEvent, type SessionFrame } from '../../src/core/events';
 import type { TurnOutcome } from '../../src/core/follow-turn';
-import { isNotModified, loggableError, retryAfterMs, withFloodRetry } from './bot-api';
-import {
-  APOLOGY_TEXT,
-  CANCELLED_TEXT,
-  confirmationKeyboard,
-  PLACEHOLDER_TEXT,
-  splitMessage,
-  streamingView,
-} from './render';
+import { loggableError } from './bot-api';
+import { APOLOGY_TEXT, CANCELLED_TEXT, confirmationKeyboard, PLACEHOLDER_TEXT, streamingView } from './render';
+import { DraftReply, EditReply, type ReplyStream } from './reply-stream';
+import type { TelegramSender } from './sender';
+import { splitMessage } from './split';
+import type { ChatTarget } from './telegram-budget';
+import type { TypingIndicator } from './typing';
 
 export interface ChatRendererOptions {
-  telegram: Telegram;
-  chatId: number;
+  sender: TelegramSender;
+  typing: TypingIndicator;
+  chat: ChatTarget;
   sessionId: string;
-  botToken: string;
-  editIntervalMs: number;
+  /** The user message the reply answers (quoted by the reply's first message). */
+  replyTo: number | null;
+  /** Non-zero id of this turn's draft (private chats); null streams the reply as edits. */
+  draftId: number | null;
+  /** Minimum time between two interim updates (drafts or edits). */
+  interimIntervalMs: number;
+  /** A draft that did not change is sent again this often (Telegram drops it after about 30 s). */
+  draftKeepAliveMs: number;
   maxMessageChars: number;
-  maxAttempts: number;
-  maxRetryAfterMs: number;
+  botToken: string;
   logger: Logger;
 }
 
 /**
- * Renders one chat's turn as Bot API calls: a placeholder reply, edited with the streamed tokens at
- * most once per `editIntervalMs` (Telegram throttles frequent edits), ending with the full `done`
- * text (split over several messages past Telegram's length limit); confirmations as inline
- * keyboards; errors as a short apology. Frames are handled one after the other, in seq order; the
- * turn's end (and how it ended) comes from the core's turn follower (`finishTurn`).
+ * Renders one turn into its chat: "typing…" while the agent works; the streamed text as a draft
+ * (private chats) or as a message edited in place (groups, or where drafts are refused), at most once
+ * per interval and only with a free send slot; then the full answer, split past Telegram's length
+ * limit; confirmations as inline keyboards; errors as a short apology. Frames are handled one after
+ * the other, in seq order; how the turn ended comes from the core's turn follower (`finishTurn`).
  */
 export class ChatRenderer {
-  /** The user message the reply answers (a reply in groups keeps the thread readable). */
-  replyTo: number | null = null;
   private lastSeq = -1;
   private chain: Promise<void> = Promise.resolve();
-  private placeholderId: number | null = null;
+  private stream: ReplyStream;
   private text = '';
-  private shown = '';
-  private nextEditAt = 0;
+  private shownView = '';
+  private shownAt = 0;
+  private nextUpdateAt = 0;
   private timer: NodeJS.Timeout | null = null;
+  private timerAt = Infinity;
   private turnOver = false;
+  private releaseTyping: (() => Promise<void>) | null = null;
+  private stopped = false;
 
-  constructor(private readonly options: ChatRendererOptions) {}
+  constructor(private readonly options: ChatRendererOptions) {
+    const target = { sender: options.sender, chat: options.chat, replyTo: options.replyTo };
+    const drafts = options.draftId !== null && options.sender.draftsRefused === null;
+    this.stream = drafts ? new DraftReply(target, options.draftId!) : new EditReply(target);
+  }
 
   /** Takes a frame of the turn; frames already seen are ignored. */
   push(frame: SessionFrame): void {
@@ -54,130 +63,126 @@ export class ChatRenderer {
 
   /** The turn ended: the full answer, or a short apology (an error), or a note that it was cancelled. */
   finishTurn(outcome: TurnOutcome): Promise<void> {
-    this.enqueue(() => (outcome.kind === 'done' ? this.finish(outcome.done.text) : this.renderEnd(outcome)));
+    this.enqueue(async () => {
+      this.endStreaming();
+      await this.typingOff();
+      if (outcome.kind === 'done') return this.finish(outcome.done.text);
+      return this.renderEnd(outcome.kind === 'cancelled' ? CANCELLED_TEXT : APOLOGY_TEXT);
+    });
     return this.chain;
   }
 
-  /** Waits for what is being sent, then drops any pending edit. */
+  /** Stops typing and drops any pending update; waits for what is being sent. */
   async stop(): Promise<void> {
-    this.turnOver = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.stopped = true;
+    this.endStreaming();
+    void this.typingOff();
     await this.chain;
   }
 
   private enqueue(task: () => Promise<void>): void {
     this.chain = this.chain.then(task).catch((error: unknown) => {
-      this.options.logger.error({ err: loggableError(error, this.options.botToken), session_id: this.options.sessionId }, 'telegram: rendering failed');
+      const details = { err: loggableError(error, this.options.botToken), session_id: this.options.sessionId };
+      // At shutdown a reply still waiting for a send slot is abandoned (it stays in the history).
+      if (this.stopped) this.options.logger.warn(details, 'telegram: a reply was abandoned at shutdown');
+      else this.options.logger.error(details, 'telegram: rendering failed');
     });
   }
 
   private async render(event: AgentEvent): Promise<void> {
     switch (event.type) {
       case 'agent_state':
-        if (event.payload.state === 'thinking') return this.beginTurn();
+        if (WORKING_STATES.has(event.payload.state)) this.typingOn();
         return;
       case 'token':
+        this.typingOn();
         this.text += event.payload.text;
-        return this.scheduleEdit();
+        return this.schedule(this.nextUpdateAt);
+      case 'tool_start':
+      case 'tool_end':
+        this.typingOn();
+        return;
       case 'tool_confirm_request':
-        await this.call(() =>
-          this.options.telegram.sendMessage(this.options.chatId, event.payload.message, {
-            reply_markup: confirmationKeyboard(this.options.sessionId, event.payload.confirmation_id),
-          }),
-        );
+        // The turn now waits for a person: no "typing…" until it goes on.
+        await this.typingOff();
+        await this.options.sender.send(this.options.chat, event.payload.message, {
+          reply_markup: confirmationKeyboard(this.options.sessionId, event.payload.confirmation_id),
+        });
         return;
       case 'error':
         // The payload's message stays in the logs: the chat gets an apology, never internals.
         if (event.payload.code !== 'CANCELLED') this.options.logger.warn({ session_id: this.options.sessionId, code: event.payload.code, message: event.payload.message }, 'telegram: the turn reported an error');
         return;
-      default:
+      case 'memory_update':
+      case 'done':
         return;
+      default:
+        event satisfies never;
     }
   }
 
-  private async beginTurn(): Promise<void> {
+  private typingOn(): void {
+    if (this.releaseTyping || this.turnOver) return;
+    this.releaseTyping = this.options.typing.hold(this.options.chat);
+  }
+
+  /** Resolves once no typing action is on its way, so that a message sent next comes after it. */
+  private typingOff(): Promise<void> {
+    const release = this.releaseTyping;
+    this.releaseTyping = null;
+    return release ? release() : Promise.resolve();
+  }
+
+  /** An interim update at `at` (or earlier, if one is already due sooner). */
+  private schedule(at: number): void {
+    if (this.turnOver || this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
-    Object.assign(this, { timer: null, text: '', shown: '', placeholderId: null, turnOver: false, nextEditAt: 0 });
-    await this.ensurePlaceholder();
-  }
-
-  private async ensurePlaceholder(): Promise<number> {
-    if (this.placeholderId !== null) return this.placeholderId;
-    const reply = this.replyTo === null ? {} : { reply_parameters: { message_id: this.replyTo, allow_sending_without_reply: true } };
-    const sent = await this.call(() => this.options.telegram.sendMessage(this.options.chatId, PLACEHOLDER_TEXT, reply));
-    this.placeholderId = sent.message_id;
-    this.shown = PLACEHOLDER_TEXT;
-    return sent.message_id;
-  }
-
-  private scheduleEdit(): void {
-    if (this.timer || this.turnOver) return;
-    const delay = Math.max(0, this.nextEditAt - Date.now());
+    this.timerAt = at;
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.enqueue(() => this.streamEdit());
-    }, delay);
+      this.timerAt = Infinity;
+      this.enqueue(() => this.interimUpdate());
+    }, Math.max(0, at - Date.now()));
   }
 
-  /** One coalesced edit; a 429 only postpones the next one (later tokens make it obsolete anyway). */
-  private async streamEdit(): Promise<void> {
+  private async interimUpdate(): Promise<void> {
     if (this.turnOver) return;
     const view = streamingView(this.text, this.options.maxMessageChars);
-    if (view === this.shown) return;
-    const messageId = await this.ensurePlaceholder();
-    this.nextEditAt = Date.now() + this.options.editIntervalMs;
-    try {
-      await this.options.telegram.editMessageText(this.options.chatId, messageId, undefined, view);
-      this.shown = view;
-    } catch (error) {
-      const wait = retryAfterMs(error);
-      if (wait === null) {
-        if (isNotModified(error)) return;
-        throw error;
-      }
-      this.nextEditAt = Date.now() + wait;
-      this.scheduleEdit();
+    if (this.text.trim() === '') return;
+    const expired = this.stream.expires && Date.now() - this.shownAt >= this.options.draftKeepAliveMs;
+    if (view === this.shownView && !expired) return;
+    this.nextUpdateAt = Date.now() + this.options.interimIntervalMs;
+    const result = await this.stream.update(view);
+    if (result === 'refused') {
+      // Drafts are refused for this bot: the reply goes on as an edited message.
+      this.stream = new EditReply({ sender: this.options.sender, chat: this.options.chat, replyTo: this.options.replyTo });
+      this.nextUpdateAt = 0;
+    } else if (result === 'shown') {
+      this.shownView = view;
+      this.shownAt = Date.now();
     }
+    // Newer text than shown (tokens came meanwhile, or this one was skipped): the next interval tries again.
+    if (this.shownView !== streamingView(this.text, this.options.maxMessageChars)) this.schedule(this.nextUpdateAt);
+    else if (this.stream.expires) this.schedule(Math.max(this.nextUpdateAt, this.shownAt + this.options.draftKeepAliveMs));
   }
 
-  /** The full answer: the placeholder becomes its first part, the rest follow as new messages. */
+  private endStreaming(): void {
+    this.turnOver = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
+  }
+
+  /** The full answer (the streamed text when `done` carries none), split past the message limit. */
   private async finish(fullText: string): Promise<void> {
-    this.turnOver = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    const pieces = splitMessage(fullText.trim() === '' ? this.text || PLACEHOLDER_TEXT : fullText, this.options.maxMessageChars);
-    const [first, ...rest] = pieces;
-    await this.replaceOrSend(first!);
-    for (const piece of rest) await this.call(() => this.options.telegram.sendMessage(this.options.chatId, piece));
+    const text = fullText.trim() === '' ? this.text : fullText;
+    await this.stream.finish(splitMessage(text.trim() === '' ? PLACEHOLDER_TEXT : text, this.options.maxMessageChars));
   }
 
-  private async renderEnd(outcome: Exclude<TurnOutcome, { kind: 'done' }>): Promise<void> {
-    this.turnOver = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    const note = outcome.kind === 'cancelled' ? CANCELLED_TEXT : APOLOGY_TEXT;
-    // An empty placeholder becomes the note; text already streamed stays, the note follows it.
-    if (this.shown === PLACEHOLDER_TEXT) await this.replaceOrSend(note);
-    else await this.call(() => this.options.telegram.sendMessage(this.options.chatId, note));
-  }
-
-  /** Edits the placeholder into `text` while it shows nothing yet or streamed text; sends otherwise. */
-  private async replaceOrSend(text: string): Promise<void> {
-    if (this.placeholderId === null) {
-      await this.call(() => this.options.telegram.sendMessage(this.options.chatId, text));
-      return;
-    }
-    const messageId = this.placeholderId;
-    try {
-      await this.call(() => this.options.telegram.editMessageText(this.options.chatId, messageId, undefined, text));
-    } catch (error) {
-      if (!isNotModified(error)) throw error;
-    }
-    this.shown = text;
-  }
-
-  private call<T>(request: () => Promise<T>): Promise<T> {
-    return withFloodRetry(request, { maxAttempts: this.options.maxAttempts, maxRetryAfterMs: this.options.maxRetryAfterMs });
+  /** Error or cancel: what was streamed stays (drafts vanish, so it is sent), then the note follows. */
+  private async renderEnd(note: string): Promise<void> {
+    if (this.text.trim() === '') return this.stream.finish([note]);
+    await this.stream.finish(splitMessage(this.text, this.options.maxMessageChars));
+    await this.options.sender.send(this.options.chat, note);
   }
 }

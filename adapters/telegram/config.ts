@@ -1,10 +1,27 @@
 import type { Logger } from 'pino';
 
+/** Sends allowed in a sliding window: at most `sends` in any `windowMs`. */
+export interface TelegramSendWindow {
+  sends: number;
+  windowMs: number;
+}
+
+/**
+ * Telegram's published limits for bots (core.telegram.org/bots/faq, "My bot is hitting limits"):
+ * about one message a second in a chat, 20 messages a minute in a group, 30 messages a second
+ * overall. Every message the bot sends or edits and every draft counts.
+ */
+export interface TelegramSendLimits {
+  perChat: TelegramSendWindow;
+  perGroup: TelegramSendWindow;
+  global: TelegramSendWindow;
+}
+
 /** Named limits of the Telegram channel (documented in config.yaml under `channels.telegram`). */
 export const TELEGRAM_DEFAULTS = {
   /**
-   * Minimum time between two edits of a streamed reply. Telegram throttles bots that edit a message
-   * more than about once a second, so tokens are coalesced into one edit per interval.
+   * Minimum time between two interim updates (draft or edit) of a streamed reply: tokens are
+   * coalesced into one update per interval. Groups are paced to their send limit when that is slower.
    */
   editIntervalMs: 1500,
   /** Longest `retry_after` (a 429 from the Bot API) waited before a call is given up. */
@@ -15,6 +32,17 @@ export const TELEGRAM_DEFAULTS = {
   maxMessageChars: 4096,
   /** Largest webhook body read (Telegram updates are a few kilobytes). */
   maxWebhookBytes: 1024 * 1024,
+  /** The typing action is shown for about 5 s; it is sent again this often while a turn runs. */
+  typingIntervalMs: 4000,
+  /** A draft is an ephemeral preview of about 30 s: one that did not change is sent again this often. */
+  draftKeepAliveMs: 20_000,
+  /** On shutdown, pending final messages get this long to go out before their waits are abandoned. */
+  stopGraceMs: 5000,
+  sendLimits: {
+    perChat: { sends: 1, windowMs: 1000 },
+    perGroup: { sends: 20, windowMs: 60_000 },
+    global: { sends: 30, windowMs: 1000 },
+  } satisfies TelegramSendLimits,
 } as const;
 
 export interface TelegramAdapterConfig {
@@ -28,5 +56,11 @@ export interface TelegramAdapterConfig {
   apiRoot: string;
   editIntervalMs: number;
   maxRetryAfterS: number;
+  /** Stream private-chat replies as `sendMessageDraft` drafts (false: edits, as in groups). */
+  drafts?: boolean;
+  typingIntervalMs?: number;
+  sendLimits?: TelegramSendLimits;
+  /** Not a config key: tests shorten it (default `TELEGRAM_DEFAULTS.draftKeepAliveMs`). */
+  draftKeepAliveMs?: number;
   logger: Logger;
 }

@@ -13,6 +13,8 @@ export function telegramSessionKey(chatId: number | string): string {
 /** A text message the hub should take in, with where to answer it. */
 export interface TelegramInbound {
   chatId: number;
+  /** Private chats stream replies as drafts; groups have their own send limit. */
+  chatType: 'private' | 'group' | 'supergroup';
   messageId: number;
   message: InboundMessage;
 }
@@ -36,6 +38,7 @@ export function normalizeUpdate(update: Update, botUsername: string | null): Tel
   const displayName = [from.first_name, from.last_name].filter(Boolean).join(' ') || from.username || String(from.id);
   return {
     chatId: message.chat.id,
+    chatType: message.chat.type as TelegramInbound['chatType'],
     messageId: message.message_id,
     message: {
       channel: TELEGRAM_CHANNEL,

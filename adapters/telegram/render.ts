@@ -1,7 +1,7 @@
 import type { InlineKeyboardMarkup } from 'telegraf/types';
 import { CONFIRM_ACTIONS, encodeCallbackData, type ConfirmAction } from './callback-data';
 
-/** What the user sees while the first tokens are on their way. */
+/** Shown for an answer with no text at all (Telegram refuses an empty message). */
 export const PLACEHOLDER_TEXT = '…';
 /** Any turn error other than a cancel: the details go to the logs, never to the chat. */
 export const APOLOGY_TEXT = 'Sorry, something went wrong while answering. Please try again.';
@@ -20,27 +20,13 @@ export const ACTION_LABELS: Record<ConfirmAction, string> = {
   cancel: 'Cancel',
 };
 
-/** Splits a text into pieces of at most `limit` characters, at a line break or space when there is one. */
-export function splitMessage(text: string, limit: number): string[] {
-  const pieces: string[] = [];
-  let rest = text;
-  while (rest.length > limit) {
-    let cut = rest.lastIndexOf('\n', limit);
-    if (cut < limit / 2) cut = rest.lastIndexOf(' ', limit);
-    if (cut < limit / 2) cut = limit;
-    // Never split a UTF-16 surrogate pair (an emoji) in two.
-    if (cut === limit && /[\uD800-\uDBFF]/.test(rest[cut - 1]!)) cut -= 1;
-    pieces.push(rest.slice(0, cut));
-    rest = rest.slice(cut).replace(/^[\n ]/, '');
-  }
-  if (rest.length > 0 || pieces.length === 0) pieces.push(rest);
-  return pieces;
-}
-
-/** The streamed text as an edit shows it: the latest part when it has outgrown one message. */
+/** The streamed text as a draft or an edit shows it: the latest part when it has outgrown one message. */
 export function streamingView(text: string, limit: number): string {
   if (text.trim() === '') return PLACEHOLDER_TEXT;
-  return text.length <= limit ? text : `…${text.slice(text.length - limit + 1)}`;
+  if (text.length <= limit) return text;
+  const tail = text.slice(text.length - limit + 1);
+  // Never start with the low half of a surrogate pair (an emoji cut in two).
+  return `…${/^[\uDC00-\uDFFF]/.test(tail) ? tail.slice(1) : tail}`;
 }
 
 /** The inline keyboard of a confirmation: all six actions, two per row. */

@@ -19,10 +19,25 @@ export const telegramSettingsSchema = z
     api_root: z.url().default('https://api.telegram.org'),
     /** `webhook` (Telegram POSTs to /api/v1/channels/telegram/webhook; needs webhook_secret) or `polling`. */
     mode: z.enum(['webhook', 'polling']).default('webhook'),
-    /** Minimum milliseconds between two edits of a streamed reply (Telegram throttles frequent edits). */
+    /** Minimum milliseconds between two interim updates (drafts or edits) of a streamed reply. */
     edit_interval_ms: z.number().int().positive().max(60_000).default(1500),
     /** Longest Bot API `retry_after` (429) waited before a call is given up. */
     max_retry_after_s: z.number().int().positive().max(600).default(30),
+    /** Private chats stream replies as drafts (sendMessageDraft); false: as an edited message, like groups. */
+    drafts: z.boolean().default(true),
+    /** Milliseconds between two typing actions while a turn runs (Telegram shows one about 5 s). */
+    typing_interval_ms: z.number().int().positive().max(5000).default(4000),
+    /** The bot's send budget, shared by all turns (Telegram's published limits). */
+    send_limits: z
+      .strictObject({
+        per_chat: z.number().int().positive().default(1),
+        per_chat_window_ms: z.number().int().positive().default(1000),
+        per_group: z.number().int().positive().default(20),
+        per_group_window_ms: z.number().int().positive().default(60_000),
+        global: z.number().int().positive().default(30),
+        global_window_ms: z.number().int().positive().default(1000),
+      })
+      .prefault({}),
   })
   .superRefine((telegram, context) => {
     if (!telegramEnabled(telegram)) return;
@@ -59,6 +74,13 @@ export function telegramAdapterConfig(telegram: TelegramSettings, logger: Logger
     apiRoot: telegram.api_root,
     editIntervalMs: telegram.edit_interval_ms,
     maxRetryAfterS: telegram.max_retry_after_s,
+    drafts: telegram.drafts,
+    typingIntervalMs: telegram.typing_interval_ms,
+    sendLimits: {
+      perChat: { sends: telegram.send_limits.per_chat, windowMs: telegram.send_limits.per_chat_window_ms },
+      perGroup: { sends: telegram.send_limits.per_group, windowMs: telegram.send_limits.per_group_window_ms },
+      global: { sends: telegram.send_limits.global, windowMs: telegram.send_limits.global_window_ms },
+    },
     logger,
   };
 }

@@ -10,6 +10,9 @@ import { ChatRenderer } from './chat-renderer';
 import { TELEGRAM_DEFAULTS, type TelegramAdapterConfig } from './config';
 import { normalizeUpdate, type TelegramInbound } from './normalize';
 import { ACTION_LABELS, answeredConfirmationText, STALE_CONFIRMATION_TEXT, STILL_ANSWERING_TEXT } from './render';
+import { TelegramSender } from './sender';
+import { TelegramSendBudget, type ChatTarget } from './telegram-budget';
+import { TypingIndicator } from './typing';
 import { TELEGRAM_WEBHOOK_PATH, webhookHandler } from './webhook';
 
 /** A turn this process is rendering into its chat. */
@@ -21,6 +24,7 @@ interface Following {
 /**
  * The Telegram channel: updates in (webhook route or long polling) → `Hub.ingest`; the session's
  * frames out → Bot API calls. It only translates: storage, routing and the agent are the hub's.
+ * Every message it sends or edits, for every turn in every chat, spends the bot's one send budget.
  */
 export class TelegramAdapter implements ChannelAdapter {
   readonly name = 'telegram' as const;
@@ -30,9 +34,26 @@ export class TelegramAdapter implements ChannelAdapter {
   private botUsername: string | null = null;
   private polling: Promise<void> | null = null;
   private readonly following = new Set<Following>();
+  private readonly budget: TelegramSendBudget;
+  private readonly sender: TelegramSender;
+  private readonly typing: TypingIndicator;
 
   constructor(private readonly config: TelegramAdapterConfig) {
     this.bot = new Telegraf(config.botToken, { telegram: { apiRoot: config.apiRoot, webhookReply: false } });
+    this.budget = new TelegramSendBudget(config.sendLimits ?? TELEGRAM_DEFAULTS.sendLimits);
+    this.sender = new TelegramSender({
+      telegram: this.bot.telegram,
+      budget: this.budget,
+      botToken: config.botToken,
+      maxAttempts: TELEGRAM_DEFAULTS.maxAttempts,
+      maxRetryAfterMs: config.maxRetryAfterS * 1000,
+      logger: config.logger,
+    });
+    this.typing = new TypingIndicator({
+      send: (chat) => this.sender.typing(chat),
+      intervalMs: config.typingIntervalMs ?? TELEGRAM_DEFAULTS.typingIntervalMs,
+      onFailure: (error) => config.logger.debug({ err: loggableError(error, config.botToken) }, 'telegram: the typing action failed'),
+    });
     if (config.mode === 'webhook') {
       if (!config.webhookSecret) throw new Error('telegram: webhook mode needs a webhook secret');
       this.routes = [
@@ -88,7 +109,14 @@ export class TelegramAdapter implements ChannelAdapter {
     const following = [...this.following];
     this.following.clear();
     for (const entry of following) entry.followed.stop();
-    await Promise.all(following.map((entry) => entry.renderer.stop()));
+    this.typing.stopAll();
+    // Replies waiting for a send slot get a short grace; after it their waits are abandoned.
+    const rendered = Promise.all(following.map((entry) => entry.renderer.stop()));
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([rendered, new Promise((resolve) => (grace = setTimeout(resolve, TELEGRAM_DEFAULTS.stopGraceMs)))]);
+    clearTimeout(grace);
+    this.budget.abandonWaiting();
+    await rendered;
   }
 
   /** One update: a text message to ingest, or a confirmation button click. Throws to be redelivered. */
@@ -102,8 +130,10 @@ export class TelegramAdapter implements ChannelAdapter {
     try {
       result = await hub.ingest(inbound.message);
     } catch (error) {
-      if (isAppError(error) && error.code === 'TURN_IN_PROGRESS') return this.sayStillAnswering(inbound);
-      throw error;
+      if (!isAppError(error) || error.code !== 'TURN_IN_PROGRESS') throw error;
+      // Not awaited: the note may wait for a send slot, and the update is answered already.
+      void this.sayStillAnswering(inbound).catch((failure: unknown) => this.logFailure(failure, 'telegram: could not send the still-answering note'));
+      return;
     }
     if (result.duplicate) return;
     await this.follow(hub, result.sessionId, result.userMessageId, inbound);
@@ -111,18 +141,21 @@ export class TelegramAdapter implements ChannelAdapter {
 
   /** Renders the turn into the chat, following it by its id (frames the log kept from before included). */
   private async follow(hub: Hub, sessionId: string, turnId: string, inbound: TelegramInbound): Promise<void> {
+    const chat = chatTarget(inbound.chatId, inbound.chatType);
     const renderer = new ChatRenderer({
-      telegram: this.bot.telegram,
-      chatId: inbound.chatId,
+      sender: this.sender,
+      typing: this.typing,
+      chat,
       sessionId,
-      botToken: this.config.botToken,
-      editIntervalMs: this.config.editIntervalMs,
+      replyTo: inbound.messageId,
+      // The user's message id is non-zero and unique in the chat: a fresh draft per turn.
+      draftId: inbound.chatType === 'private' && this.config.drafts !== false ? inbound.messageId : null,
+      interimIntervalMs: Math.max(this.config.editIntervalMs, this.budget.interimGapMs(chat)),
+      draftKeepAliveMs: this.config.draftKeepAliveMs ?? TELEGRAM_DEFAULTS.draftKeepAliveMs,
       maxMessageChars: TELEGRAM_DEFAULTS.maxMessageChars,
-      maxAttempts: TELEGRAM_DEFAULTS.maxAttempts,
-      maxRetryAfterMs: this.config.maxRetryAfterS * 1000,
+      botToken: this.config.botToken,
       logger: this.config.logger,
     });
-    renderer.replyTo = inbound.messageId;
     const followed = await followTurn(hub.events, sessionId, turnId, { replay: true, onFrame: (frame) => renderer.push(frame) });
     const entry: Following = { renderer, followed };
     this.following.add(entry);
@@ -132,11 +165,9 @@ export class TelegramAdapter implements ChannelAdapter {
   }
 
   private async sayStillAnswering(inbound: TelegramInbound): Promise<void> {
-    await this.call(() =>
-      this.bot.telegram.sendMessage(inbound.chatId, STILL_ANSWERING_TEXT, {
-        reply_parameters: { message_id: inbound.messageId, allow_sending_without_reply: true },
-      }),
-    );
+    await this.sender.send(chatTarget(inbound.chatId, inbound.chatType), STILL_ANSWERING_TEXT, {
+      reply_parameters: { message_id: inbound.messageId, allow_sending_without_reply: true },
+    });
   }
 
   /** A click on a confirmation button → `tool_confirm`, the click answered, the choice shown. */
@@ -157,9 +188,10 @@ export class TelegramAdapter implements ChannelAdapter {
     const message = query.message;
     if (message && 'text' in message) {
       const by = [query.from.first_name, query.from.last_name].filter(Boolean).join(' ') || String(query.from.id);
-      await this.call(() =>
-        this.bot.telegram.editMessageText(message.chat.id, message.message_id, undefined, answeredConfirmationText(message.text, decoded.action, by)),
-      ).catch((error: unknown) => this.logFailure(error, 'telegram: could not show the confirmation choice'));
+      // Not awaited: the edit may wait for a send slot; the click is answered already.
+      void this.sender
+        .edit(chatTarget(message.chat.id, message.chat.type), message.message_id, answeredConfirmationText(message.text, decoded.action, by))
+        .catch((error: unknown) => this.logFailure(error, 'telegram: could not show the confirmation choice'));
     }
   }
 
@@ -170,4 +202,8 @@ export class TelegramAdapter implements ChannelAdapter {
   private logFailure(error: unknown, message: string): void {
     this.config.logger.error({ err: loggableError(error, this.config.botToken) }, message);
   }
+}
+
+function chatTarget(id: number, type: string): ChatTarget {
+  return { id, group: type !== 'private' };
 }

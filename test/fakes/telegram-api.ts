@@ -7,7 +7,30 @@ export interface TelegramCall {
   params: Record<string, any>;
   /** What the fake answered (a sent message carries its `message_id`). */
   result?: any;
+  /** The HTTP status it answered with. */
+  status?: number;
+  /** When it was received (Date.now()). */
+  at?: number;
 }
+
+/** At most `limit` calls in any `windowMs`. */
+export interface FakeWindow {
+  limit: number;
+  windowMs: number;
+}
+
+/** Telegram's flood control, as the fake enforces it when asked (`rateLimit`). */
+export interface FakeRateLimits {
+  perChat?: FakeWindow;
+  /** Chats with a negative id (groups), on top of `perChat`. */
+  perGroup?: FakeWindow;
+  global?: FakeWindow;
+}
+
+/** The calls that put a message into a chat, counted by the rate limit. */
+const MESSAGE_METHODS = new Set(['sendMessage', 'editMessageText', 'sendMessageDraft']);
+/** Telegram's limit on a message's text. */
+const MAX_TEXT = 4096;
 
 /** Longest a `getUpdates` long poll is held by the fake (telegraf asks for 50 s; tests need less). */
 const MAX_HOLD_MS = 2000;
@@ -15,8 +38,10 @@ const MAX_HOLD_MS = 2000;
 /**
  * A fake Telegram Bot API server on a loopback port: `POST /bot<token>/<method>` with JSON or form
  * bodies, answering like the real API (`{ok, result}` / `{ok:false, error_code, description}`).
- * It records every call, holds `getUpdates` until updates are queued, and can answer the next call
- * of a method with 429 and `parameters.retry_after`. Stands in for Telegram (an external service).
+ * It records every call, holds `getUpdates` until updates are queued, can answer the next call of a
+ * method with 429 and `parameters.retry_after`, enforce a rate limit per chat, per group and overall
+ * (429 when exceeded), and refuse `sendMessageDraft` as an older or unwilling Bot API would.
+ * Stands in for Telegram (an external service).
  */
 export class FakeTelegramApi {
   readonly calls: TelegramCall[] = [];
@@ -27,6 +52,15 @@ export class FakeTelegramApi {
   private waiters: (() => void)[] = [];
   private readonly floods = new Map<string, number>();
   private readonly listeners: (() => void)[] = [];
+  private readonly texts = new Map<number, string>();
+  private readonly deleted = new Set<number>();
+  private limits: FakeRateLimits = {};
+  private readonly sentAt = new Map<string, number[]>();
+  /**
+   * How `sendMessageDraft` is refused: `unknown-method` answers 404 Not Found (a Bot API before
+   * 9.3), `bad-request` answers 400; null accepts drafts in private chats.
+   */
+  refuseDrafts: 'unknown-method' | 'bad-request' | null = null;
 
   /** The one token this bot accepts; change it to simulate a revoked or a corrected token. */
   constructor(public token: string) {}
@@ -56,6 +90,22 @@ export class FakeTelegramApi {
   /** The next call of `method` is answered 429 with `retry_after` seconds. */
   floodOnce(method: string, retryAfterS: number): void {
     this.floods.set(method, retryAfterS);
+  }
+
+  /** Enforces Telegram's flood control: a message call over a limit is answered 429 with `retry_after`. */
+  rateLimit(limits: FakeRateLimits): void {
+    this.limits = limits;
+    this.sentAt.clear();
+  }
+
+  /** Someone deleted the bot's message in the chat: editing it is refused from now on. */
+  deleteMessage(messageId: number): void {
+    this.deleted.add(messageId);
+  }
+
+  /** Calls answered 429 because a rate limit was exceeded (not the ones `floodOnce` scripted). */
+  get rateLimited(): TelegramCall[] {
+    return this.calls.filter((call) => call.status === 429 && call.result === 'rate limited');
   }
 
   callsOf(method: string): TelegramCall[] {
@@ -89,18 +139,73 @@ export class FakeTelegramApi {
     }
     const method = match[2]!;
     const params = await readParams(request);
-    const call: TelegramCall = { method, params };
+    const call: TelegramCall = { method, params, at: Date.now() };
     const flood = this.floods.get(method);
     if (flood !== undefined) {
       this.floods.delete(method);
-      this.record(call);
-      return send(response, 429, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${flood}`, parameters: { retry_after: flood } });
+      return this.refuse(response, call, 429, `Too Many Requests: retry after ${flood}`, { retry_after: flood });
     }
+    if (MESSAGE_METHODS.has(method)) {
+      const wait = this.overLimit(Number(params.chat_id), call.at!);
+      if (wait !== null) {
+        const retryAfter = Math.max(1, Math.ceil(wait / 1000));
+        call.result = 'rate limited';
+        return this.refuse(response, call, 429, `Too Many Requests: retry after ${retryAfter}`, { retry_after: retryAfter });
+      }
+    }
+    const refusal = this.refusal(method, params);
+    if (refusal) return this.refuse(response, call, refusal.status, refusal.description);
     const result = await this.answer(method, params);
+    if (result === undefined) return this.refuse(response, call, 400, `Bad Request: method ${method} is not faked`);
     call.result = result;
+    call.status = 200;
     this.record(call);
-    if (result === undefined) return send(response, 400, { ok: false, error_code: 400, description: `Bad Request: method ${method} is not faked` });
     send(response, 200, { ok: true, result });
+  }
+
+  private refuse(response: ServerResponse, call: TelegramCall, status: number, description: string, parameters?: Record<string, unknown>): void {
+    call.status = status;
+    this.record(call);
+    send(response, status, { ok: false, error_code: status, description, ...(parameters ? { parameters } : {}) });
+  }
+
+  /** What Telegram refuses before doing anything: bad texts, drafts it will not take. */
+  private refusal(method: string, params: Record<string, any>): { status: number; description: string } | null {
+    if (method === 'sendMessageDraft') {
+      if (this.refuseDrafts === 'unknown-method') return { status: 404, description: 'Not Found' };
+      if (this.refuseDrafts === 'bad-request') return { status: 400, description: 'Bad Request: drafts are not available for this bot' };
+      if (Number(params.chat_id) < 0) return { status: 400, description: 'Bad Request: drafts can be sent to private chats only' };
+      if (!Number.isInteger(params.draft_id) || params.draft_id === 0) return { status: 400, description: 'Bad Request: draft_id must be non-zero' };
+    }
+    if (MESSAGE_METHODS.has(method)) {
+      const text = typeof params.text === 'string' ? params.text : '';
+      if (text.trim() === '') return { status: 400, description: 'Bad Request: message text is empty' };
+      if (text.length > MAX_TEXT) return { status: 400, description: 'Bad Request: message is too long' };
+    }
+    if (method === 'editMessageText' && this.deleted.has(Number(params.message_id))) return { status: 400, description: 'Bad Request: message to edit not found' };
+    if (method === 'editMessageText' && this.texts.get(Number(params.message_id)) === params.text) {
+      return { status: 400, description: 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message' };
+    }
+    return null;
+  }
+
+  /** Milliseconds until this chat may be sent to again, or null when the call is within every limit. */
+  private overLimit(chatId: number, now: number): number | null {
+    const windows: [string, FakeWindow | undefined][] = [
+      [`chat:${chatId}`, this.limits.perChat],
+      [`group:${chatId}`, chatId < 0 ? this.limits.perGroup : undefined],
+      ['global', this.limits.global],
+    ];
+    let wait: number | null = null;
+    for (const [key, window] of windows) {
+      if (!window) continue;
+      const sent = (this.sentAt.get(key) ?? []).filter((at) => at > now - window.windowMs);
+      this.sentAt.set(key, sent);
+      if (sent.length >= window.limit) wait = Math.max(wait ?? 0, sent[sent.length - window.limit]! + window.windowMs - now);
+    }
+    if (wait !== null) return wait;
+    for (const [key, window] of windows) if (window) this.sentAt.get(key)!.push(now);
+    return null;
   }
 
   private record(call: TelegramCall): void {
@@ -115,11 +220,17 @@ export class FakeTelegramApi {
       case 'deleteWebhook':
       case 'setWebhook':
       case 'answerCallbackQuery':
+      case 'sendChatAction':
+      case 'sendMessageDraft':
         return true;
-      case 'sendMessage':
-        return { message_id: this.nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: Number(params.chat_id), type: 'private' }, from: this.botUser, text: params.text };
+      case 'sendMessage': {
+        const messageId = this.nextMessageId++;
+        this.texts.set(messageId, params.text);
+        return { message_id: messageId, date: Math.floor(Date.now() / 1000), chat: chatOf(params.chat_id), from: this.botUser, text: params.text };
+      }
       case 'editMessageText':
-        return { message_id: Number(params.message_id), date: Math.floor(Date.now() / 1000), chat: { id: Number(params.chat_id), type: 'private' }, text: params.text };
+        this.texts.set(Number(params.message_id), params.text);
+        return { message_id: Number(params.message_id), date: Math.floor(Date.now() / 1000), chat: chatOf(params.chat_id), text: params.text };
       case 'getUpdates':
         return this.takeUpdates(Number(params.offset ?? 0), Number(params.limit ?? 100), Number(params.timeout ?? 0));
       default:
@@ -142,6 +253,12 @@ export class FakeTelegramApi {
     }
     return this.updates.slice(0, limit);
   }
+}
+
+/** Negative chat ids are groups, as on Telegram. */
+function chatOf(chatId: unknown): { id: number; type: string } {
+  const id = Number(chatId);
+  return { id, type: id < 0 ? 'group' : 'private' };
 }
 
 async function readParams(request: IncomingMessage): Promise<Record<string, any>> {

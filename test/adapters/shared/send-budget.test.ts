@@ -52,7 +52,32 @@ describe('SendBudget', () => {
     budget.close();
   });
 
+  it('counts a chat’s further windows (chatWindows) over the same sends, taking all slots at once', async () => {
+    const budget = new SendBudget({
+      global: { limit: 100, windowMs: 1000 },
+      perChat: { limit: 1, windowMs: 50 },
+      chatWindows: (chat) => (chat.startsWith('group:') ? [{ limit: 3, windowMs: 400 }] : []),
+    });
+    const started = Date.now();
+    const at: number[] = [];
+    await Promise.all(Array.from({ length: 5 }, () => budget.take('group:1').then(() => at.push(Date.now() - started))));
+    // One per 50 ms (the chat window), and never more than 3 in any 400 ms (the group window).
+    for (let k = 1; k < at.length; k++) expect(at[k]! - at[k - 1]!).toBeGreaterThanOrEqual(49);
+    for (let k = 3; k < at.length; k++) expect(at[k]! - at[k - 3]!).toBeGreaterThanOrEqual(399);
+    // Three sends into a fresh group: its chat window is free again after 50 ms, its group window not.
+    await Promise.all([budget.take('group:2'), budget.take('group:2'), budget.take('group:2')]);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(budget.tryTake('group:2', 0)).toBe(false);
+    // A chat without further windows has only the per-chat one.
+    expect(budget.tryTake('private', 0)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(budget.tryTake('private', 0)).toBe(true);
+    budget.close();
+  });
+
   it('refuses a window it cannot honour', () => {
     expect(() => new SendBudget({ global: { limit: 0, windowMs: 1000 }, perChat: { limit: 1, windowMs: 1000 } })).toThrow('limit >= 1');
+    const odd = new SendBudget({ global: { limit: 1, windowMs: 1000 }, perChat: { limit: 1, windowMs: 1000 }, chatWindows: () => [{ limit: 1, windowMs: 0 }] });
+    expect(() => odd.tryTake('chat')).toThrow('windowMs > 0');
   });
 });

@@ -9,7 +9,7 @@ import { request } from '../../helpers/http';
 import { LogCapture } from '../../helpers/log-capture';
 import { makeTempDir, removeTempDirs } from '../../helpers/temp-dir';
 import { registerUser } from '../../helpers/users';
-import { BOT_TOKEN, forChat, textUpdate, WEBHOOK_SECRET } from './telegram-harness';
+import { BOT_TOKEN, textUpdate, waitForText, WEBHOOK_SECRET } from './telegram-harness';
 
 /**
  * One rule for both modes: a Telegram channel whose token Telegram refuses (401) leaves the hub
@@ -103,7 +103,7 @@ describe('webhook mode with a wrong token (it used to run on, answering nothing)
     expect(running).toMatchObject({ status: 'running', error: null });
     expect(hub.logs.entries().filter((entry) => entry.msg === 'telegram channel started (mode=webhook)')).toHaveLength(1);
     expect((await postUpdate(hub, textUpdate(501, 'hello again'))).status).toBe(200);
-    await hub.telegram.waitFor((call) => forChat(501)(call) && call.method === 'editMessageText' && call.params.text === 'Hello there, friend.');
+    await waitForText(hub.telegram, 501, 'Hello there, friend.');
     expect(Date.parse((await telegramStatus(hub)).last_event_at)).toBeGreaterThanOrEqual(Date.parse(running.started_at));
   });
 });
@@ -131,7 +131,7 @@ describe('polling mode (a wrong token used to stop the whole hub from starting)'
     hub.telegram.token = BOT_TOKEN;
     expect(await waitForStatus(hub, 'running')).toMatchObject({ status: 'running' });
     hub.telegram.queueUpdate(textUpdate(502, 'polled after the restart'));
-    await hub.telegram.waitFor((call) => forChat(502)(call) && call.method === 'editMessageText' && call.params.text === 'Hello there, friend.');
+    await waitForText(hub.telegram, 502, 'Hello there, friend.');
     expect(hub.logs.text).not.toContain(BOT_TOKEN);
   });
 });

@@ -6,7 +6,7 @@ import { ScriptedProvider } from '../../fakes/scripted-provider';
 import { testEnv } from '../../helpers/env';
 import { LogCapture } from '../../helpers/log-capture';
 import { makeTempDir, removeTempDirs } from '../../helpers/temp-dir';
-import { BOT_TOKEN, forChat, startTelegramHarness, textUpdate, type TelegramHarness } from './telegram-harness';
+import { BOT_TOKEN, startTelegramHarness, textUpdate, waitForText, type TelegramHarness } from './telegram-harness';
 
 afterAll(removeTempDirs);
 
@@ -31,7 +31,7 @@ describe('long-polling mode', () => {
     h.provider.pieces = ['Polled', ' and answered.'];
     const update = textUpdate(301, 'hello by polling');
     h.telegram.queueUpdate(update);
-    await h.telegram.waitFor((call) => forChat(301)(call) && call.method === 'editMessageText' && call.params.text === 'Polled and answered.');
+    await waitForText(h.telegram, 301, 'Polled and answered.');
     // The next poll confirms the update (offset past it), so it is not delivered again.
     const confirmed = await h.telegram.waitFor((call) => call.method === 'getUpdates' && Number(call.params.offset) === update.update_id + 1);
     expect(confirmed.params.timeout).toBeGreaterThan(0);

@@ -1,6 +1,7 @@
 import { decodeCallbackData, encodeCallbackData } from '../../../adapters/telegram/callback-data';
 import { normalizeCommand, normalizeUpdate } from '../../../adapters/telegram/normalize';
-import { splitMessage, streamingView } from '../../../adapters/telegram/render';
+import { streamingView } from '../../../adapters/telegram/render';
+import { splitMessage } from '../../../adapters/telegram/split';
 
 /** The pure translations: updates in, texts and button data out. */
 const base = { update_id: 9, message: { message_id: 1, date: 0, chat: { id: 5, type: 'private', first_name: 'Ada' }, from: { id: 77, is_bot: false, first_name: 'Ada' }, text: 'hi' } };

@@ -2,7 +2,7 @@ import { decodeCallbackData } from '../../../adapters/telegram/callback-data';
 import { APOLOGY_TEXT, CANCELLED_TEXT, STILL_ANSWERING_TEXT } from '../../../adapters/telegram/render';
 import { jsonBody, request } from '../../helpers/http';
 import { removeTempDirs } from '../../helpers/temp-dir';
-import { BOT_TOKEN, clickUpdate, forChat, lastText, startTelegramHarness, textUpdate, WEBHOOK_SECRET, type TelegramHarness } from './telegram-harness';
+import { BOT_TOKEN, clickUpdate, forChat, lastText, startTelegramHarness, textUpdate, waitForText, WEBHOOK_SECRET, type TelegramHarness } from './telegram-harness';
 
 /**
  * The Telegram channel in webhook mode through the real stack: telegraf against a fake Bot API
@@ -31,13 +31,13 @@ async function sessionOf(chatId: number): Promise<any> {
 }
 
 /** Waits until the chat's reply ends with `text` as a final edit or message. */
-const finalText = (chatId: number, text: string) =>
-  h.telegram.waitFor((call) => forChat(chatId)(call) && ['editMessageText', 'sendMessage'].includes(call.method) && call.params.text === text);
+const finalText = (chatId: number, text: string) => waitForText(h.telegram, chatId, text);
 
-it('streams a reply as edits of a placeholder, ending with the full done text; acknowledges after storing', async () => {
+it('streams a private reply as a draft, then sends it as one message; acknowledges after storing', async () => {
   h.provider.pieces = ['Hello', ' there', ', friend', '.'];
   h.provider.pauseBefore = 2;
-  const response = await deliver(textUpdate(101, 'hi bot'));
+  const update = textUpdate(101, 'hi bot');
+  const response = await deliver(update);
   expect(response.status).toBe(200);
   // Acknowledged only once stored: the session and the user message exist already.
   const session = await sessionOf(101);
@@ -46,18 +46,20 @@ it('streams a reply as edits of a placeholder, ending with the full done text; a
   expect(history.body.data.items.filter((m: any) => m.role === 'user').map((m: any) => m.content)).toEqual(['hi bot']);
 
   await h.provider.paused();
-  await h.telegram.waitFor((call) => call.method === 'editMessageText' && forChat(101)(call) && call.params.text === 'Hello there');
+  await h.telegram.waitFor((call) => call.method === 'sendMessageDraft' && forChat(101)(call) && call.params.text === 'Hello there');
   h.provider.pauseBefore = null;
   h.provider.release();
   await finalText(101, 'Hello there, friend.');
 
-  const chatCalls = h.telegram.calls.filter(forChat(101));
-  expect(chatCalls[0]).toMatchObject({ method: 'sendMessage', params: { text: '…', reply_parameters: { message_id: expect.any(Number) } } });
-  const placeholderId = chatCalls[0]!.result.message_id;
-  const edits = chatCalls.filter((call) => call.method === 'editMessageText');
-  expect(edits.every((edit) => edit.params.message_id === placeholderId)).toBe(true);
-  expect(edits.at(-1)!.params.text).toBe('Hello there, friend.');
-  expect(chatCalls.filter((call) => call.method === 'sendMessage')).toHaveLength(1);
+  const chatCalls = h.telegram.calls.filter(forChat(101)).filter((call) => call.method !== 'sendChatAction');
+  const drafts = chatCalls.filter((call) => call.method === 'sendMessageDraft');
+  // One draft per turn (the user message's id), growing; the answer is one message quoting the question.
+  expect(new Set(drafts.map((draft) => draft.params.draft_id))).toEqual(new Set([update.message.message_id]));
+  expect(chatCalls.filter((call) => call.method === 'editMessageText')).toEqual([]);
+  expect(chatCalls.filter((call) => call.method === 'sendMessage').map((call) => call.params)).toEqual([
+    { chat_id: 101, text: 'Hello there, friend.', reply_parameters: { message_id: update.message.message_id, allow_sending_without_reply: true } },
+  ]);
+  expect(chatCalls.at(-1)!.method).toBe('sendMessage');
 });
 
 it('refuses a missing or wrong secret without taking the update in', async () => {
@@ -115,7 +117,7 @@ it('shows an internal error only as an apology, with the details in the logs', a
 
 it('answers /info@ThisBot in a group as the /info command', async () => {
   await deliver(textUpdate(-106, '/info@SwitchboardTestBot'));
-  const reply = await h.telegram.waitFor((call) => forChat(-106)(call) && call.method === 'editMessageText' && /Model: scripted-1/.test(call.params.text));
+  const reply = await waitForText(h.telegram, -106, /Model: scripted-1/);
   expect(reply.params.text).toMatch(/Tools: lookup, save_note/);
   // A command for another bot in the group is not ours.
   const requests = h.provider.requests.length;
@@ -132,8 +134,8 @@ it('waits out a 429 retry_after and still delivers the reply', async () => {
   await deliver(textUpdate(107, 'flood me'));
   await finalText(107, 'After the flood.');
   expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
-  const placeholders = h.telegram.calls.filter((call) => call.method === 'sendMessage' && call.params.text === '…' && forChat(107)(call));
-  expect(placeholders).toHaveLength(2); // refused once with 429, sent again after retry_after
+  const answers = h.telegram.calls.filter((call) => call.method === 'sendMessage' && call.params.text === 'After the flood.' && forChat(107)(call));
+  expect(answers.map((call) => call.status)).toEqual([429, 200]); // refused once, sent again after retry_after
 });
 
 describe('confirmation buttons', () => {
