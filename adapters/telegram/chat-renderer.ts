@@ -67,6 +67,8 @@ export class ChatRenderer {
       this.endStreaming();
       await this.typingOff();
       if (outcome.kind === 'done') return this.finish(outcome.done.text);
+      // Answered together with an earlier waiting message (collect): that turn's reply says it all.
+      if (outcome.kind === 'merged') return;
       return this.renderEnd(outcome.kind === 'cancelled' ? CANCELLED_TEXT : APOLOGY_TEXT);
     });
     return this.chain;

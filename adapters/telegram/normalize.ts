@@ -47,11 +47,27 @@ export function normalizeUpdate(update: Update, botUsername: string | null): Tel
       text,
       mode: 'normal',
       metadata: {},
-      // Telegram redelivers an update (same update_id) until the webhook answers 200.
-      externalId: String(update.update_id),
+      // The message's identity: Telegram redelivers an update until the webhook answers 200, and an
+      // edit names the same message, so both find what was taken in.
+      externalId: messageIdentity(message.chat.id, message.message_id),
       raw: update,
     },
   };
+}
+
+/** `<chat id>:<message id>`: a Telegram message's identity (unique per chat). */
+export function messageIdentity(chatId: number, messageId: number): string {
+  return `${chatId}:${messageId}`;
+}
+
+/** An `edited_message` update of a text message: which message, and its new text (commands normalised). */
+export function normalizeEdit(update: Update, botUsername: string | null): { externalId: string; text: string } | null {
+  if (!('edited_message' in update)) return null;
+  const message = update.edited_message;
+  if (!('text' in message) || typeof message.text !== 'string') return null;
+  const text = normalizeCommand(message.text, botUsername);
+  if (text === null || text.trim() === '') return null;
+  return { externalId: messageIdentity(message.chat.id, message.message_id), text };
 }
 
 const COMMAND = /^\/([A-Za-z0-9_]+)@([A-Za-z0-9_]+)(?=\s|$)/;

@@ -86,6 +86,18 @@ export class TelegramSender {
     await this.options.telegram.sendChatAction(chat.id, 'typing');
   }
 
+  /**
+   * Sets (emoji) or clears (null) the bot's reaction on a message — the acknowledgement of a message
+   * that waits for its turn. Not a message, so no budget; best effort: a refusal is only logged.
+   */
+  async react(chat: ChatTarget, messageId: number, emoji: string | null): Promise<void> {
+    try {
+      await callRaw(this.options.telegram, 'setMessageReaction', { chat_id: chat.id, message_id: messageId, reaction: emoji ? [{ type: 'emoji', emoji }] : [] });
+    } catch (error) {
+      this.options.logger.info({ err: loggableError(error, this.options.botToken) }, 'telegram: could not set a reaction');
+    }
+  }
+
   /** Waits for a slot; a 429 pauses the chat for its `retry_after`, then the call waits its turn again. */
   private async must<T>(chat: ChatTarget, call: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {

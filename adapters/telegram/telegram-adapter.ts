@@ -8,12 +8,15 @@ import { failureReason, loggableError, withFloodRetry } from './bot-api';
 import { decodeCallbackData } from './callback-data';
 import { ChatRenderer } from './chat-renderer';
 import { TELEGRAM_DEFAULTS, type TelegramAdapterConfig } from './config';
-import { normalizeUpdate, type TelegramInbound } from './normalize';
+import { normalizeEdit, normalizeUpdate, TELEGRAM_CHANNEL, type TelegramInbound } from './normalize';
 import { ACTION_LABELS, answeredConfirmationText, STALE_CONFIRMATION_TEXT, STILL_ANSWERING_TEXT } from './render';
 import { TelegramSender } from './sender';
 import { TelegramSendBudget, type ChatTarget } from './telegram-budget';
 import { TypingIndicator } from './typing';
 import { TELEGRAM_WEBHOOK_PATH, webhookHandler } from './webhook';
+
+/** The reaction on a message that waits for its turn (one of Telegram's allowed reaction emoji). */
+const WAITING_REACTION = '👀';
 
 /** A turn this process is rendering into its chat. */
 interface Following {
@@ -124,6 +127,7 @@ export class TelegramAdapter implements ChannelAdapter {
     const hub = this.hub;
     if (!hub) throw new Error('telegram: the channel has not started');
     if ('callback_query' in update) return this.onButton(hub, update.callback_query);
+    if ('edited_message' in update) return this.onEdit(hub, update);
     const inbound = normalizeUpdate(update, this.botUsername);
     if (!inbound) return;
     let result;
@@ -136,11 +140,20 @@ export class TelegramAdapter implements ChannelAdapter {
       return;
     }
     if (result.duplicate) return;
-    await this.follow(hub, result.sessionId, result.userMessageId, inbound);
+    // It waits behind the running turn (mid-turn policy): 👀 on it until its turn starts.
+    const waiting = result.disposition === 'queued';
+    if (waiting) void this.sender.react(chatTarget(inbound.chatId, inbound.chatType), inbound.messageId, WAITING_REACTION);
+    await this.follow(hub, result.sessionId, result.userMessageId, inbound, waiting);
+  }
+
+  /** An edited message: while it still waits for its turn, the turn answers the new text. */
+  private async onEdit(hub: Hub, update: Update): Promise<void> {
+    const edit = normalizeEdit(update, this.botUsername);
+    if (edit) await hub.amendWaiting(TELEGRAM_CHANNEL, edit.externalId, edit.text);
   }
 
   /** Renders the turn into the chat, following it by its id (frames the log kept from before included). */
-  private async follow(hub: Hub, sessionId: string, turnId: string, inbound: TelegramInbound): Promise<void> {
+  private async follow(hub: Hub, sessionId: string, turnId: string, inbound: TelegramInbound, waiting = false): Promise<void> {
     const chat = chatTarget(inbound.chatId, inbound.chatType);
     const renderer = new ChatRenderer({
       sender: this.sender,
@@ -156,7 +169,20 @@ export class TelegramAdapter implements ChannelAdapter {
       botToken: this.config.botToken,
       logger: this.config.logger,
     });
-    const followed = await followTurn(hub.events, sessionId, turnId, { replay: true, onFrame: (frame) => renderer.push(frame) });
+    let reacted = waiting;
+    const unreact = () => {
+      if (!reacted) return;
+      reacted = false;
+      void this.sender.react(chat, inbound.messageId, null);
+    };
+    const followed = await followTurn(hub.events, sessionId, turnId, {
+      replay: true,
+      onFrame: (frame) => {
+        unreact();
+        renderer.push(frame);
+      },
+    });
+    void followed.outcome.then(unreact);
     const entry: Following = { renderer, followed };
     this.following.add(entry);
     void followed.outcome

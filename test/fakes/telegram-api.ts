@@ -53,6 +53,8 @@ export class FakeTelegramApi {
   private readonly floods = new Map<string, number>();
   private readonly listeners: (() => void)[] = [];
   private readonly texts = new Map<number, string>();
+  /** The bot's reactions as they stand, per message (`chat:message`), e.g. 👀 on a message that waits. */
+  readonly reactions = new Map<string, string[]>();
   private readonly deleted = new Set<number>();
   private limits: FakeRateLimits = {};
   private readonly sentAt = new Map<string, number[]>();
@@ -222,6 +224,9 @@ export class FakeTelegramApi {
       case 'answerCallbackQuery':
       case 'sendChatAction':
       case 'sendMessageDraft':
+        return true;
+      case 'setMessageReaction':
+        this.reactions.set(`${params.chat_id}:${params.message_id}`, (params.reaction ?? []).map((reaction: { emoji: string }) => reaction.emoji));
         return true;
       case 'sendMessage': {
         const messageId = this.nextMessageId++;

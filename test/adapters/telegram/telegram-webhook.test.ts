@@ -30,6 +30,14 @@ async function sessionOf(chatId: number): Promise<any> {
   return sessions.body.data.items.find((item: any) => item.session_key === `telegram::${chatId}`);
 }
 
+async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Waits until the chat's reply ends with `text` as a final edit or message. */
 const finalText = (chatId: number, text: string) => waitForText(h.telegram, chatId, text);
 
@@ -88,18 +96,26 @@ it('makes no second turn for a redelivered update', async () => {
   expect(history.body.data.items.filter((m: any) => m.role === 'user')).toHaveLength(1);
 });
 
-it('answers a message sent while the chat’s turn still runs with a short note', async () => {
+it('queues a message sent while the chat’s turn runs: 👀 on it until its turn starts, then its own answer; an edit before then changes what is answered', async () => {
   h.provider.pieces = ['Slow', ' answer.'];
   h.provider.pauseBefore = 1;
   await deliver(textUpdate(104, 'first'));
   await h.provider.paused();
   const requests = h.provider.requests.length;
-  expect((await deliver(textUpdate(104, 'second'))).status).toBe(200);
-  await finalText(104, STILL_ANSWERING_TEXT);
+  const second = textUpdate(104, 'secnd');
+  expect((await deliver(second)).status).toBe(200);
+  const key = `104:${second.message.message_id}`;
+  await until(() => (h.telegram.reactions.get(key) ?? []).join() === '👀');
+  // The person fixes the typo before its turn starts: the turn answers the edited text.
+  const edited = { update_id: second.update_id + 1000, edited_message: { ...second.message, text: 'second', edit_date: Math.floor(Date.now() / 1000) } };
+  expect((await deliver(edited)).status).toBe(200);
   h.provider.pauseBefore = null;
   h.provider.release();
-  await finalText(104, 'Slow answer.');
-  expect(h.provider.requests.length).toBe(requests);
+  await until(() => h.telegram.calls.filter((call) => call.method === 'sendMessage' && forChat(104)(call) && call.params.text === 'Slow answer.').length === 2);
+  await until(() => (h.telegram.reactions.get(key) ?? []).length === 0);
+  expect(h.provider.requests.length).toBe(requests + 1);
+  expect(h.provider.requests.at(-1)!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['first', 'second']);
+  expect(h.telegram.calls.some((call) => call.method === 'sendMessage' && call.params.text === STILL_ANSWERING_TEXT)).toBe(false);
 });
 
 it('shows an internal error only as an apology, with the details in the logs', async () => {
