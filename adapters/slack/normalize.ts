@@ -68,15 +68,13 @@ export function stripBotMention(text: string, botUserId: string | undefined): st
 
 export interface NormalizeInput {
   event: SlackMessageEvent;
-  /** The envelope's `event_id`: the same on Slack's retries, so the hub recognises them. */
-  eventId: string | undefined;
   teamId: string;
   botUserId: string | undefined;
   displayName: string | undefined;
 }
 
 /** A Slack event as the hub's InboundMessage, or null when it is not for the agent (or says nothing). */
-export function normalizeMessage({ event, eventId, teamId, botUserId, displayName }: NormalizeInput): InboundMessage | null {
+export function normalizeMessage({ event, teamId, botUserId, displayName }: NormalizeInput): InboundMessage | null {
   if (!isConversationalEvent(event, botUserId)) return null;
   const text = stripBotMention(event.text ?? '', botUserId);
   if (text === '') return null;
@@ -88,7 +86,35 @@ export function normalizeMessage({ event, eventId, teamId, botUserId, displayNam
     text,
     mode: 'normal',
     metadata: {},
-    externalId: eventId,
+    // The message's identity: Slack's retries carry the same message, so does a later edit or deletion,
+    // and a mention that arrives as both `message` and `app_mention` is taken in once.
+    externalId: messageIdentity(event.channel, event.ts),
     raw: event,
   };
+}
+
+/** `<channel>:<ts>`: a Slack message's identity (ts is unique per channel). */
+export function messageIdentity(channel: string, ts: string): string {
+  return `${channel}:${ts}`;
+}
+
+/** The `message_changed` / `message_deleted` events this channel reads. */
+export interface SlackChangeEvent {
+  type: 'message';
+  subtype: 'message_changed' | 'message_deleted';
+  channel: string;
+  message?: { ts: string; text?: string; user?: string };
+  deleted_ts?: string;
+}
+
+/**
+ * A person's edit (new text) or deletion (null text) of a message, named as `normalizeMessage`
+ * named it; null for anything else (bots' edits, our own).
+ */
+export function normalizeChange(event: SlackChangeEvent, botUserId: string | undefined): { externalId: string; text: string | null } | null {
+  if (event.subtype === 'message_deleted') return event.deleted_ts ? { externalId: messageIdentity(event.channel, event.deleted_ts), text: null } : null;
+  const message = event.message;
+  if (event.subtype !== 'message_changed' || !message?.ts || !message.user || message.user === botUserId) return null;
+  const text = stripBotMention(message.text ?? '', botUserId);
+  return text === '' ? null : { externalId: messageIdentity(event.channel, message.ts), text };
 }

@@ -99,8 +99,9 @@ export class TurnRenderer {
   finish(outcome: TurnOutcome): void {
     if (this.ended) return;
     this.stopTimers();
-    // Answered together with an earlier waiting message (collect): that turn's reply says it all.
-    if (outcome.kind === 'merged') return;
+    // Answered together with an earlier waiting message (collect), deleted before its turn, or shutting
+    // down: nothing to show for this message.
+    if (outcome.kind === 'merged' || outcome.kind === 'dropped' || outcome.kind === 'stopped') return;
     const text = outcome.kind === 'done' ? outcome.done.text : outcome.kind === 'cancelled' ? REPLY_TEXT.cancelled : REPLY_TEXT.apology;
     this.enqueue(() => this.write((writer) => writer.final(text)));
     this.enqueue(() => this.status.clear());

@@ -9,7 +9,7 @@ import { boltLogger } from './bolt-logger';
 import { platformReason } from './platform-reason';
 import { answeredBlocks, CONFIRM_ACTION_PREFIX, decodeChoice } from './confirm-buttons';
 import { SLACK_LIMITS } from './limits';
-import { conversationOf, isConversationalEvent, normalizeMessage, type SlackMessageEvent } from './normalize';
+import { conversationOf, isConversationalEvent, normalizeChange, normalizeMessage, SLACK_CHANNEL, type SlackChangeEvent, type SlackMessageEvent } from './normalize';
 import { followTurn, type FollowedTurn } from '../../src/core/follow-turn';
 import type { SendBudgetLimits } from '../shared/send-budget';
 import { offerPrompts, type AssistantThreadStartedEvent, type SuggestedPrompts } from './assistant-thread';
@@ -128,10 +128,16 @@ export class SlackAdapter implements ChannelAdapter {
 
   private async onMessage(event: SlackMessageEvent, body: { event_id?: string; team_id?: string }, context: { botUserId?: string; teamId?: string }, client: WebClient): Promise<void> {
     const hub = this.requireHub();
+    if (event.subtype === 'message_changed' || event.subtype === 'message_deleted') {
+      // An edit or deletion before the message's turn started changes what is answered.
+      const change = normalizeChange(event as unknown as SlackChangeEvent, context.botUserId);
+      if (change) await hub.amendWaiting(SLACK_CHANNEL, change.externalId, change.text);
+      return;
+    }
     if (!isConversationalEvent(event, context.botUserId)) return;
     const teamId = context.teamId ?? body.team_id ?? 'T0';
     const displayName = await this.users.lookup(client, event.user!);
-    const message = normalizeMessage({ event, eventId: body.event_id, teamId, botUserId: context.botUserId, displayName });
+    const message = normalizeMessage({ event, teamId, botUserId: context.botUserId, displayName });
     if (!message) return;
     const conversation = conversationOf(event, teamId);
     const target: ReplyTarget = { channel: conversation.channel, threadTs: conversation.threadTs, recipient: { userId: event.user!, teamId: conversation.team } };

@@ -67,8 +67,9 @@ export class ChatRenderer {
       this.endStreaming();
       await this.typingOff();
       if (outcome.kind === 'done') return this.finish(outcome.done.text);
-      // Answered together with an earlier waiting message (collect): that turn's reply says it all.
-      if (outcome.kind === 'merged') return;
+      // Answered together with an earlier waiting message (collect), deleted before its turn, or
+      // shutting down: nothing to show for this message.
+      if (outcome.kind === 'merged' || outcome.kind === 'dropped' || outcome.kind === 'stopped') return;
       return this.renderEnd(outcome.kind === 'cancelled' ? CANCELLED_TEXT : APOLOGY_TEXT);
     });
     return this.chain;

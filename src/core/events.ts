@@ -56,9 +56,11 @@ export type AgentEvent =
       type: 'tool_confirm_request';
       payload: TurnTag & { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string };
     }
-  | { type: 'agent_state'; payload: TurnTag & { state: AgentState } }
+  /** `answers`: on a turn's first state, the waiting messages it answers besides its own (mid-turn `collect`). */
+  | { type: 'agent_state'; payload: TurnTag & { state: AgentState; answers?: string[] } }
   | { type: 'memory_update'; payload: TurnTag & { mode: string; tokens_used: number; summarized: boolean } }
-  | { type: 'error'; payload: TurnTag & { code: ErrorCode; message: string } }
+  /** `dropped`: the `CANCELLED` of a waiting chat message deleted on its platform before its turn started. */
+  | { type: 'error'; payload: TurnTag & { code: ErrorCode; message: string; dropped?: boolean } }
   | { type: 'done'; payload: DonePayload };
 
 export type AgentEventType = AgentEvent['type'];

@@ -7,6 +7,10 @@ export type TurnOutcome =
   | { kind: 'done'; done: DonePayload }
   /** The message waited and another turn answers it together with its own (mid-turn policy `collect`). */
   | { kind: 'merged'; into: string }
+  /** The message waited and was deleted on its platform before its turn started: no turn, no answer. */
+  | { kind: 'dropped' }
+  /** The follower stopped (`stop()`, e.g. at shutdown) before the turn ended. */
+  | { kind: 'stopped' }
   | { kind: 'cancelled' }
   | { kind: 'error'; code: ErrorCode; message: string };
 
@@ -22,7 +26,7 @@ export class TurnOutcomeTracker {
   next(frame: SessionFrame): TurnOutcome | null {
     if (frame.type === 'done') return { kind: 'done', done: frame.payload };
     if (frame.type === 'error') {
-      if (frame.payload.code === 'CANCELLED') return { kind: 'cancelled' };
+      if (frame.payload.code === 'CANCELLED') return frame.payload.dropped ? { kind: 'dropped' } : { kind: 'cancelled' };
       this.lastError = { code: frame.payload.code, message: frame.payload.message };
       return this.idle ? { kind: 'error', ...this.lastError } : null;
     }
@@ -47,7 +51,7 @@ export interface FollowOptions {
 export interface FollowedTurn {
   /** Settles with the outcome once the turn's frames say it ended. */
   outcome: Promise<TurnOutcome>;
-  /** Stops following (it also stops by itself once the outcome is known). */
+  /** Stops following (it also stops by itself once the outcome is known); an outcome not yet known becomes `stopped`. */
   stop(): void;
 }
 
@@ -70,15 +74,16 @@ export async function followTurn(events: EventLog, sessionId: string, turnId: st
     ended = true;
     unsubscribe?.();
     unsubscribe = null;
+    settle({ kind: 'stopped' }); // no effect once the outcome is known
   };
   const take = (frame: SessionFrame) => {
     if (ended || frame.seq <= lastSeq) return;
-    const { turn_id: of, answers } = frame.payload as { turn_id?: string; answers?: unknown };
+    const of = frame.payload.turn_id;
     if (of !== turnId) {
       // Another turn took this message in: whoever follows that turn shows the answer.
-      if (of && Array.isArray(answers) && answers.includes(turnId)) {
-        stop();
+      if (of && frame.type === 'agent_state' && frame.payload.answers?.includes(turnId)) {
         settle({ kind: 'merged', into: of });
+        stop();
       }
       return;
     }
@@ -86,8 +91,8 @@ export async function followTurn(events: EventLog, sessionId: string, turnId: st
     options.onFrame?.(frame);
     const result = tracker.next(frame);
     if (result) {
-      stop();
       settle(result);
+      stop();
     }
   };
   unsubscribe = await events.subscribe(sessionId, (frame) => (held ? held.push(frame) : take(frame)));

@@ -131,7 +131,13 @@ export class TurnService {
   async changeWaiting(sessionId: string, messageId: string, text: string | null): Promise<boolean> {
     const live = await this.deps.registry.get(sessionId);
     if (live?.turnId === messageId) return false;
-    return this.deps.store.changeOwedMessage(messageId, text, text === null ? 0 : countTokens(text));
+    const changed = await this.deps.store.changeOwedMessage(messageId, text, text === null ? 0 : countTokens(text));
+    if (changed && text === null) {
+      // Its turn never comes: whoever follows it (the channel that took it in) is told, and shows nothing.
+      const payload = { code: 'CANCELLED' as const, message: 'The message was deleted before its turn started.', turn_id: messageId, dropped: true };
+      await this.deps.events.append(sessionId, { type: 'error', payload });
+    }
+    return changed;
   }
 
   /** One insert, only into a session that exists and is not archived (else the documented error). */

@@ -185,9 +185,12 @@ it('steer: the running turn ends at its next tool boundary (a pending confirmati
 it('an edited message that still waits replaces its text; a deleted one is dropped; a running one cannot be changed', async () => {
   const first = await holdFirstTurn('e1', 'running now', { externalId: 'e1:m1' });
   await say('e1', 'typo here', { externalId: 'e1:m2' });
-  await say('e1', 'delete me', { externalId: 'e1:m3' });
+  const deleted = await say('e1', 'delete me', { externalId: 'e1:m3' });
+  const deletedOutcome = outcomeOf(first.sessionId, deleted.userMessageId);
   expect(await port.amendWaiting('telegram', 'e1:m2', 'fixed text')).toBe(true);
   expect(await port.amendWaiting('telegram', 'e1:m3', null)).toBe(true);
+  // Whoever follows the deleted message learns that its turn never comes.
+  expect(await deletedOutcome).toEqual({ kind: 'dropped' });
   expect(await port.amendWaiting('telegram', 'e1:m1', 'too late')).toBe(false);
   expect(await port.amendWaiting('telegram', 'e1:unknown', 'who?')).toBe(false);
   const done = outcomeOf(first.sessionId, first.userMessageId);

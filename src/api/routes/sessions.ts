@@ -226,9 +226,9 @@ async function ingestAndWait(deps: SessionRoutesDeps, message: InboundMessage & 
     }
     if (outcome.kind === 'done') return outcome.done;
     if (outcome.kind === 'cancelled') throw new AppError('CANCELLED', 'The turn was cancelled.');
-    // The web channel never lets a message wait (TURN_IN_PROGRESS), so none is answered by another turn.
-    if (outcome.kind === 'merged') throw new Error(`web turn ${message.turnId} was merged into ${outcome.into}`);
-    throw new AppError(outcome.code, outcome.message);
+    if (outcome.kind === 'error') throw new AppError(outcome.code, outcome.message);
+    // The web channel never lets a message wait (TURN_IN_PROGRESS): none is merged or dropped; we stop only after this.
+    throw new Error(`web turn ${message.turnId} ended as ${outcome.kind}`);
   } finally {
     clearTimeout(timer);
     followed.stop();

@@ -201,6 +201,26 @@ describe('receiving', () => {
     expect(slack.calls.some((call) => call.method === 'chat.postMessage' && /Still answering/.test(call.args.text ?? ''))).toBe(false);
   });
 
+  it('an edited DM that still waits is answered as edited; a deleted one is not answered', async () => {
+    provider.pauseBefore = 1;
+    await postEvent(envelope(dm('first thing', { channel: 'D5' })));
+    await provider.paused();
+    const typo = dm('secnd thing', { channel: 'D5' });
+    const gone = dm('never mind this', { channel: 'D5' });
+    await postEvent(envelope(typo));
+    await postEvent(envelope(gone));
+    await slack.waitFor((call) => call.method === 'reactions.add' && call.args.timestamp === gone.ts);
+    await postEvent(envelope({ type: 'message', subtype: 'message_changed', channel: 'D5', channel_type: 'im', ts: nextTs(), message: { ts: typo.ts, text: 'second thing', user: 'U1' } }));
+    await postEvent(envelope({ type: 'message', subtype: 'message_deleted', channel: 'D5', channel_type: 'im', ts: nextTs(), deleted_ts: gone.ts }));
+    const requests = provider.requests.length;
+    provider.pauseBefore = null;
+    provider.release();
+    await until(() => provider.requests.length === requests + 1 && slack.workspace.messagesIn('D5').filter((message) => message.text === 'Hello there, friend.').length === 2);
+    expect(provider.requests.at(-1)!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['first thing', 'second thing']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(provider.requests.length).toBe(requests + 1); // the deleted message never got a turn
+  });
+
   it('shows internal errors only as an apology', async () => {
     provider.failAt = 1;
     provider.failWith = new Error('db password=hunter2 leaked in stack');
