@@ -18,6 +18,8 @@ export interface HandlerInput<TBody, TQuery, TParams, TAccess extends Access = A
   body: TBody;
   query: TQuery;
   params: TParams;
+  /** The request headers the endpoint's `headers` schema names, validated (lower-case names). */
+  headers: Record<string, unknown>;
   /** The authenticated caller; `null` only on public endpoints. */
   principal: TAccess extends 'public' ? null : Principal;
   req: Request;
@@ -54,6 +56,8 @@ export interface Endpoint<
   documentedBodies?: Record<string, ZodType>;
   query?: ZodType<TQuery>;
   params?: ZodType<TParams>;
+  /** Request headers the endpoint reads (lower-case names), validated and documented like the query. */
+  headers?: z.ZodObject;
   /** The success status and the schema of `data`. */
   response: { status: number; description: string; data?: ZodType<TResult> };
   /** Error codes this endpoint can answer with, for the OpenAPI document (422, 500 etc. are implied). */
@@ -186,6 +190,7 @@ function parseInput<TBody, TQuery, TParams>(
   const fields: FieldIssues = {};
   const params = validate(endpoint.params, req.params, 'path.', fields);
   const query = validate(endpoint.query, req.query, 'query.', fields);
+  const headers = endpoint.headers ? validate(endpoint.headers, pickHeaders(req, endpoint.headers), 'header.', fields) : {};
   let body: unknown = undefined;
   if (endpoint.body && METHODS_WITH_BODY.has(endpoint.method)) {
     if (endpoint.bodyMediaType === 'application/x-www-form-urlencoded') requireForm(req);
@@ -193,7 +198,12 @@ function parseInput<TBody, TQuery, TParams>(
     body = validate(endpoint.body, req.body, '', fields);
   }
   if (Object.keys(fields).length > 0) throw AppError.validation(fields);
-  return { body: body as TBody, query: query as TQuery, params: params as TParams, req, res };
+  return { body: body as TBody, query: query as TQuery, params: params as TParams, headers: (headers ?? {}) as Record<string, unknown>, req, res };
+}
+
+/** The headers a schema names, as sent (a repeated header arrives joined by `, `; express does that). */
+function pickHeaders(req: Request, schema: z.ZodObject): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(schema.shape).flatMap((name) => (req.headers[name] === undefined ? [] : [[name, req.headers[name]]])));
 }
 
 /** A body that is present must be JSON; an absent one is validated as `undefined` (→ 422 if required). */
@@ -249,6 +259,7 @@ function describe(endpoint: Endpoint<any, any, any, any, any>): RouteConfig {
   const request: RouteConfig['request'] = {};
   if (endpoint.params) request.params = endpoint.params as unknown as z.ZodObject;
   if (endpoint.query) request.query = endpoint.query as unknown as z.ZodObject;
+  if (endpoint.headers) request.headers = endpoint.headers;
   if (endpoint.body) {
     request.body = {
       required: endpoint.method !== 'delete',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { WEB_CHANNEL } from '../core/channel';
 import { AppError } from '../core/errors';
 import type { Hub, Ingested, SessionSummary, SocketAuthResult } from '../core/hub';
 import type { ChannelName, InboundMessage } from '../core/inbound';
@@ -53,6 +54,7 @@ export class SwitchboardHub implements Hub {
       );
       if (!created) return duplicate(sessionId, '');
     }
+    const web = message.channel === WEB_CHANNEL;
     let accepted;
     try {
       accepted = await turns.accept({
@@ -62,12 +64,13 @@ export class SwitchboardHub implements Hub {
         metadata: message.metadata,
         turnId: message.turnId,
         // The web channel keeps the spec's TURN_IN_PROGRESS; chat channels follow their policy.
-        policy: message.channel === 'web' ? 'reject' : (id) => this.deps.midTurnPolicy(message.channel, id),
+        policy: web ? 'reject' : (id) => this.deps.midTurnPolicy(message.channel, id),
       });
     } catch (error) {
-      // Not taken in (e.g. queue down): free the event id so the platform's retry is not lost.
-      // TURN_IN_PROGRESS keeps it: that event was answered ("busy"), its retry must not start a turn.
-      if (message.externalId && !(error instanceof AppError && error.code === 'TURN_IN_PROGRESS')) {
+      // Not taken in (e.g. queue down): free the event id so the platform's retry is not lost. A chat
+      // channel's TURN_IN_PROGRESS keeps it: that event was answered ("busy"), its retry must not start
+      // a turn; a web client told 409 may retry with the same Idempotency-Key.
+      if (message.externalId && (web || !(error instanceof AppError && error.code === 'TURN_IN_PROGRESS'))) {
         await models.InboundEvent.destroy({ where: { channel: message.channel, external_id: message.externalId } });
       }
       throw error;

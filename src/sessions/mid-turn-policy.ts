@@ -1,3 +1,4 @@
+import { WEB_CHANNEL } from '../core/channel';
 import type { ChannelName } from '../core/inbound';
 import { MID_TURN_POLICIES, type MidTurnPolicy, type TurnRegistry } from '../core/turns';
 import type { TurnStore } from '../db/turn-store';
@@ -21,7 +22,7 @@ export function channelMidTurnDefaults(sections: Readonly<Record<string, unknown
  * TURN_IN_PROGRESS); on a chat channel its current workflow's `mid_turn`, else the channel's default.
  */
 export function midTurnPolicy(channel: string, workflow: { mid_turn: string | null } | null, channelDefault: ChannelPolicyDefault): MidTurnPolicy {
-  if (channel === 'web') return 'reject';
+  if (channel === WEB_CHANNEL) return 'reject';
   const own = workflow?.mid_turn;
   if (own && (MID_TURN_POLICIES as readonly string[]).includes(own)) return own as MidTurnPolicy;
   return channelDefault(channel as ChannelName);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Op, type WhereOptions } from 'sequelize';
+import { WEB_CHANNEL } from '../core/channel';
 import { AppError } from '../core/errors';
 import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import type { Principal } from '../core/principal';
@@ -54,7 +55,7 @@ export class SessionService {
       id: randomUUID(),
       name: input.name ?? defaultName(new Date()),
       owner_id: principal.userId,
-      channel: 'web',
+      channel: WEB_CHANNEL,
       session_key: null,
       active_workflow_id: workflow?.id ?? null,
       config: { ...(input.config ?? {}) },
@@ -167,6 +168,12 @@ export class SessionService {
       options.limit,
       total,
     );
+  }
+
+  /** One stored message of a session (already access-checked), as history shows it; null when gone. */
+  async message(sessionId: string, messageId: string) {
+    const row = await this.deps.models.Message.findOne({ where: { id: messageId, session_id: sessionId } });
+    return row ? messageView(row) : null;
   }
 
   /** Deletes the history, keeping the newest `keepLast` messages. Refused while a turn runs. */

@@ -8,13 +8,14 @@ import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { registerUser, type TestUser } from '../helpers/users';
 
 let service: RunningService;
+const provider = new ScriptedProvider();
 let api: string;
 let root: TestUser;
 let ann: TestUser;
 let bob: TestUser;
 
 beforeAll(async () => {
-  service = await startService({ env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS), cwd: makeTempDir(), logDestination: new LogCapture(), provider: new ScriptedProvider() });
+  service = await startService({ env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS), cwd: makeTempDir(), logDestination: new LogCapture(), provider });
   api = `http://127.0.0.1:${service.port}/api/v1`;
   root = await registerUser(api, 'root');
   ann = await registerUser(api, 'ann');
@@ -155,5 +156,75 @@ describe('sessions REST', () => {
     const response = await request(`${api}/sessions/${id}/cancel`, as(ann, { method: 'POST' }));
     expect(response.status).toBe(409);
     expect(response.body.error.code).toBe('CONFLICT');
+  });
+});
+
+describe('Idempotency-Key on POST /sessions/{id}/messages', () => {
+  const send = (id: string, key: string | null, text: string, query = '') =>
+    request(`${api}/sessions/${id}/messages${query}`, jsonBody({ text }, { authorization: `Bearer ${ann.token}`, ...(key === null ? {} : { 'idempotency-key': key }) }));
+  const userTexts = async (id: string) =>
+    ((await request(`${api}/sessions/${id}/messages?limit=100`, as(ann))).body.data.items as any[]).filter((m) => m.role === 'user').map((m) => m.content);
+  const idle = async (id: string) => {
+    for (let i = 0; i < 250 && (await request(`${api}/sessions/${id}`, as(ann))).body.data.state !== 'idle'; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+
+  afterEach(() => {
+    provider.pauseBefore = null;
+    provider.release();
+  });
+
+  it('a retried POST answers the message the first one stored and starts no second turn', async () => {
+    const id = (await post(ann, '/sessions', {})).body.data.id;
+    const requests = provider.requests.length;
+    const first = await send(id, 'retry-1', 'only once please');
+    const again = await send(id, 'retry-1', 'only once please');
+    expect([first.status, again.status]).toEqual([202, 202]);
+    expect(again.body.data).toEqual(first.body.data);
+    await idle(id);
+    expect(await userTexts(id)).toEqual(['only once please']);
+    expect(provider.requests.length).toBe(requests + 1);
+    // The same key on another session is another message.
+    const other = (await post(ann, '/sessions', {})).body.data.id;
+    expect((await send(other, 'retry-1', 'elsewhere')).body.data.id).not.toBe(first.body.data.id);
+  });
+
+  it('a key refused with TURN_IN_PROGRESS may be used again once the turn is over', async () => {
+    const id = (await post(ann, '/sessions', {})).body.data.id;
+    provider.pauseBefore = 1;
+    expect((await send(id, null, 'hold on')).status).toBe(202);
+    await provider.paused();
+    const busy = await send(id, 'later-1', 'after that');
+    expect([busy.status, busy.body.error.code]).toEqual([409, 'TURN_IN_PROGRESS']);
+    provider.pauseBefore = null;
+    provider.release();
+    await idle(id);
+    expect((await send(id, 'later-1', 'after that')).status).toBe(202);
+    await idle(id);
+    expect(await userTexts(id)).toEqual(['hold on', 'after that']);
+  });
+
+  it('sync: a retry while the turn runs, or soon after (its frames still kept), gets the same done', async () => {
+    const id = (await post(ann, '/sessions', {})).body.data.id;
+    provider.pauseBefore = 1;
+    const first = send(id, 'sync-1', 'wait for me', '?sync=true');
+    await provider.paused();
+    const retry = send(id, 'sync-1', 'wait for me', '?sync=true');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    provider.pauseBefore = null;
+    provider.release();
+    const [a, b] = await Promise.all([first, retry]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.body.data.message_id).toBe(a.body.data.message_id);
+    const late = await send(id, 'sync-1', 'wait for me', '?sync=true');
+    expect([late.status, late.body.data.message_id]).toEqual([200, a.body.data.message_id]);
+    expect(await userTexts(id)).toEqual(['wait for me']);
+  });
+
+  it('refuses a key that is empty, too long or not printable ASCII (422 naming the header)', async () => {
+    const id = (await post(ann, '/sessions', {})).body.data.id;
+    for (const key of ['has space', 'x'.repeat(256), 'caf\u00e9']) {
+      const response = await request(`${api}/sessions/${id}/messages`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ann.token}`, 'idempotency-key': encodeURI(key) === key ? key : 'bad key' }, body: JSON.stringify({ text: 'x' }) });
+      expect([response.status, Object.keys(response.body.error.details.fields)]).toEqual([422, ['header.idempotency-key']]);
+    }
   });
 });

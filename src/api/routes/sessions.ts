@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '../../core/errors';
-import { followTurn } from '../../core/follow-turn';
+import { WEB_CHANNEL } from '../../core/channel';
+import { followTurn, type TurnOutcome } from '../../core/follow-turn';
 import type { Hub, Ingested } from '../../core/hub';
 import type { InboundMessage } from '../../core/inbound';
 import type { SessionService } from '../../sessions/session-service';
@@ -15,6 +16,7 @@ import {
   listQuery,
   messageSchema,
   postMessageBody,
+  postMessageHeaders,
   sessionIdParams,
   sessionSchema,
   updateSessionBody,
@@ -152,17 +154,23 @@ export function registerSessionRoutes(api: ApiRouter, deps: SessionRoutesDeps): 
     body: postMessageBody,
     errors: ['SESSION_NOT_FOUND', 'TURN_IN_PROGRESS', 'CONFLICT', 'CANCELLED', 'SERVICE_UNAVAILABLE'],
     response: { status: 202, description: 'The stored user message (200 with the `done` payload when sync=true).', data: messageSchema.or(donePayloadSchema) },
-    handler: async ({ principal, params, query, body }) => {
+    headers: postMessageHeaders,
+    handler: async ({ principal, params, query, body, headers }) => {
       await sessions.access(principal, params.id);
+      const key = headers['idempotency-key'] as string | undefined;
       const message: InboundMessage & { sessionId: string } = {
-        channel: 'web',
+        channel: WEB_CHANNEL,
         sessionId: params.id,
         sender: { userId: principal.userId, displayName: principal.username },
         text: (body.text ?? body.content)!,
         mode: body.mode,
         metadata: body.metadata,
+        ...(key === undefined ? {} : { externalId: idempotencyId(params.id, key) }),
       };
-      if (query.sync !== 'true') return storedMessageView(message, await hub.ingest(message));
+      if (query.sync !== 'true') {
+        const ingested = await hub.ingest(message);
+        return ingested.duplicate ? new Reply(202, await firstAnswer(deps, ingested)) : storedMessageView(message, ingested);
+      }
       return new Reply(200, await ingestAndWait(deps, { ...message, turnId: randomUUID() }));
     },
   });
@@ -186,6 +194,30 @@ export function registerSessionRoutes(api: ApiRouter, deps: SessionRoutesDeps): 
   });
 }
 
+/**
+ * What an `Idempotency-Key` names on the hub: the key hashed (any length, any bytes fit the event
+ * id column) and scoped to the session, so two clients' keys never meet.
+ */
+function idempotencyId(sessionId: string, key: string): string {
+  return `${sessionId}:${createHash('sha256').update(key).digest('base64url')}`;
+}
+
+/** A repeated `Idempotency-Key`: the message its first request stored (no second turn was started). */
+async function firstAnswer(deps: SessionRoutesDeps, ingested: Ingested) {
+  const stored = ingested.userMessageId ? await deps.sessions.message(ingested.sessionId, ingested.userMessageId) : null;
+  if (!stored) throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still being taken in; retry it in a moment.', { headers: { 'Retry-After': '1' } });
+  return stored;
+}
+
+/** A web turn's ending as the sync answer: its `done` payload, or the documented error. */
+function outcomeAnswer(outcome: TurnOutcome, turnId: string) {
+  if (outcome.kind === 'done') return outcome.done;
+  if (outcome.kind === 'cancelled') throw new AppError('CANCELLED', 'The turn was cancelled.');
+  if (outcome.kind === 'error') throw new AppError(outcome.code, outcome.message);
+  // The web channel never lets a message wait (TURN_IN_PROGRESS): none is merged or dropped; we stop only after this.
+  throw new Error(`web turn ${turnId} ended as ${outcome.kind}`);
+}
+
 /** The 202 answer: the stored user message, as history shows it. */
 function storedMessageView(message: InboundMessage, ingested: Ingested) {
   return messageView({
@@ -206,6 +238,26 @@ function storedMessageView(message: InboundMessage, ingested: Ingested) {
 }
 
 /**
+ * `?sync=true` with a repeated `Idempotency-Key`: the first request's turn, followed from the frames
+ * the log keeps (it may still run); once the log no longer keeps an ended turn (the replay buffer),
+ * its reply is in the history and 409 says so.
+ */
+async function followFirst(deps: SessionRoutesDeps, ingested: Ingested) {
+  const stored = await firstAnswer(deps, ingested);
+  const followed = await followTurn(deps.hub.events, ingested.sessionId, stored.id, { replay: true });
+  try {
+    const running = (await deps.hub.findSession(ingested.sessionId))?.turnId === stored.id;
+    const ended = await Promise.race([followed.outcome, new Promise<null>((resolve) => setImmediate(() => resolve(null)))]);
+    if (ended === null && !running) {
+      throw new AppError('CONFLICT', 'This Idempotency-Key was used for a turn that has ended; its reply is in the session history.');
+    }
+    return outcomeAnswer(ended ?? (await followed.outcome), stored.id);
+  } finally {
+    followed.stop();
+  }
+}
+
+/**
  * `?sync=true`: follows the turn by its id from before it is ingested (so no frame is missed), then
  * answers its `done` payload, or its ending as the documented error (409 CANCELLED, the turn's own
  * error code, 503 when it outlasts the wait and goes on).
@@ -214,7 +266,8 @@ async function ingestAndWait(deps: SessionRoutesDeps, message: InboundMessage & 
   const followed = await followTurn(deps.hub.events, message.sessionId, message.turnId);
   let timer: NodeJS.Timeout | undefined;
   try {
-    await deps.hub.ingest(message);
+    const ingested = await deps.hub.ingest(message);
+    if (ingested.duplicate) return await followFirst(deps, ingested);
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), deps.syncTimeoutMs);
     });
@@ -224,11 +277,7 @@ async function ingestAndWait(deps: SessionRoutesDeps, message: InboundMessage & 
         headers: { 'Retry-After': '5' },
       });
     }
-    if (outcome.kind === 'done') return outcome.done;
-    if (outcome.kind === 'cancelled') throw new AppError('CANCELLED', 'The turn was cancelled.');
-    if (outcome.kind === 'error') throw new AppError(outcome.code, outcome.message);
-    // The web channel never lets a message wait (TURN_IN_PROGRESS): none is merged or dropped; we stop only after this.
-    throw new Error(`web turn ${message.turnId} ended as ${outcome.kind}`);
+    return outcomeAnswer(outcome, message.turnId);
   } finally {
     clearTimeout(timer);
     followed.stop();

@@ -94,4 +94,19 @@ export const postMessageBody = z
     }
   });
 
+/** `Idempotency-Key`: a retried POST with the same key is answered from the first, never a second turn. */
+export const IDEMPOTENCY_KEY_MAX = 255;
+export const postMessageHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(IDEMPOTENCY_KEY_MAX)
+    .regex(/^[\x21-\x7e]+$/, 'Printable ASCII without spaces.')
+    .optional()
+    .describe(
+      'Makes a retry safe: a request repeated with the same key (per session) answers the message the first one stored and starts no second turn. ' +
+        'A key whose first request is still being taken in answers 409 CONFLICT; one whose first request was refused may be used again.',
+    ),
+});
+
 export const clearMessagesBody = z.strictObject({ keep_last: z.number().int().min(0).default(0) }).optional();
