@@ -1,14 +1,14 @@
-/** The six answers to a `tool_confirm_request` (spec, tool_confirm), in the order the buttons show. */
-export const CONFIRM_ACTIONS = [
+import type { ConfirmAction } from '../../src/core/events';
+
+/** The six answers to a `tool_confirm_request` (spec, tool_confirm) as buttons, in the spec's order. */
+export const CONFIRM_BUTTONS = [
   { action: 'allow', label: 'Allow', style: 'primary' },
   { action: 'deny', label: 'Deny', style: undefined },
   { action: 'allow_all', label: 'Allow for this session', style: undefined },
   { action: 'disable', label: 'Disable tool', style: undefined },
   { action: 'forbid_all', label: 'Forbid all this turn', style: 'danger' },
   { action: 'cancel', label: 'Cancel turn', style: 'danger' },
-] as const;
-
-export type ConfirmAction = (typeof CONFIRM_ACTIONS)[number]['action'];
+] as const satisfies readonly { action: ConfirmAction; label: string; style: string | undefined }[];
 
 /** Every confirmation button's action_id starts with this; the interactions listener matches it. */
 export const CONFIRM_ACTION_PREFIX = 'switchboard_confirm_';
@@ -31,7 +31,7 @@ export function decodeChoice(value: string | undefined): ConfirmChoice | null {
   if (!value) return null;
   try {
     const parsed = JSON.parse(value) as { s?: unknown; c?: unknown; a?: unknown; t?: unknown };
-    const known = CONFIRM_ACTIONS.find((entry) => entry.action === parsed.a);
+    const known = CONFIRM_BUTTONS.find((entry) => entry.action === parsed.a);
     if (typeof parsed.s !== 'string' || typeof parsed.c !== 'string' || typeof parsed.t !== 'string' || !known) return null;
     return { sessionId: parsed.s, confirmationId: parsed.c, action: known.action, tool: parsed.t };
   } catch {
@@ -40,7 +40,7 @@ export function decodeChoice(value: string | undefined): ConfirmChoice | null {
 }
 
 export function actionLabel(action: ConfirmAction): string {
-  return CONFIRM_ACTIONS.find((entry) => entry.action === action)!.label;
+  return CONFIRM_BUTTONS.find((entry) => entry.action === action)!.label;
 }
 
 /** Plain text with Slack's control characters escaped (user-visible text must not become markup). */
@@ -60,7 +60,7 @@ export function confirmationBlocks(sessionId: string, request: { confirmation_id
     {
       type: 'actions',
       block_id: `confirm_${request.confirmation_id}`.slice(0, 255),
-      elements: CONFIRM_ACTIONS.map((entry) => ({
+      elements: CONFIRM_BUTTONS.map((entry) => ({
         type: 'button',
         action_id: `${CONFIRM_ACTION_PREFIX}${entry.action}`,
         text: { type: 'plain_text', text: entry.label },

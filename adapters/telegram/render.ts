@@ -1,5 +1,6 @@
 import type { InlineKeyboardMarkup } from 'telegraf/types';
-import { CONFIRM_ACTIONS, encodeCallbackData, type ConfirmAction } from './callback-data';
+import { CONFIRM_ACTIONS, type ConfirmAction } from '../../src/core/events';
+import { encodeCallbackData } from './callback-data';
 
 /** Shown for an answer with no text at all (Telegram refuses an empty message). */
 export const PLACEHOLDER_TEXT = '…';

@@ -13,9 +13,7 @@ export interface ToolBox {
   validate(name: string, rawArguments: string): Validation;
 }
 
-/** The six answers to a `tool_confirm_request` (spec, tool_confirm). */
-export const CONFIRM_ACTIONS = ['allow', 'deny', 'allow_all', 'disable', 'forbid_all', 'cancel'] as const;
-export type ConfirmAction = (typeof CONFIRM_ACTIONS)[number];
+export { CONFIRM_ACTIONS, type ConfirmAction } from '../core/events';
 
 /** Every tool the hub knows (the registry built from config). */
 export interface ToolCatalog {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TURN_MODES } from './events';
+import { CONFIRM_ACTIONS, TURN_MODES } from './events';
 
 /** `user_message.payload.text`: 1 to 65,536 characters (spec, Limits), counted as Unicode code points. */
 export const USER_MESSAGE_MAX_CHARS = 65_536;
@@ -20,7 +20,7 @@ export const clientFrameSchemas = {
   user_message: z.strictObject({ text: userMessageText, mode: turnMode.default('normal') }),
   tool_confirm: z.strictObject({
     confirmation_id: z.string().min(1),
-    action: z.enum(['allow', 'deny', 'allow_all', 'disable', 'forbid_all', 'cancel']),
+    action: z.enum(CONFIRM_ACTIONS),
   }),
   ping: z.object({}),
   cancel: z.object({}),

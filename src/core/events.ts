@@ -17,6 +17,10 @@ export type AgentState = (typeof AGENT_STATES)[number];
 /** The states during which a turn is running (between `thinking` and `done`/`error`/`idle`). */
 export const WORKING_STATES: ReadonlySet<AgentState> = new Set<AgentState>(['thinking', 'analyzing', 'researching', 'deep_thinking', 'writing', 'delegating']);
 
+/** The six answers to a `tool_confirm_request` (spec, tool_confirm), in the order of its table. */
+export const CONFIRM_ACTIONS = ['allow', 'deny', 'allow_all', 'disable', 'forbid_all', 'cancel'] as const;
+export type ConfirmAction = (typeof CONFIRM_ACTIONS)[number];
+
 export const TURN_MODES = ['normal', 'think', 'delegate'] as const;
 export type TurnMode = (typeof TURN_MODES)[number];
 

@@ -1,4 +1,4 @@
-import type { SessionFrame } from '../../core/events';
+import type { ConfirmAction, SessionFrame } from '../../core/events';
 import type { HubClient } from '../api-client';
 import type { CliError } from '../exit-codes';
 import { HubSocket, type HubSocketListener } from './hub-socket';
@@ -9,9 +9,7 @@ export type ClientFrame =
   | { type: 'cancel'; payload: Record<string, never> }
   | { type: 'ping'; payload: Record<string, never> };
 
-/** The spec's `tool_confirm` actions, in the order of its table. */
-export const CONFIRM_ACTIONS = ['allow', 'deny', 'allow_all', 'disable', 'forbid_all', 'cancel'] as const;
-export type ConfirmAction = (typeof CONFIRM_ACTIONS)[number];
+export { CONFIRM_ACTIONS, type ConfirmAction } from '../../core/events';
 
 export interface SessionStreamListener {
   onFrame(frame: SessionFrame): void;
