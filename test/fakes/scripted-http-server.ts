@@ -19,7 +19,15 @@ export interface RecordedRequest {
  */
 export type ScriptedReply =
   | { kind: 'error'; status: number; body: unknown }
-  | { kind: 'stream'; events: SseEvent[]; delayMs?: number; hang?: boolean };
+  | { kind: 'stream'; events: SseEvent[]; delayMs?: number; hang?: boolean; holdBefore?: Hold };
+
+/** Stops a stream before event `index` until `until` settles (the test decides when the model goes on). */
+export interface Hold {
+  index: number;
+  until: Promise<unknown>;
+  /** Called when the stream reaches the hold. */
+  reached?: () => void;
+}
 
 export interface SseEvent {
   /** The `event:` line (Anthropic names its events; OpenAI does not). */
@@ -107,6 +115,11 @@ export class ScriptedHttpServer {
     for (const [index, event] of reply.events.entries()) {
       if (response.destroyed) return;
       if (index > 0 && reply.delayMs) await sleep(reply.delayMs);
+      if (reply.holdBefore?.index === index) {
+        reply.holdBefore.reached?.();
+        await reply.holdBefore.until;
+        if (response.destroyed) return;
+      }
       const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
       response.write(`${event.event ? `event: ${event.event}\n` : ''}data: ${data}\n\n`);
       if (index === 0) for (const resolve of this.firstEventSent.splice(0)) resolve();
