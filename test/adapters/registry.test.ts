@@ -35,8 +35,8 @@ afterAll(removeTempDirs);
 const byName = (name: string) => CHANNELS.find((channel) => channel.name === name)!;
 
 describe('the registry', () => {
-  it('lists slack, telegram and web once each, in the order the admin API shows them', () => {
-    expect(CHANNELS.map((channel) => channel.name)).toEqual(['slack', 'telegram', 'web']);
+  it('lists slack, telegram, web and webchat once each, in the order the admin API shows them', () => {
+    expect(CHANNELS.map((channel) => channel.name)).toEqual(['slack', 'telegram', 'web', 'webchat']);
     for (const channel of CHANNELS) expect(channel.name).toMatch(CHANNEL_NAME);
   });
 
@@ -52,8 +52,8 @@ describe('the registry', () => {
   });
 
   it('builds no chat adapter for a channel that is off, and always the web one', () => {
-    const context = { logger: createLogger({ level: 'silent', format: 'json', name: 'test' }), allowedOrigins: new Set<string>(), socketIdleTimeoutMs: 90_000 };
-    for (const name of ['slack', 'telegram']) {
+    const context = { logger: createLogger({ level: 'silent', format: 'json', name: 'test' }), allowedOrigins: new Set<string>(), socketIdleTimeoutMs: 90_000, clientAddress: () => '127.0.0.1' };
+    for (const name of ['slack', 'telegram', 'webchat']) {
       const channel = byName(name);
       expect(channel.create({ ...context, settings: channel.config!.schema.parse({}) })).toBeNull();
     }
@@ -90,7 +90,7 @@ describe('session keys and routing scopes', () => {
   it('knows which binding channels exist', () => {
     expect(['web', 'slack', 'telegram', 'slack:C1', 'telegram:-42'].filter((value) => !isKnownBinding(value, CHANNELS))).toEqual([]);
     expect(['web:x', 'irc', 'irc:1', 'Slack', 'slack:'].filter((value) => isKnownBinding(value, CHANNELS))).toEqual([]);
-    expect(describeBindings(CHANNELS)).toBe('slack, telegram, web, slack:<channel id> or telegram:<chat id>');
+    expect(describeBindings(CHANNELS)).toBe('slack, telegram, web, webchat, slack:<channel id> or telegram:<chat id>');
   });
 });
 
