@@ -146,6 +146,7 @@ export class WebchatAdapter implements ChannelAdapter {
     };
     socket.on('session_request', (data: unknown) => handle(async () => this.onSessionRequest(socket, data)));
     socket.on('user_uttered', (data: unknown) => handle(() => this.onUserUttered(socket, address, data)));
+    socket.on('disconnect', (reason) => this.config.logger.debug({ conversation: (socket.data as VisitorData).conversation ?? null, reason }, 'webchat: a widget disconnected'));
   }
 
   /** The widget's id when this hub issued it (a reload), else a new one; then what waited for it. */
