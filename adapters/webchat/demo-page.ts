@@ -102,7 +102,8 @@ widget (npm <code>rasa-webchat</code>), pointed at this Switchboard hub. Open th
 write a message: it reaches the workflows bound to the <code>webchat</code> channel.</p>
 <p>To put the same widget on your own site, add your site's origin to
 <code>channels.webchat.allowed_origins</code> and paste this before <code>&lt;/body&gt;</code>
-(the hub's guide, <code>docs/webchat.md</code>, has the details):</p>
+(the widget's script may also come from your own copy of the package; the hub's guide,
+<code>docs/webchat.md</code>, has the details):</p>
 <pre id="snippet"></pre>
 <script type="application/json" id="webchat-config">${config}</script>
 <script src="widget.js"></script>
@@ -132,7 +133,7 @@ const DEMO_SCRIPT = `(function () {
     onSocketEvent: onSocketEvent
   }, null);
   document.getElementById('snippet').textContent = [
-    '<script src="https://cdn.jsdelivr.net/npm/rasa-webchat@1.0.1/lib/index.js"></' + 'script>',
+    '<script src="' + origin + '/webchat/widget.js"></' + 'script>',
     '<script>',
     '  WebChat.default({',
     '    socketUrl: ' + JSON.stringify(origin) + ',',
