@@ -30,7 +30,10 @@ afterAll(async () => {
 
 /** Resolves once the widget's opening animation (and any other finite one) has run. */
 const settled = (on: Page) =>
-  on.evaluate(() => Promise.all(document.getAnimations().filter((animation) => animation.effect?.getComputedTiming().endTime !== Infinity).map((animation) => animation.finished)));
+  on.evaluate('Promise.all(document.getAnimations().filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity).map((a) => a.finished)).then(() => true)');
+
+/** The session id the widget keeps in local storage (rasa-webchat's `chat_session` entry). */
+const storedSessionId = (on: Page) => on.evaluate('JSON.parse(localStorage.getItem("chat_session") || "{}").session_id') as Promise<string>;
 
 /** What the page logged as errors, less the web font the CSP keeps the widget from loading on purpose. */
 const pageErrors = () => watch.take().filter((error) => !/fonts\.googleapis\.com/.test(error));
@@ -70,7 +73,7 @@ it('serves the demo page with the widget, which connects and answers in paragrap
 });
 
 it('keeps the session across a reload of the page', async () => {
-  const kept = await page.evaluate(() => JSON.parse(window.localStorage.getItem('chat_session') ?? '{}').session_id as string);
+  const kept = await storedSessionId(page);
   expect(kept).toMatch(/^[0-9a-f]{64}$/);
   await page.reload();
   // The widget restores the conversation from local storage and asks for its session again.
@@ -80,7 +83,7 @@ it('keeps the session across a reload of the page', async () => {
   await input.fill('Me again');
   await input.press('Enter');
   await page.locator('.rw-response', { hasText: 'Still you.' }).waitFor();
-  expect(await page.evaluate(() => JSON.parse(window.localStorage.getItem('chat_session') ?? '{}').session_id as string)).toBe(kept);
+  expect(await storedSessionId(page)).toBe(kept);
   const sessions = (await harness.admin('GET', '/sessions?limit=100')).body.data.items.filter((session: { channel: string }) => session.channel === 'webchat');
   expect(sessions).toHaveLength(1);
   expect(harness.provider.requests.at(-1)!.messages.map((message) => message.content)).toContain('Hi there, who are you?');

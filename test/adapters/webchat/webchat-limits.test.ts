@@ -1,3 +1,4 @@
+import { io } from 'socket.io-client';
 import { request } from '../../helpers/http';
 import { removeTempDirs } from '../../helpers/temp-dir';
 import { SESSION_SECRET, startWebchatHarness, Widget, type WebchatHarness } from './webchat-harness';
@@ -94,7 +95,6 @@ it('refuses a page of a site not in allowed_origins, and lets an allowed one (wi
 });
 
 it('answers a client that skipped session_request, and never logs the session secret', async () => {
-  const { io } = await import('socket.io-client');
   const bare = io(harness.base, { path: '/socket.io/', forceNew: true, reconnection: false });
   const answer = new Promise<{ text: string }>((resolve) => bare.once('bot_uttered', resolve));
   bare.on('connect', () => bare.emit('user_uttered', { message: 'hello?', session_id: null }));
