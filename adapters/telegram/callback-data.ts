@@ -1,6 +1,6 @@
-/** The six answers to a `tool_confirm_request` (spec, tool_confirm), in button order. */
-export const CONFIRM_ACTIONS = ['allow', 'deny', 'allow_all', 'disable', 'forbid_all', 'cancel'] as const;
-export type ConfirmAction = (typeof CONFIRM_ACTIONS)[number];
+import { CONFIRM_ACTIONS, type ConfirmAction } from '../shared/confirm-actions';
+
+export { CONFIRM_ACTIONS, type ConfirmAction };
 
 /** Telegram refuses `callback_data` longer than 64 bytes. */
 export const MAX_CALLBACK_BYTES = 64;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { channelOwner, formatSessionKey } from '../../src/core/channel';
 import type { InboundMessage } from '../../src/core/inbound';
-import { CONFIRM_ACTIONS, type ConfirmAction } from './confirm-actions';
+import { CONFIRM_ACTIONS, type ConfirmAction } from '../shared/confirm-actions';
 
 /** This channel's name: in messages, session keys (`webchat::…`) and binding channels (`webchat`). */
 export const WEBCHAT_CHANNEL = 'webchat';

@@ -1,4 +1,4 @@
-import { ACTION_TITLES, CONFIRM_ACTIONS } from './confirm-actions';
+import { ACTION_TITLES, CONFIRM_ACTIONS } from '../shared/confirm-actions';
 import { confirmPayload } from './normalize';
 
 /** A quick reply of Rasa's socket.io channel: a title shown, a payload sent back when clicked. */
@@ -14,15 +14,9 @@ export interface QuickReply {
  */
 export type BotMessage = { text: string } | { text: string; quick_replies: QuickReply[] };
 
-/** Any turn error other than a cancel: the details go to the logs, never to the visitor. */
-export const APOLOGY_TEXT = 'Sorry, something went wrong while answering. Please try again.';
-export const CANCELLED_TEXT = 'Cancelled.';
+export { APOLOGY_TEXT, CANCELLED_TEXT, STALE_CONFIRMATION_TEXT, STILL_ANSWERING_TEXT } from '../shared/chat-texts';
 /** The answer was empty (nothing streamed, nothing in `done`). */
 export const EMPTY_ANSWER_TEXT = '…';
-/** The session's turn still runs and its policy is `reject`: the message is not taken. */
-export const STILL_ANSWERING_TEXT = 'Still answering your previous message — please wait for it to finish.';
-/** A click on a confirmation that is no longer pending (answered, timed out, turn over). */
-export const STALE_CONFIRMATION_TEXT = 'This request is no longer pending.';
 export const TOO_FAST_TEXT = 'You are sending messages faster than this chat accepts. Please wait a minute and send it again.';
 export const TOO_MANY_SESSIONS_TEXT = 'Too many new chats have been started from your network in the last hour. Please try again later.';
 /** An admin closed (archived) the visitor's session: the widget gets a new one. */

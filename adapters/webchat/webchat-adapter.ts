@@ -5,7 +5,7 @@ import type { ChannelAdapter } from '../../src/core/channel';
 import { isAppError } from '../../src/core/errors';
 import { followTurn, type FollowedTurn } from '../../src/core/follow-turn';
 import type { Hub } from '../../src/core/hub';
-import type { ConfirmAction } from './confirm-actions';
+import type { ConfirmAction } from '../shared/confirm-actions';
 import { DEMO_PATH, demoRoutes, TYPING_EVENT } from './demo-page';
 import { HeldMessages } from './held-messages';
 import { DistinctWindow, SlidingWindow } from './limits';

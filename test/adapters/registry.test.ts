@@ -172,12 +172,13 @@ describe('a fourth channel, added to the list and nowhere else', () => {
         { name: 'slack', status: 'disabled', mode: 'events' },
         { name: 'telegram', status: 'disabled', mode: 'webhook' },
         { name: 'web', status: 'running', mode: 'rest+websocket' },
+        { name: 'webchat', status: 'disabled', mode: 'socket.io' },
         { name: 'relay', status: 'running', mode: 'poll' },
       ]);
       const created = await request(`${api}/assistant/workflows`, jsonBody({ name: 'deploys', binding_channels: ['relay:ops'], triggers: { keywords: ['deploy'] } }, admin));
       expect(created.status).toBe(201);
       const bindings = (await request(`${api}/assistant/binding-channels`, { headers: admin })).body.data as { channel: string }[];
-      expect(bindings.map((entry) => entry.channel)).toEqual(['relay', 'relay:ops', 'slack', 'telegram', 'web']);
+      expect(bindings.map((entry) => entry.channel)).toEqual(['relay', 'relay:ops', 'slack', 'telegram', 'web', 'webchat']);
       // The room's key routes as `relay:ops` (the descriptor's scope), where the workflow is bound.
       expect(await relay!.say('ops', 'please deploy the api')).toMatchObject({ workflow: 'deploys', routing_reason: 'trigger' });
       expect(await relay!.say('lobby', 'please deploy the api')).toMatchObject({ workflow: null, routing_reason: 'default' });

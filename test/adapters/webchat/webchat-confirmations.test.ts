@@ -1,5 +1,5 @@
 import { removeTempDirs } from '../../helpers/temp-dir';
-import { startWebchatHarness, Widget, type WebchatHarness } from './webchat-harness';
+import { startWebchatHarness, Widget, Widgets, type WebchatHarness } from './webchat-harness';
 
 /**
  * A tool that needs confirmation: offered to the visitor as the six actions (quick replies, whose
@@ -11,14 +11,14 @@ const saveNote = (id: string) => [{ calls: [{ id, name: 'save_note', arguments: 
 
 describe('confirmations: buttons', () => {
   let harness: WebchatHarness;
-  const open: Widget[] = [];
+  const widgets = new Widgets(() => harness.base);
 
   beforeAll(async () => {
     harness = await startWebchatHarness({ confirmations: 'buttons' });
   });
 
   afterEach(() => {
-    for (const each of open.splice(0)) each.close();
+    widgets.closeAll();
   });
 
   afterAll(async () => {
@@ -27,8 +27,7 @@ describe('confirmations: buttons', () => {
 
   it('offers the six actions as quick replies; a click runs the tool and the answer follows', async () => {
     harness.provider.rounds = saveNote('call-1');
-    const visitor = await Widget.open(harness.base);
-    open.push(visitor);
+    const visitor = await widgets.open();
     visitor.say('please save a note');
     const question = await visitor.next();
     expect(Object.keys(question).sort()).toEqual(['quick_replies', 'text']); // the widget's test for buttons
@@ -49,8 +48,7 @@ describe('confirmations: buttons', () => {
 
   it('cancels the turn from the Cancel reply', async () => {
     harness.provider.rounds = saveNote('call-2');
-    const visitor = await Widget.open(harness.base);
-    open.push(visitor);
+    const visitor = await widgets.open();
     visitor.say('save another note');
     const question = await visitor.next();
     visitor.say(question.quick_replies!.find((reply) => reply.title === 'Cancel')!.payload);
@@ -60,9 +58,8 @@ describe('confirmations: buttons', () => {
 
   it("never answers another visitor's confirmation: the click names only the confirmation, the session is the socket's", async () => {
     harness.provider.rounds = saveNote('call-3');
-    const owner = await Widget.open(harness.base);
-    const other = await Widget.open(harness.base);
-    open.push(owner, other);
+    const owner = await widgets.open();
+    const other = await widgets.open();
     owner.say('save a third note');
     const question = await owner.next();
     other.say(question.quick_replies![0]!.payload);

@@ -1,5 +1,5 @@
 import { removeTempDirs } from '../../helpers/temp-dir';
-import { createWorkflow, startWebchatHarness, Widget, type WebchatHarness } from './webchat-harness';
+import { createWorkflow, startWebchatHarness, Widgets, type WebchatHarness, type WidgetOptions } from './webchat-harness';
 
 /**
  * The website widget against a running hub, speaking exactly what rasa-webchat speaks: a
@@ -7,13 +7,8 @@ import { createWorkflow, startWebchatHarness, Widget, type WebchatHarness } from
  * second visitor who never reaches the first one's session.
  */
 let harness: WebchatHarness;
-const open: Widget[] = [];
-
-async function widget(options: Parameters<typeof Widget.open>[1] = {}): Promise<Widget> {
-  const opened = await Widget.open(harness.base, options);
-  open.push(opened);
-  return opened;
-}
+const widgets = new Widgets(() => harness.base);
+const widget = (options?: WidgetOptions) => widgets.open(options);
 
 beforeAll(async () => {
   harness = await startWebchatHarness();
@@ -35,7 +30,7 @@ beforeAll(async () => {
 });
 
 afterEach(() => {
-  for (const each of open.splice(0)) each.close();
+  widgets.closeAll();
   harness.provider.pieces = ['Hello', ' there', ', friend', '.'];
 });
 

@@ -163,6 +163,23 @@ export class Widget {
   }
 }
 
+/** The widgets a test file opened, closed after each test. */
+export class Widgets {
+  private readonly opened: Widget[] = [];
+
+  constructor(private readonly base: () => string) {}
+
+  async open(options: WidgetOptions = {}): Promise<Widget> {
+    const widget = await Widget.open(this.base(), options);
+    this.opened.push(widget);
+    return widget;
+  }
+
+  closeAll(): void {
+    for (const widget of this.opened.splice(0)) widget.close();
+  }
+}
+
 /** Creates (admin) a workflow bound to the given channels. */
 export async function createWorkflow(harness: WebchatHarness, workflow: Record<string, unknown>): Promise<void> {
   const response = await harness.admin('POST', '/assistant/workflows', workflow);

@@ -1,7 +1,7 @@
 import { io } from 'socket.io-client';
 import { request } from '../../helpers/http';
 import { removeTempDirs } from '../../helpers/temp-dir';
-import { SESSION_SECRET, startWebchatHarness, Widget, type WebchatHarness } from './webchat-harness';
+import { SESSION_SECRET, startWebchatHarness, Widget, Widgets, type WebchatHarness, type WidgetOptions } from './webchat-harness';
 
 /**
  * An anonymous public endpoint: every limit answers the visitor with a clear message (and takes
@@ -11,13 +11,8 @@ const SHOP = 'https://shop.example.com';
 let harness: WebchatHarness;
 /** The session of the first test: counted for this address already. */
 let counted: string;
-const open: Widget[] = [];
-
-async function widget(options: Parameters<typeof Widget.open>[1] = {}): Promise<Widget> {
-  const opened = await Widget.open(harness.base, options);
-  open.push(opened);
-  return opened;
-}
+const widgets = new Widgets(() => harness.base);
+const widget = (options?: WidgetOptions) => widgets.open(options);
 
 beforeAll(async () => {
   harness = await startWebchatHarness({
@@ -30,7 +25,7 @@ beforeAll(async () => {
 });
 
 afterEach(() => {
-  for (const each of open.splice(0)) each.close();
+  widgets.closeAll();
 });
 
 afterAll(async () => {
