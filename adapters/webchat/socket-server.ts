@@ -16,7 +16,12 @@ export const ORIGIN_REFUSED = 'This site is not allowed to use this chat (its or
 export const DRAINING_REFUSED = 'The server is shutting down; reconnect in a moment.';
 
 /** The Engine.IO timings (its own defaults): a silent client is dropped after ping interval + timeout. */
-export const ENGINE_DEFAULTS = { pingIntervalMs: 25_000, pingTimeoutMs: 20_000 } as const;
+export const ENGINE_DEFAULTS = {
+  pingIntervalMs: 25_000,
+  pingTimeoutMs: 20_000,
+  /** A client that connected but never joined the namespace is dropped after this. */
+  connectTimeoutMs: 10_000,
+} as const;
 
 /**
  * The Socket.IO server the widget talks to, without an HTTP server of its own: the hub routes the
@@ -42,7 +47,7 @@ export function createSocketServer(options: SocketServerOptions): { engine: Engi
     // Polling from a page on another site is a cross-origin XHR: allowed origins get CORS headers.
     cors: { origin: (origin, callback) => callback(null, allowed(origin)), methods: ['GET', 'POST'] },
   });
-  const io = new SocketServer({ serveClient: false, connectTimeout: 10_000 });
+  const io = new SocketServer({ serveClient: false, connectTimeout: ENGINE_DEFAULTS.connectTimeoutMs });
   io.bind(engine);
   return { engine, io };
 }

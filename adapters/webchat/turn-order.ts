@@ -46,6 +46,11 @@ export class TurnOrder<T> {
     return this.lines.size;
   }
 
+  /** Whether a turn of `conversation` is still open. */
+  has(conversation: string): boolean {
+    return this.lines.has(conversation);
+  }
+
   private advance(conversation: string, line: Slot<T>[]): void {
     while (line.length > 0 && line[0]!.closed) {
       line.shift();

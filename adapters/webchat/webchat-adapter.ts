@@ -82,7 +82,7 @@ export class WebchatAdapter implements ChannelAdapter {
     conversations: WEBCHAT_DEFAULTS.heldConversations,
   });
   private readonly order: TurnOrder<WidgetOutput>;
-  /** The hub session of each conversation seen here (for button clicks). */
+  /** The hub session of each conversation seen here (for button clicks); dropped once nobody is there and no turn is open. */
   private readonly sessions = new Map<string, string>();
   /** Turns of each conversation showing "typing". */
   private readonly typing = new Map<string, number>();
@@ -118,11 +118,7 @@ export class WebchatAdapter implements ChannelAdapter {
     if (this.config.settings.session_secret === null) {
       this.config.logger.warn('webchat: SERVICE_WEBCHAT_SESSION_SECRET is not set: widget sessions start anew when the hub restarts, and every API process needs the same secret');
     }
-    this.sweeper = setInterval(() => {
-      this.perSession.sweep();
-      this.perAddress.sweep();
-      this.held.sweep();
-    }, WEBCHAT_DEFAULTS.sweepIntervalMs);
+    this.sweeper = setInterval(() => this.sweep(), WEBCHAT_DEFAULTS.sweepIntervalMs);
     this.sweeper.unref();
   }
 
@@ -132,6 +128,20 @@ export class WebchatAdapter implements ChannelAdapter {
     for (const followed of this.following) followed.stop();
     this.following.clear();
     await this.io.close();
+  }
+
+  /** Forgets what no longer counts, so memory follows the visitors of the last hour. */
+  private sweep(): void {
+    this.perSession.sweep();
+    this.perAddress.sweep();
+    this.held.sweep();
+    for (const conversation of this.sessions.keys()) {
+      if (!this.order.has(conversation) && !this.present(conversation)) this.sessions.delete(conversation);
+    }
+  }
+
+  private present(conversation: string): boolean {
+    return (this.io.sockets.adapter.rooms.get(roomOf(conversation))?.size ?? 0) > 0;
   }
 
   private onConnection(socket: Socket): void {
@@ -228,7 +238,7 @@ export class WebchatAdapter implements ChannelAdapter {
   /** One output of a turn, in turn order: to every tab of the visitor, or kept until one comes back. */
   private apply(conversation: string, output: WidgetOutput): void {
     const room = roomOf(conversation);
-    const present = (this.io.sockets.adapter.rooms.get(room)?.size ?? 0) > 0;
+    const present = this.present(conversation);
     switch (output.kind) {
       case 'say':
         if (present) this.io.to(room).emit('bot_uttered', output.message);
