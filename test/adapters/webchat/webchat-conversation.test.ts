@@ -148,3 +148,18 @@ it('answers a turn that fails with a short apology, never the error', async () =
   expect(answer.text).toBe('Sorry, something went wrong while answering. Please try again.');
   expect(JSON.stringify(visitor.messages)).not.toContain('exploded');
 });
+
+it('gives a visitor whose session an admin archived a new session, confirmed to the widget', async () => {
+  harness.provider.pieces = ['Hi.'];
+  const visitor = await widget();
+  visitor.say('hello');
+  await visitor.next();
+  const closed = visitor.sessionId!;
+  const [session] = (await sessions()).filter((each: { session_key: string }) => each.session_key === `webchat::${closed.slice(0, 32)}`);
+  expect((await harness.admin('DELETE', `/sessions/${session.id}`)).status).toBeLessThan(300);
+  visitor.say('are you there?');
+  expect((await visitor.next()).text).toBe('This conversation was closed. Please send your message again to start a new one.');
+  expect(visitor.sessionId).not.toBe(closed);
+  visitor.say('are you there?');
+  expect((await visitor.next()).text).toBe('Hi.');
+});

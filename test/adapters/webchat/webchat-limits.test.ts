@@ -89,6 +89,13 @@ it('refuses a page of a site not in allowed_origins, and lets an allowed one (wi
   expect(own.sessionId).toMatch(/^[0-9a-f]{64}$/);
 });
 
+it('admits the handshake of widgets built on socket.io-client 2 (Engine.IO 3)', async () => {
+  const legacy = await request(`${harness.base}/socket.io/?EIO=3&transport=polling`);
+  expect(legacy.status).toBe(200);
+  // Engine.IO 3 frames its payload as <length>:<packet>; the open packet names the session.
+  expect(String(legacy.body)).toMatch(/^\d+:0\{"sid":"[^"]+"/);
+});
+
 it('answers a client that skipped session_request, and never logs the session secret', async () => {
   const bare = io(harness.base, { path: '/socket.io/', forceNew: true, reconnection: false });
   const answer = new Promise<{ text: string }>((resolve) => bare.once('bot_uttered', resolve));
