@@ -105,7 +105,7 @@ it("redacts each channel's secret webhook headers in every log line", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// A fourth channel, defined here and never named in src/: one descriptor, added to the list.
+// A further channel, defined here and never named in src/: one descriptor, added to the list.
 
 const relaySettings = z.strictObject({ enabled: z.boolean().default(false), mode: z.enum(['poll', 'push']).default('poll') });
 
@@ -142,7 +142,7 @@ const relayChannel: ChannelDescriptor = defineChannel<z.infer<typeof relaySettin
   create: ({ settings }) => (settings.enabled ? (relay = new RelayAdapter()) : null),
 });
 
-describe('a fourth channel, added to the list and nowhere else', () => {
+describe('a further channel, added to the list and nowhere else', () => {
   const channels = [...CHANNELS, relayChannel];
 
   it('gets its own config section and variables, checked like the rest', () => {
