@@ -9,5 +9,6 @@ import type { ChannelDescriptor } from '../src/core/channel';
 import { slackChannel } from './slack';
 import { telegramChannel } from './telegram';
 import { webChannel } from './web';
+import { webchatChannel } from './webchat';
 
-export const CHANNELS: readonly ChannelDescriptor[] = [slackChannel, telegramChannel, webChannel];
+export const CHANNELS: readonly ChannelDescriptor[] = [slackChannel, telegramChannel, webChannel, webchatChannel];

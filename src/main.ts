@@ -68,7 +68,7 @@ import { createRedis } from './redis/connection';
 import type { Redis } from 'ioredis';
 import { renderBanner, type BannerFacts } from './server/banner';
 import { listen } from './server/http-server';
-import { createRateLimiter, writeUpgradeRefusal } from './ratelimit';
+import { createClientIpResolver, createRateLimiter, writeUpgradeRefusal } from './ratelimit';
 import { Lifecycle } from './server/lifecycle';
 import type { ReadinessCheck } from './server/readiness';
 import { attachUpgradeRouter } from './server/upgrade-router';
@@ -414,6 +414,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       rawRoutes: [
         { path: SAML_PATH, handler: samlPreamble(saml) },
         ...webhooks.map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
+        ...adapters.flatMap(({ adapter }) => adapter.rootRoutes ?? []),
         // The browser UI at `/` (GET/HEAD outside /api and /ws only; src/server/web-ui.ts).
         { path: '/', handler: webUi() },
       ],
@@ -512,9 +513,10 @@ function buildChannels(
   allowedOrigins: ReadonlySet<string>,
 ): { adapter: ChannelAdapter; mode: string; required: boolean }[] {
   const built: { adapter: ChannelAdapter; mode: string; required: boolean }[] = [];
+  const clientAddress = createClientIpResolver(config.api.trusted_proxy_cidrs);
   for (const channel of registry) {
     const settings = config.channels[channel.name];
-    const adapter = channel.create({ settings, logger, allowedOrigins, socketIdleTimeoutMs: config.websocket.idle_timeout_s * 1000 });
+    const adapter = channel.create({ settings, logger, allowedOrigins, socketIdleTimeoutMs: config.websocket.idle_timeout_s * 1000, clientAddress });
     const mode = channel.mode(settings);
     board.register(channel.name, { enabled: adapter !== null, mode });
     if (adapter) built.push({ adapter, mode, required: channel.required === true });

@@ -1,25 +1,14 @@
 import type { InlineKeyboardMarkup } from 'telegraf/types';
 import { CONFIRM_ACTIONS, type ConfirmAction } from '../../src/core/events';
+import { ACTION_TITLES } from '../shared/confirm-actions';
 import { encodeCallbackData } from './callback-data';
 
 /** Shown for an answer with no text at all (Telegram refuses an empty message). */
 export const PLACEHOLDER_TEXT = '…';
-/** Any turn error other than a cancel: the details go to the logs, never to the chat. */
-export const APOLOGY_TEXT = 'Sorry, something went wrong while answering. Please try again.';
-export const CANCELLED_TEXT = 'Cancelled.';
-/** The chat's previous turn still runs (TURN_IN_PROGRESS): the new message is not taken. */
-export const STILL_ANSWERING_TEXT = 'Still answering your previous message — please wait for it to finish.';
-/** Shown for a click on a confirmation that is no longer pending (answered, timed out, turn over). */
-export const STALE_CONFIRMATION_TEXT = 'This request is no longer pending.';
+export { APOLOGY_TEXT, CANCELLED_TEXT, STALE_CONFIRMATION_TEXT, STILL_ANSWERING_TEXT } from '../shared/chat-texts';
 
-export const ACTION_LABELS: Record<ConfirmAction, string> = {
-  allow: 'Allow once',
-  deny: 'Deny',
-  allow_all: 'Always allow',
-  disable: 'Disable tool',
-  forbid_all: 'Block all tools this turn',
-  cancel: 'Cancel',
-};
+/** The buttons' titles (shared with the other chat channels that show buttons). */
+export const ACTION_LABELS: Record<ConfirmAction, string> = ACTION_TITLES;
 
 /** The streamed text as a draft or an edit shows it: the latest part when it has outgrown one message. */
 export function streamingView(text: string, limit: number): string {

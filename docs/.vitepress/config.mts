@@ -54,6 +54,7 @@ export default withMermaid(
           items: [
             { text: 'Connect a Slack app', link: '/slack' },
             { text: 'Connect a Telegram bot', link: '/telegram' },
+            { text: 'Put a chat widget on your website', link: '/webchat' },
             { text: 'Workflows as YAML from CI', link: '/guides/workflows-ci' },
             { text: 'Scale out', link: '/guides/scale-out' },
             { text: 'Messages sent mid-answer', link: '/guides/mid-turn-policy' },

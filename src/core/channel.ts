@@ -27,6 +27,12 @@ export interface ChannelAdapter {
    * verify signatures over the raw body). Absent for polling / socket-mode only adapters.
    */
   routes?: readonly { path: string; handler: RequestHandler }[];
+  /**
+   * HTTP endpoints outside the API, mounted at the hub's root before the web UI, with no JSON parser
+   * before them: what a browser on another site talks to at a path of its own convention (the
+   * website widget's Socket.IO path, its demo page). Rate-limited like every other route.
+   */
+  rootRoutes?: readonly { path: string; handler: RequestHandler }[];
   /** WebSocket upgrades the channel serves (the web channel's session socket). */
   upgrade?: {
     matches(pathname: string): boolean;
@@ -151,6 +157,11 @@ export interface ChannelContext<S> {
   allowedOrigins: ReadonlySet<string>;
   /** Client silence after which a socket is closed (`websocket.idle_timeout_s`), except while a turn runs. */
   socketIdleTimeoutMs: number;
+  /**
+   * The client address of a request as the rate limiter buckets it: the TCP peer, or with
+   * `api.trusted_proxy_cidrs` the X-Forwarded-For walk (for a channel's own per-address limits).
+   */
+  clientAddress(request: IncomingMessage): string;
 }
 
 /**

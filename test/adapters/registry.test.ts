@@ -35,8 +35,8 @@ afterAll(removeTempDirs);
 const byName = (name: string) => CHANNELS.find((channel) => channel.name === name)!;
 
 describe('the registry', () => {
-  it('lists slack, telegram and web once each, in the order the admin API shows them', () => {
-    expect(CHANNELS.map((channel) => channel.name)).toEqual(['slack', 'telegram', 'web']);
+  it('lists slack, telegram, web and webchat once each, in the order the admin API shows them', () => {
+    expect(CHANNELS.map((channel) => channel.name)).toEqual(['slack', 'telegram', 'web', 'webchat']);
     for (const channel of CHANNELS) expect(channel.name).toMatch(CHANNEL_NAME);
   });
 
@@ -52,8 +52,8 @@ describe('the registry', () => {
   });
 
   it('builds no chat adapter for a channel that is off, and always the web one', () => {
-    const context = { logger: createLogger({ level: 'silent', format: 'json', name: 'test' }), allowedOrigins: new Set<string>(), socketIdleTimeoutMs: 90_000 };
-    for (const name of ['slack', 'telegram']) {
+    const context = { logger: createLogger({ level: 'silent', format: 'json', name: 'test' }), allowedOrigins: new Set<string>(), socketIdleTimeoutMs: 90_000, clientAddress: () => '127.0.0.1' };
+    for (const name of ['slack', 'telegram', 'webchat']) {
       const channel = byName(name);
       expect(channel.create({ ...context, settings: channel.config!.schema.parse({}) })).toBeNull();
     }
@@ -90,7 +90,7 @@ describe('session keys and routing scopes', () => {
   it('knows which binding channels exist', () => {
     expect(['web', 'slack', 'telegram', 'slack:C1', 'telegram:-42'].filter((value) => !isKnownBinding(value, CHANNELS))).toEqual([]);
     expect(['web:x', 'irc', 'irc:1', 'Slack', 'slack:'].filter((value) => isKnownBinding(value, CHANNELS))).toEqual([]);
-    expect(describeBindings(CHANNELS)).toBe('slack, telegram, web, slack:<channel id> or telegram:<chat id>');
+    expect(describeBindings(CHANNELS)).toBe('slack, telegram, web, webchat, slack:<channel id> or telegram:<chat id>');
   });
 });
 
@@ -105,7 +105,7 @@ it("redacts each channel's secret webhook headers in every log line", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// A fourth channel, defined here and never named in src/: one descriptor, added to the list.
+// A further channel, defined here and never named in src/: one descriptor, added to the list.
 
 const relaySettings = z.strictObject({ enabled: z.boolean().default(false), mode: z.enum(['poll', 'push']).default('poll') });
 
@@ -142,7 +142,7 @@ const relayChannel: ChannelDescriptor = defineChannel<z.infer<typeof relaySettin
   create: ({ settings }) => (settings.enabled ? (relay = new RelayAdapter()) : null),
 });
 
-describe('a fourth channel, added to the list and nowhere else', () => {
+describe('a further channel, added to the list and nowhere else', () => {
   const channels = [...CHANNELS, relayChannel];
 
   it('gets its own config section and variables, checked like the rest', () => {
@@ -172,12 +172,13 @@ describe('a fourth channel, added to the list and nowhere else', () => {
         { name: 'slack', status: 'disabled', mode: 'events' },
         { name: 'telegram', status: 'disabled', mode: 'webhook' },
         { name: 'web', status: 'running', mode: 'rest+websocket' },
+        { name: 'webchat', status: 'disabled', mode: 'socket.io' },
         { name: 'relay', status: 'running', mode: 'poll' },
       ]);
       const created = await request(`${api}/assistant/workflows`, jsonBody({ name: 'deploys', binding_channels: ['relay:ops'], triggers: { keywords: ['deploy'] } }, admin));
       expect(created.status).toBe(201);
       const bindings = (await request(`${api}/assistant/binding-channels`, { headers: admin })).body.data as { channel: string }[];
-      expect(bindings.map((entry) => entry.channel)).toEqual(['relay', 'relay:ops', 'slack', 'telegram', 'web']);
+      expect(bindings.map((entry) => entry.channel)).toEqual(['relay', 'relay:ops', 'slack', 'telegram', 'web', 'webchat']);
       // The room's key routes as `relay:ops` (the descriptor's scope), where the workflow is bound.
       expect(await relay!.say('ops', 'please deploy the api')).toMatchObject({ workflow: 'deploys', routing_reason: 'trigger' });
       expect(await relay!.say('lobby', 'please deploy the api')).toMatchObject({ workflow: null, routing_reason: 'default' });

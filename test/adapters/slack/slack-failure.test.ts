@@ -107,9 +107,9 @@ it('retries with backoff and comes up once Slack accepts the token; then takes e
   await slack.waitFor((call) => call.method === 'chat.update' && call.args.channel === 'D1');
 });
 
-it('GET /admin/channels: exact fields for slack, telegram and web; admins only; in the OpenAPI document', async () => {
+it('GET /admin/channels: exact fields for every channel of the registry; admins only; in the OpenAPI document', async () => {
   const all = await channelsAsAdmin();
-  expect(all.map((channel: any) => channel.name)).toEqual(['slack', 'telegram', 'web']);
+  expect(all.map((channel: any) => channel.name)).toEqual(['slack', 'telegram', 'web', 'webchat']);
   for (const channel of all) {
     expect(Object.keys(channel).sort()).toEqual(['enabled', 'error', 'last_event_at', 'mode', 'name', 'next_retry_at', 'started_at', 'status']);
   }

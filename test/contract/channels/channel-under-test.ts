@@ -33,10 +33,16 @@ export interface Conversation {
   readonly expectedBinding: string;
   /** The id of the session it lives in, once a message went in. */
   sessionId(): Promise<string>;
-  /** A person's message, delivered as the platform delivers it; resolves once the hub acknowledged it. */
-  send(text: string): Promise<Delivery>;
-  /** Resolves once the person sees an unfinished answer that begins with `prefix` (streamed, drafted or edited). */
-  showsPartial(prefix: string): Promise<void>;
+  /**
+   * A person's message, delivered as the platform delivers it; resolves once the hub took it in.
+   * Null where the protocol never delivers a message twice (the webchat widget's socket).
+   */
+  send(text: string): Promise<Delivery | null>;
+  /**
+   * Resolves once the person sees the turn under way: the beginning of the answer (`prefix`; streamed,
+   * drafted or edited) where the platform shows unfinished text, else its typing indicator.
+   */
+  showsWorking(prefix: string): Promise<void>;
   /** Resolves once the person sees the finished answer `text`. */
   showsAnswer(text: string): Promise<void>;
   /** Resolves once a confirmation is asked; `offered` is the actions shown (null where the protocol lists none). */

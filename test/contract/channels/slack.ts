@@ -77,7 +77,7 @@ export async function startSlack(): Promise<ChannelUnderTest> {
         // Slack retries an event it thinks was not acknowledged: the same body, numbered.
         return { redeliver: async () => void (await signed('events', 'application/json', body)) };
       },
-      showsPartial: async (prefix) => {
+      showsWorking: async (prefix) => {
         await slack.waitFor((call) => MESSAGE_METHODS.has(call.method) && inChannel(call) && textOf(call).startsWith(prefix));
       },
       showsAnswer: async (text) => void (await slack.waitForReply(channel, text)),

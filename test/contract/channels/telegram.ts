@@ -32,7 +32,7 @@ export async function startTelegram(): Promise<ChannelUnderTest> {
         // Telegram delivers an update again until the webhook answers 200: the same update_id.
         return { redeliver: () => deliver(update) };
       },
-      showsPartial: async (prefix) => {
+      showsWorking: async (prefix) => {
         await h.telegram.waitFor((call) => inChat(call) && call.method === 'sendMessageDraft' && String(call.params.text).startsWith(prefix));
       },
       showsAnswer: async (text) => void (await waitForText(h.telegram, chatId, text, 10_000)),

@@ -51,7 +51,7 @@ export async function startWeb(): Promise<ChannelUnderTest> {
         // A client that did not see the 202 (a timeout, a dropped connection) sends it again.
         return { redeliver: async () => void (await post()) };
       },
-      showsPartial: async (prefix) => {
+      showsWorking: async (prefix) => {
         await socket.next((frame) => frame.type === 'token' && ofTurn(frame) && assembled(turnId).startsWith(prefix));
         if (socket.frames.some((frame) => frame.type === 'done' && ofTurn(frame))) throw new Error('the turn had ended: nothing was partial');
       },

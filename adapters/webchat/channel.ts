@@ -1,0 +1,20 @@
+import { defineChannel } from '../../src/core/channel';
+import { WEBCHAT_CHANNEL } from './normalize';
+import { webchatSettingsSchema, WEBCHAT_ENV, type WebchatSettings } from './settings';
+import { WebchatAdapter } from './webchat-adapter';
+
+/** How it connects, for GET /admin/channels. */
+export const WEBCHAT_MODE = 'socket.io';
+
+/**
+ * The website widget channel as the registry lists it: `channels.webchat`, off until enabled; a
+ * widget session is a session `webchat::<conversation>` that routes as `webchat` (one binding for
+ * every visitor; route further with contact tags from the widget's customData).
+ */
+export const webchatChannel = defineChannel<WebchatSettings>({
+  name: WEBCHAT_CHANNEL,
+  routingChannel: () => WEBCHAT_CHANNEL,
+  config: { schema: webchatSettingsSchema, env: WEBCHAT_ENV },
+  mode: () => WEBCHAT_MODE,
+  create: ({ settings, logger, allowedOrigins, clientAddress }) => (settings.enabled ? new WebchatAdapter({ settings, logger, allowedOrigins, clientAddress }) : null),
+});

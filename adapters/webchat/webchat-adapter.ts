@@ -1,0 +1,292 @@
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
+import type { Socket } from 'socket.io';
+import type { ChannelAdapter } from '../../src/core/channel';
+import { isAppError } from '../../src/core/errors';
+import { followTurn, type FollowedTurn } from '../../src/core/follow-turn';
+import type { Hub } from '../../src/core/hub';
+import type { ConfirmAction } from '../../src/core/events';
+import { DEMO_PATH, demoRoutes, TYPING_EVENT } from './demo-page';
+import { HeldMessages } from './held-messages';
+import { DistinctWindow, SlidingWindow } from './limits';
+import { contactTags, parseConfirmPayload, parseUserUttered, requestedSessionId, toInbound } from './normalize';
+import {
+  APOLOGY_TEXT,
+  CLOSED_TEXT,
+  NO_SESSION_TEXT,
+  STALE_CONFIRMATION_TEXT,
+  STILL_ANSWERING_TEXT,
+  TOO_FAST_TEXT,
+  TOO_MANY_SESSIONS_TEXT,
+  tooLongText,
+  UNREADABLE_TEXT,
+  type BotMessage,
+} from './render';
+import { SessionIds } from './session-ids';
+import type { WebchatSettings } from './settings';
+import { createSocketServer } from './socket-server';
+import { TurnOrder } from './turn-order';
+import { TurnRenderer, type WidgetOutput } from './turn-renderer';
+
+export interface WebchatAdapterConfig {
+  settings: WebchatSettings;
+  logger: Logger;
+  /** The hub's own browser origins (`api.allowed_origins`), allowed besides `settings.allowed_origins`. */
+  allowedOrigins: ReadonlySet<string>;
+  clientAddress(request: IncomingMessage): string;
+}
+
+/** The channel's fixed limits (its configurable ones are `channels.webchat.*`). */
+export const WEBCHAT_DEFAULTS = {
+  /** Answers for a visitor who is away (a page load) wait this long for the widget to reconnect. */
+  heldKeepMs: 120_000,
+  heldPerConversation: 50,
+  heldConversations: 10_000,
+  /** How often expired limit counters and held answers are dropped. */
+  sweepIntervalMs: 60_000,
+  /** A packet's room beyond its text (6 bytes per character, JSON's worst): customData and framing. */
+  packetOverheadBytes: 16 * 1024,
+} as const;
+
+const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
+
+/** The room of a widget session: every tab of the visitor that has it open. */
+const roomOf = (conversation: string) => `visitor:${conversation}`;
+
+/** What a widget socket carries: the session it confirmed. */
+interface VisitorData {
+  conversation?: string;
+}
+
+/**
+ * The website widget channel: Rasa Webchat's Socket.IO protocol. `session_request` → `session_confirm`
+ * (an id the hub signs, kept by the widget across page loads), `user_uttered` → `Hub.ingest` as the
+ * session `webchat::<conversation>`, and each turn followed by its id (the core's followTurn) back as
+ * `bot_uttered` messages, with `bot_typing` while the agent works. Anonymous and public, so every
+ * message passes the abuse limits first, and a socket only ever acts in the session it confirmed.
+ */
+export class WebchatAdapter implements ChannelAdapter {
+  readonly name = 'webchat' as const;
+  readonly rootRoutes: NonNullable<ChannelAdapter['rootRoutes']>;
+  readonly upgrade: NonNullable<ChannelAdapter['upgrade']>;
+  private hub: Hub | null = null;
+  private readonly engine;
+  private readonly io;
+  private readonly ids: SessionIds;
+  private readonly perSession: SlidingWindow;
+  private readonly perAddress: DistinctWindow;
+  private readonly held = new HeldMessages<BotMessage>({
+    keepMs: WEBCHAT_DEFAULTS.heldKeepMs,
+    perConversation: WEBCHAT_DEFAULTS.heldPerConversation,
+    conversations: WEBCHAT_DEFAULTS.heldConversations,
+  });
+  private readonly order: TurnOrder<WidgetOutput>;
+  /** The hub session of each conversation seen here (for button clicks); dropped once nobody is there and no turn is open. */
+  private readonly sessions = new Map<string, string>();
+  /** Turns of each conversation showing "typing". */
+  private readonly typing = new Map<string, number>();
+  private readonly following = new Set<FollowedTurn>();
+  private sweeper: NodeJS.Timeout | null = null;
+
+  constructor(private readonly config: WebchatAdapterConfig) {
+    const { settings } = config;
+    this.ids = new SessionIds(settings.session_secret);
+    this.perSession = new SlidingWindow(settings.messages_per_session_per_minute, MINUTE_MS);
+    this.perAddress = new DistinctWindow(settings.new_sessions_per_ip_per_hour, HOUR_MS);
+    this.order = new TurnOrder((conversation, output) => this.apply(conversation, output));
+    const allowed = new Set(settings.allowed_origins);
+    ({ engine: this.engine, io: this.io } = createSocketServer({
+      isAllowedOrigin: (origin) => allowed.has(origin) || config.allowedOrigins.has(origin),
+      isDraining: () => this.hub === null || this.hub.isDraining(),
+      maxPacketBytes: settings.max_message_chars * 6 + WEBCHAT_DEFAULTS.packetOverheadBytes,
+    }));
+    this.io.on('connection', (socket) => this.onConnection(socket));
+    const path = settings.path;
+    this.rootRoutes = [
+      { path, handler: (request, response) => this.engine.handleRequest(request, response) },
+      ...(settings.demo ? [{ path: DEMO_PATH, handler: demoRoutes(path) }] : []),
+    ];
+    this.upgrade = {
+      matches: (pathname) => pathname === path || pathname.startsWith(`${path}/`),
+      handle: async (request, socket, head) => this.engine.handleUpgrade(request, socket, head),
+    };
+  }
+
+  async start(hub: Hub): Promise<void> {
+    this.hub = hub;
+    if (this.config.settings.session_secret === null) {
+      this.config.logger.warn('webchat: SERVICE_WEBCHAT_SESSION_SECRET is not set: widget sessions start anew when the hub restarts, and every API process needs the same secret');
+    }
+    this.sweeper = setInterval(() => this.sweep(), WEBCHAT_DEFAULTS.sweepIntervalMs);
+    this.sweeper.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.hub = null;
+    if (this.sweeper) clearInterval(this.sweeper);
+    for (const followed of this.following) followed.stop();
+    this.following.clear();
+    await this.io.close();
+  }
+
+  /** Forgets what no longer counts, so memory follows the visitors of the last hour. */
+  private sweep(): void {
+    this.perSession.sweep();
+    this.perAddress.sweep();
+    this.held.sweep();
+    for (const conversation of this.sessions.keys()) {
+      if (!this.order.has(conversation) && !this.present(conversation)) this.sessions.delete(conversation);
+    }
+  }
+
+  private present(conversation: string): boolean {
+    return (this.io.sockets.adapter.rooms.get(roomOf(conversation))?.size ?? 0) > 0;
+  }
+
+  private onConnection(socket: Socket): void {
+    const address = this.config.clientAddress(socket.request);
+    // One event at a time per socket, in order: a message must be taken in before the next one.
+    let inbox: Promise<void> = Promise.resolve();
+    const handle = (work: () => Promise<void>) => {
+      inbox = inbox.then(work).catch((error: unknown) => {
+        this.config.logger.error({ err: error }, 'webchat: a widget event could not be handled');
+        this.tell(socket, APOLOGY_TEXT);
+      });
+    };
+    socket.on('session_request', (data: unknown) => handle(async () => this.onSessionRequest(socket, data)));
+    socket.on('user_uttered', (data: unknown) => handle(() => this.onUserUttered(socket, address, data)));
+    socket.on('disconnect', (reason) => this.config.logger.debug({ conversation: (socket.data as VisitorData).conversation ?? null, reason }, 'webchat: a widget disconnected'));
+  }
+
+  /** The widget's id when this hub issued it (a reload), else a new one; then what waited for it. */
+  private onSessionRequest(socket: Socket, data: unknown): void {
+    const claimed = requestedSessionId(data);
+    const known = this.ids.verify(claimed);
+    const session = known ? { id: claimed as string, conversation: known } : this.ids.issue();
+    this.join(socket, session.conversation);
+    // Rasa's server confirms with the bare id; the widget takes either that or {session_id}.
+    socket.emit('session_confirm', session.id);
+    if ((this.typing.get(session.conversation) ?? 0) > 0) socket.emit(TYPING_EVENT, { typing: true });
+    for (const message of this.held.take(session.conversation)) socket.emit('bot_uttered', message);
+  }
+
+  private async onUserUttered(socket: Socket, address: string, data: unknown): Promise<void> {
+    const hub = this.hub;
+    const uttered = parseUserUttered(data);
+    if (!hub || !uttered || uttered.message.trim() === '') return;
+    let conversation = (socket.data as VisitorData).conversation ?? null;
+    if (conversation === null) {
+      // A client that skipped session_request may name a session it was given earlier.
+      conversation = this.ids.verify(uttered.session_id);
+      if (conversation === null) return this.tell(socket, NO_SESSION_TEXT);
+      this.join(socket, conversation);
+    }
+    const { settings } = this.config;
+    if (!this.perSession.take(conversation)) return this.tell(socket, TOO_FAST_TEXT);
+    const choice = parseConfirmPayload(uttered.message);
+    if (choice) return this.onChoice(socket, conversation, choice.confirmationId, choice.action);
+    const chars = [...uttered.message].length;
+    if (chars > settings.max_message_chars) return this.tell(socket, tooLongText(chars, settings.max_message_chars));
+    if (uttered.message.includes('\u0000')) return this.tell(socket, UNREADABLE_TEXT);
+    if (!this.perAddress.admit(address, conversation)) return this.tell(socket, TOO_MANY_SESSIONS_TEXT);
+    let result;
+    try {
+      result = await hub.ingest(toInbound(conversation, uttered.message, contactTags(uttered.customData), data));
+    } catch (error) {
+      if (!isAppError(error) || error.status >= 500) throw error;
+      if (error.code === 'TURN_IN_PROGRESS') return this.tell(socket, STILL_ANSWERING_TEXT);
+      if (error.code === 'CONFLICT') return this.restart(socket);
+      throw error;
+    }
+    this.sessions.set(conversation, result.sessionId);
+    if (!result.duplicate) await this.follow(hub, conversation, result.sessionId, result.userMessageId);
+  }
+
+  /** A confirmation button: answered in this socket's own session only (a made-up id is refused by the hub). */
+  private async onChoice(socket: Socket, conversation: string, confirmationId: string, action: ConfirmAction): Promise<void> {
+    const sessionId = this.sessions.get(conversation);
+    if (!sessionId || !this.hub) return this.tell(socket, STALE_CONFIRMATION_TEXT);
+    try {
+      await this.hub.confirmTool(sessionId, confirmationId, action);
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      this.tell(socket, STALE_CONFIRMATION_TEXT);
+    }
+  }
+
+  /** Renders the turn into the visitor's room, after any earlier turn of the conversation. */
+  private async follow(hub: Hub, conversation: string, sessionId: string, turnId: string): Promise<void> {
+    const renderer = new TurnRenderer({ stream: this.config.settings.stream, confirmations: this.config.settings.confirmations });
+    const slot = this.order.open(conversation);
+    let followed: FollowedTurn;
+    try {
+      followed = await followTurn(hub.events, sessionId, turnId, { replay: true, onFrame: (frame) => slot.push(renderer.push(frame)) });
+    } catch (error) {
+      slot.close();
+      throw error;
+    }
+    this.following.add(followed);
+    void followed.outcome.then((outcome) => {
+      this.following.delete(followed);
+      slot.push(renderer.finish(outcome));
+      slot.close();
+      if (outcome.kind === 'error') this.config.logger.warn({ session_id: sessionId, code: outcome.code, message: outcome.message }, 'webchat: the turn ended in an error');
+    });
+  }
+
+  /** One output of a turn, in turn order: to every tab of the visitor, or kept until one comes back. */
+  private apply(conversation: string, output: WidgetOutput): void {
+    const room = roomOf(conversation);
+    const present = this.present(conversation);
+    switch (output.kind) {
+      case 'say':
+        if (present) this.io.to(room).emit('bot_uttered', output.message);
+        else this.held.hold(conversation, output.message);
+        return;
+      case 'typing': {
+        const count = Math.max(0, (this.typing.get(conversation) ?? 0) + (output.on ? 1 : -1));
+        if (count === 0) this.typing.delete(conversation);
+        else this.typing.set(conversation, count);
+        if (present) this.io.to(room).emit(TYPING_EVENT, { typing: count > 0 });
+        return;
+      }
+      case 'refuse':
+        // Anonymous visitors do not approve tools: it is disabled for the session, the agent goes on without it.
+        this.config.logger.info({ conversation, tool: output.tool }, 'webchat: a tool that needs confirmation was refused (channels.webchat.confirmations: refuse)');
+        void this.refuse(conversation, output.confirmationId);
+        return;
+      default:
+        output satisfies never;
+    }
+  }
+
+  private async refuse(conversation: string, confirmationId: string): Promise<void> {
+    const sessionId = this.sessions.get(conversation);
+    if (!sessionId || !this.hub) return;
+    await this.hub.confirmTool(sessionId, confirmationId, 'disable').catch((error: unknown) => {
+      this.config.logger.warn({ err: error, session_id: sessionId }, 'webchat: could not refuse a tool confirmation');
+    });
+  }
+
+  /** The visitor's session was closed (archived) by an admin: a new one, confirmed to the widget. */
+  private restart(socket: Socket): void {
+    const session = this.ids.issue();
+    this.join(socket, session.conversation);
+    socket.emit('session_confirm', session.id);
+    this.tell(socket, CLOSED_TEXT);
+  }
+
+  private join(socket: Socket, conversation: string): void {
+    const data = socket.data as VisitorData;
+    if (data.conversation === conversation) return;
+    if (data.conversation) void socket.leave(roomOf(data.conversation));
+    data.conversation = conversation;
+    void socket.join(roomOf(conversation));
+  }
+
+  /** A note to this socket only (a refused message is the sender's business, not the other tabs'). */
+  private tell(socket: Socket, text: string): void {
+    socket.emit('bot_uttered', { text } satisfies BotMessage);
+  }
+}

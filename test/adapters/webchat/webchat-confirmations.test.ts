@@ -1,0 +1,91 @@
+import { removeTempDirs } from '../../helpers/temp-dir';
+import { startWebchatHarness, Widget, Widgets, type WebchatHarness } from './webchat-harness';
+
+/**
+ * A tool that needs confirmation: offered to the visitor as the six actions (quick replies, whose
+ * payloads come back as `user_uttered`), or — the default for anonymous visitors — refused.
+ */
+afterAll(removeTempDirs);
+
+const saveNote = (id: string) => [{ calls: [{ id, name: 'save_note', arguments: JSON.stringify({ text: 'remember me' }) }] }, { text: ['All done.'] }];
+
+describe('confirmations: buttons', () => {
+  let harness: WebchatHarness;
+  const widgets = new Widgets(() => harness.base);
+
+  beforeAll(async () => {
+    harness = await startWebchatHarness({ confirmations: 'buttons' });
+  });
+
+  afterEach(() => {
+    widgets.closeAll();
+  });
+
+  afterAll(async () => {
+    await harness?.stop();
+  });
+
+  it('offers the six actions as quick replies; a click runs the tool and the answer follows', async () => {
+    harness.provider.rounds = saveNote('call-1');
+    const visitor = await widgets.open();
+    visitor.say('please save a note');
+    const question = await visitor.next();
+    expect(Object.keys(question).sort()).toEqual(['quick_replies', 'text']); // the widget's test for buttons
+    expect(question.text).toContain('save_note');
+    expect(question.quick_replies!.map((reply) => reply.title)).toEqual(['Allow once', 'Deny', 'Always allow', 'Disable tool', 'Block all tools this turn', 'Cancel']);
+    expect(question.quick_replies!.every((reply) => reply.content_type === 'text' && reply.payload.startsWith('/tool_confirm{'))).toBe(true);
+    // Waiting for the visitor: no typing.
+    expect(visitor.typing.at(-1)).toBe(false);
+
+    visitor.say(question.quick_replies![0]!.payload);
+    expect((await visitor.next()).text).toBe('All done.');
+    expect(harness.tools.runs).toEqual([{ tool: 'save_note', input: { text: 'remember me' } }]);
+
+    // The same click again: nothing is pending any more.
+    visitor.say(question.quick_replies![0]!.payload);
+    expect((await visitor.next()).text).toBe('This request is no longer pending.');
+  });
+
+  it('cancels the turn from the Cancel reply', async () => {
+    harness.provider.rounds = saveNote('call-2');
+    const visitor = await widgets.open();
+    visitor.say('save another note');
+    const question = await visitor.next();
+    visitor.say(question.quick_replies!.find((reply) => reply.title === 'Cancel')!.payload);
+    expect((await visitor.next()).text).toBe('Cancelled.');
+    expect(harness.tools.runs).toHaveLength(1);
+  });
+
+  it("never answers another visitor's confirmation: the click names only the confirmation, the session is the socket's", async () => {
+    harness.provider.rounds = saveNote('call-3');
+    const owner = await widgets.open();
+    const other = await widgets.open();
+    owner.say('save a third note');
+    const question = await owner.next();
+    other.say(question.quick_replies![0]!.payload);
+    expect((await other.next()).text).toBe('This request is no longer pending.');
+    expect(harness.tools.runs).toHaveLength(1);
+    owner.say(question.quick_replies![1]!.payload); // Deny
+    expect((await owner.next()).text).toBe('All done.');
+    expect(harness.tools.runs).toHaveLength(1);
+  });
+});
+
+describe('confirmations: refuse (the default)', () => {
+  it('disables the tool for the session instead of asking, and the agent answers without it', async () => {
+    const harness = await startWebchatHarness();
+    try {
+      harness.provider.rounds = saveNote('call-9');
+      const visitor = await Widget.open(harness.base);
+      visitor.say('please save a note');
+      const answer = await visitor.next();
+      visitor.close();
+      expect(answer).toEqual({ text: 'All done.' });
+      expect(harness.tools.runs).toEqual([]);
+      const toolMessage = harness.provider.requests.at(-1)!.messages.find((message) => message.role === 'tool');
+      expect(JSON.stringify(toolMessage)).toMatch(/disabled|denied|not allowed/i);
+    } finally {
+      await harness.stop();
+    }
+  });
+});
