@@ -28,6 +28,8 @@ export const webchatSettingsSchema = z.strictObject({
   stream: z.enum(['paragraphs', 'final']).default('paragraphs'),
   /** A tool that needs confirmation: `buttons` (the six actions as quick replies) or `refuse` (disabled for the session). */
   confirmations: z.enum(['buttons', 'refuse']).default('refuse'),
+  /** Per workflow (its name): `buttons` or `refuse` for turns that workflow answers, instead of `confirmations`. */
+  workflow_confirmations: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a workflow name'), z.enum(['buttons', 'refuse'])).default({}),
   /** Distinct widget sessions, per client address, that may send messages within an hour. */
   new_sessions_per_ip_per_hour: z.number().int().positive().max(1_000_000).default(20),
   /** Messages (and button clicks) per widget session in any minute. */

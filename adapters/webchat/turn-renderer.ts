@@ -13,6 +13,8 @@ export interface TurnRendererOptions {
   /** `paragraphs`: each paragraph as soon as it is complete; `final`: the whole answer at the end. */
   stream: 'paragraphs' | 'final';
   confirmations: 'buttons' | 'refuse';
+  /** Per workflow name, instead of `confirmations` for the turns it answers. */
+  workflowConfirmations?: Readonly<Record<string, 'buttons' | 'refuse'>>;
 }
 
 /**
@@ -39,8 +41,9 @@ export class TurnRenderer {
       case 'tool_end':
         return this.setTyping(true);
       case 'tool_confirm_request': {
-        const { confirmation_id: confirmationId, tool, message } = frame.payload;
-        if (this.options.confirmations === 'refuse') return [{ kind: 'refuse', confirmationId, tool }];
+        const { confirmation_id: confirmationId, tool, message, workflow } = frame.payload;
+        const rule = (workflow ? this.options.workflowConfirmations?.[workflow] : undefined) ?? this.options.confirmations;
+        if (rule === 'refuse') return [{ kind: 'refuse', confirmationId, tool }];
         // What streamed before the question comes first; then the turn waits for the visitor.
         return [...this.flush(), ...this.setTyping(false), { kind: 'say', message: confirmationMessage(message, confirmationId) }];
       }

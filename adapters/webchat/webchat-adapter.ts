@@ -217,7 +217,7 @@ export class WebchatAdapter implements ChannelAdapter {
 
   /** Renders the turn into the visitor's room, after any earlier turn of the conversation. */
   private async follow(hub: Hub, conversation: string, sessionId: string, turnId: string): Promise<void> {
-    const renderer = new TurnRenderer({ stream: this.config.settings.stream, confirmations: this.config.settings.confirmations });
+    const renderer = new TurnRenderer({ stream: this.config.settings.stream, confirmations: this.config.settings.confirmations, workflowConfirmations: this.config.settings.workflow_confirmations });
     const slot = this.order.open(conversation);
     let followed: FollowedTurn;
     try {

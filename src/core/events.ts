@@ -58,7 +58,14 @@ export type AgentEvent =
   | { type: 'tool_end'; payload: TurnTag & { tool_name: string; tool_call_id: string; duration_ms: number; error: string | null } }
   | {
       type: 'tool_confirm_request';
-      payload: TurnTag & { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string };
+      payload: TurnTag & {
+        confirmation_id: string;
+        tool: string;
+        parameters: Record<string, unknown>;
+        message: string;
+        /** The workflow the turn runs (its name; null: the config default), for channels whose confirmation rules differ per workflow. */
+        workflow?: string | null;
+      };
     }
   /** `answers`: on a turn's first state, the waiting messages it answers besides its own (mid-turn `collect`). */
   | { type: 'agent_state'; payload: TurnTag & { state: AgentState; answers?: string[] } }

@@ -23,6 +23,8 @@ export interface ConfirmationWaiters {
 export class TurnContext implements LoopPorts {
   readonly sessionId: string;
   readonly turnId: string;
+  /** The workflow the turn was routed to (its name), once routed; named on confirmation requests. */
+  workflow: string | null = null;
 
   constructor(
     private readonly deps: {
@@ -56,7 +58,7 @@ export class TurnContext implements LoopPorts {
     await this.deps.registry.update(this.sessionId, this.turnId, { pending });
     let timer: NodeJS.Timeout | undefined;
     try {
-      await this.emit({ type: 'tool_confirm_request', payload: pending });
+      await this.emit({ type: 'tool_confirm_request', payload: { ...pending, workflow: this.workflow } });
       await this.events.flush();
       const aborted = new Promise<never>((_, reject) => {
         const onAbort = () => reject(this.signal.reason);

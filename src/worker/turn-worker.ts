@@ -313,6 +313,7 @@ export class TurnWorker implements ConfirmationWaiters {
     const requested = typeof userMessage.metadata?.workflow === 'string' ? userMessage.metadata.workflow : null;
     const routing = await this.options.routing.route(session, userMessage.content, requested);
     const { workflow } = routing;
+    ports.workflow = workflow?.name ?? null;
     // Messages sent meanwhile follow this workflow's mid-turn policy: the registry says which it is.
     if (routing.decision.workflowId !== session.active_workflow_id) {
       await this.options.registry.update(session.id, userMessage.id, { workflowId: routing.decision.workflowId });

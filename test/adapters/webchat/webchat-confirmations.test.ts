@@ -89,3 +89,33 @@ describe('confirmations: refuse (the default)', () => {
     }
   });
 });
+
+describe('per workflow (workflow_confirmations)', () => {
+  it('offers buttons for the turns of a workflow that allows them, and refuses for the others', async () => {
+    const harness = await startWebchatHarness({ confirmations: 'refuse', workflow_confirmations: { helpdesk: 'buttons' } });
+    try {
+      for (const [name, keyword] of [['helpdesk', 'ticket'], ['shop', 'order']]) {
+        const created = await harness.admin('POST', '/assistant/workflows', { name, tool_list: 'save_note', triggers: { keywords: [keyword] }, binding_channels: ['webchat'] });
+        expect(created.status).toBe(201);
+      }
+      harness.provider.rounds = saveNote('call-h');
+      const helped = await Widget.open(harness.base);
+      helped.say('open a ticket and save a note');
+      const question = await helped.next();
+      expect(question.quick_replies).toHaveLength(6);
+      helped.say(question.quick_replies![0]!.payload);
+      expect(await helped.next()).toEqual({ text: 'All done.' });
+      helped.close();
+      expect(harness.tools.runs).toHaveLength(1);
+
+      harness.provider.rounds = saveNote('call-s');
+      const shopper = await Widget.open(harness.base);
+      shopper.say('about my order, save a note');
+      expect(await shopper.next()).toEqual({ text: 'All done.' });
+      shopper.close();
+      expect(harness.tools.runs).toHaveLength(1); // refused: not run
+    } finally {
+      await harness.stop();
+    }
+  });
+});
