@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AgentState } from './events';
 import type { ChannelName, InboundMessage } from './inbound';
 import type { Principal, Role } from './principal';
-import type { ControlBus, EventLog } from './turns';
+import type { ControlBus, EventLog, PendingConfirmation } from './turns';
 
 /** The outcome of checking a WebSocket upgrade's credential (spec, Authentication rules 3–8). */
 export type SocketAuthResult =
@@ -19,7 +19,7 @@ export interface SessionSummary {
   /** The running turn's id, if one runs. */
   turnId: string | null;
   /** The `tool_confirm_request` the running turn waits for, if any (asked again on reconnect). */
-  pendingConfirmation: { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string } | null;
+  pendingConfirmation: PendingConfirmation | null;
 }
 
 /** What `Hub.ingest` did with a message. */

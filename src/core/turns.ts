@@ -84,6 +84,8 @@ export interface PendingConfirmation {
   tool: string;
   parameters: Record<string, unknown>;
   message: string;
+  /** The workflow the turn runs (its name; null: the config default), as on the `tool_confirm_request`. */
+  workflow?: string | null;
 }
 
 /**

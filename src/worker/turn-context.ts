@@ -53,12 +53,12 @@ export class TurnContext implements LoopPorts {
   async confirm(request: { tool: string; parameters: Record<string, unknown>; message: string }): Promise<ConfirmAction> {
     const confirmationId = randomUUID();
     const { answer, release } = this.deps.waiters.wait(confirmationId);
-    const pending = { confirmation_id: confirmationId, ...request };
+    const pending = { confirmation_id: confirmationId, ...request, workflow: this.workflow };
     // Kept with the running turn, so a socket that connects meanwhile is asked again.
     await this.deps.registry.update(this.sessionId, this.turnId, { pending });
     let timer: NodeJS.Timeout | undefined;
     try {
-      await this.emit({ type: 'tool_confirm_request', payload: { ...pending, workflow: this.workflow } });
+      await this.emit({ type: 'tool_confirm_request', payload: pending });
       await this.events.flush();
       const aborted = new Promise<never>((_, reject) => {
         const onAbort = () => reject(this.signal.reason);

@@ -166,6 +166,7 @@ describe('confirmation', () => {
       parameters: { text: 'remember this' },
       message: 'Allow "save_note" to run with text: "remember this"?',
       turn_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      workflow: null, // the config default answers
     });
     if (extra) await extra(socket, requested);
     if (action) socket.send({ type: 'tool_confirm', payload: { confirmation_id: requested.payload.confirmation_id, action } });
