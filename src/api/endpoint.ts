@@ -190,7 +190,9 @@ function parseInput<TBody, TQuery, TParams>(
   const fields: FieldIssues = {};
   const params = validate(endpoint.params, req.params, 'path.', fields);
   const query = validate(endpoint.query, req.query, 'query.', fields);
-  const headers = endpoint.headers ? validate(endpoint.headers, pickHeaders(req, endpoint.headers), 'header.', fields) : {};
+  // Headers are optional extras (no defaults): a request without them skips the schema (the hot path).
+  const sent = endpoint.headers ? pickHeaders(req, endpoint.headers) : null;
+  const headers = sent && Object.keys(sent).length > 0 ? validate(endpoint.headers, sent, 'header.', fields) : {};
   let body: unknown = undefined;
   if (endpoint.body && METHODS_WITH_BODY.has(endpoint.method)) {
     if (endpoint.bodyMediaType === 'application/x-www-form-urlencoded') requireForm(req);
