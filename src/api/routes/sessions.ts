@@ -238,36 +238,27 @@ function storedMessageView(message: InboundMessage, ingested: Ingested) {
 }
 
 /**
- * `?sync=true` with a repeated `Idempotency-Key`: the first request's turn, followed from the frames
- * the log keeps (it may still run); once the log no longer keeps an ended turn (the replay buffer),
- * its reply is in the history and 409 says so.
- */
-async function followFirst(deps: SessionRoutesDeps, ingested: Ingested) {
-  const stored = await firstAnswer(deps, ingested);
-  const followed = await followTurn(deps.hub.events, ingested.sessionId, stored.id, { replay: true });
-  try {
-    const running = (await deps.hub.findSession(ingested.sessionId))?.turnId === stored.id;
-    const ended = await Promise.race([followed.outcome, new Promise<null>((resolve) => setImmediate(() => resolve(null)))]);
-    if (ended === null && !running) {
-      throw new AppError('CONFLICT', 'This Idempotency-Key was used for a turn that has ended; its reply is in the session history.');
-    }
-    return outcomeAnswer(ended ?? (await followed.outcome), stored.id);
-  } finally {
-    followed.stop();
-  }
-}
-
-/**
  * `?sync=true`: follows the turn by its id from before it is ingested (so no frame is missed), then
  * answers its `done` payload, or its ending as the documented error (409 CANCELLED, the turn's own
- * error code, 503 when it outlasts the wait and goes on).
+ * error code, 503 when it outlasts the wait and goes on). A repeated `Idempotency-Key` follows the
+ * first request's turn instead, from the frames the log keeps (it may still run); once the log no
+ * longer keeps an ended turn (the replay buffer), its reply is in the history and 409 says so.
  */
 async function ingestAndWait(deps: SessionRoutesDeps, message: InboundMessage & { sessionId: string; turnId: string }) {
-  const followed = await followTurn(deps.hub.events, message.sessionId, message.turnId);
+  const { events } = deps.hub;
+  let followed = await followTurn(events, message.sessionId, message.turnId);
   let timer: NodeJS.Timeout | undefined;
   try {
     const ingested = await deps.hub.ingest(message);
-    if (ingested.duplicate) return await followFirst(deps, ingested);
+    let turnId = message.turnId;
+    if (ingested.duplicate) {
+      followed.stop();
+      turnId = (await firstAnswer(deps, ingested)).id;
+      followed = await followTurn(events, message.sessionId, turnId, { replay: true });
+      const running = (await deps.hub.findSession(message.sessionId))?.turnId === turnId;
+      const kept = await Promise.race([followed.outcome, new Promise<null>((resolve) => setImmediate(() => resolve(null)))]);
+      if (kept === null && !running) throw new AppError('CONFLICT', 'This Idempotency-Key was used for a turn that has ended; its reply is in the session history.');
+    }
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), deps.syncTimeoutMs);
     });
@@ -277,7 +268,7 @@ async function ingestAndWait(deps: SessionRoutesDeps, message: InboundMessage & 
         headers: { 'Retry-After': '5' },
       });
     }
-    return outcomeAnswer(outcome, message.turnId);
+    return outcomeAnswer(outcome, turnId);
   } finally {
     clearTimeout(timer);
     followed.stop();
