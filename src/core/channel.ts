@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
 import type { Hub } from './hub';
+import type { ChannelTelemetry } from './telemetry';
 import type { ChannelName } from './inbound';
 
 /**
@@ -151,6 +152,8 @@ export interface ChannelContext<S> {
   allowedOrigins: ReadonlySet<string>;
   /** Client silence after which a socket is closed (`websocket.idle_timeout_s`), except while a turn runs. */
   socketIdleTimeoutMs: number;
+  /** Platform calls, sockets, frames and answer delivery, for the hub's metrics (no-ops when metrics are off). */
+  telemetry?: ChannelTelemetry;
 }
 
 /**
