@@ -7,6 +7,7 @@ import { WORKING_STATES, type AgentState, type SessionFrame } from '../../src/co
 import type { Hub, SessionSummary } from '../../src/core/hub';
 import type { Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
+import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
 
 
 export const CLOSE = {
@@ -40,6 +41,10 @@ export class SessionConnection {
   private corked = false;
   private unsubscribe: Unsubscribe | null = null;
   private closed = false;
+  /** Frames written since the last report to the metrics (reported once per corked burst). */
+  private unreported = 0;
+  /** The last turn whose first answer frame went out (each turn's first `token` is reported once). */
+  private answeredTurn: string | null = null;
 
   constructor(
     readonly socket: WebSocket,
@@ -49,6 +54,7 @@ export class SessionConnection {
     private readonly logger: Logger,
     private readonly limits: ConnectionLimits,
     initialState: AgentState,
+    private readonly telemetry: ChannelTelemetry = NO_CHANNEL_TELEMETRY,
   ) {
     this.turnRunning = WORKING_STATES.has(initialState);
     // Listen from the first moment: ws drops frames nobody listens to, and the client may send
@@ -133,6 +139,17 @@ export class SessionConnection {
     }
     this.cork();
     this.socket.send(text);
+    this.unreported += 1;
+    if (!this.corked) this.report();
+    if (frame.type === 'token' && frame.payload.turn_id && frame.payload.turn_id !== this.answeredTurn) {
+      this.answeredTurn = frame.payload.turn_id;
+      this.telemetry.answerDelivered(frame.payload.turn_id, frame.ts);
+    }
+  }
+
+  private report(): void {
+    this.telemetry.framesSent(this.unreported);
+    this.unreported = 0;
   }
 
   /**
@@ -150,11 +167,13 @@ export class SessionConnection {
     process.nextTick(() => {
       this.corked = false;
       raw.uncork();
+      this.report();
     });
   }
 
   private async onClientFrame(text: string | null): Promise<void> {
     const parsed = parseClientFrame(text);
+    this.telemetry.frameReceived('error' in parsed ? 'invalid' : parsed.type);
     if ('error' in parsed) return this.reply(parsed.error.code, parsed.error.message);
     try {
       switch (parsed.type) {
@@ -175,7 +194,7 @@ export class SessionConnection {
           await this.hub.cancelTurn(this.sessionId);
           return;
         case 'tool_confirm':
-          await this.hub.confirmTool(this.sessionId, parsed.payload.confirmation_id, parsed.payload.action);
+          await this.hub.confirmTool(this.sessionId, parsed.payload.confirmation_id, parsed.payload.action, { kind: 'user', id: this.principal.userId, name: this.principal.username });
           return;
       }
     } catch (error) {

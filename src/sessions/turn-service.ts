@@ -19,6 +19,8 @@ export interface AcceptInput {
    * session's policy is read only then, so a message into an idle session costs nothing extra.
    */
   policy?: MidTurnPolicy | ((sessionId: string) => Promise<MidTurnPolicy>);
+  /** The trace context of the message's `ingest` span, carried in the job (traces on). */
+  trace?: Record<string, string>;
 }
 
 /** A stored message and what became of it: its turn started, or it waits behind the running one. */
@@ -71,7 +73,7 @@ export class TurnService {
       throw error;
     }
     try {
-      await queue.enqueue({ sessionId: input.sessionId, userMessageId: turnId });
+      await queue.enqueue({ sessionId: input.sessionId, userMessageId: turnId, queuedAt: Date.now(), ...(input.trace ? { trace: input.trace } : {}) });
     } catch (error) {
       // Not queued, so not accepted: undo, and let the client retry.
       logger.error({ err: error, session_id: input.sessionId }, 'could not queue a turn');
@@ -113,7 +115,7 @@ export class TurnService {
     if (!next || !(await registry.claim(sessionId, next.id))) return null;
     if (after) await registry.markWaiting(sessionId);
     try {
-      await queue.enqueue({ sessionId, userMessageId: next.id });
+      await queue.enqueue({ sessionId, userMessageId: next.id, queuedAt: Date.now() });
     } catch (error) {
       // Stays stored and owed: requeued when a process starts (requeueUnfinished).
       logger.error({ err: error, session_id: sessionId, turn_id: next.id }, 'could not queue a waiting turn');
@@ -204,7 +206,7 @@ export class TurnService {
         continue;
       }
       if (!live && !(await registry.claim(turn.sessionId, turn.messageId))) continue;
-      await queue.enqueue({ sessionId: turn.sessionId, userMessageId: turn.messageId });
+      await queue.enqueue({ sessionId: turn.sessionId, userMessageId: turn.messageId, queuedAt: Date.now() });
       queued += 1;
     }
     return queued;
