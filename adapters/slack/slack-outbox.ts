@@ -63,7 +63,7 @@ export class SlackOutbox {
   private async call(client: WebClient, method: string, args: Record<string, unknown>): Promise<Answer> {
     const started = performance.now();
     try {
-      const answer = await this.call(client, method, args);
+      const answer = await client.apiCall(method, args);
       this.telemetry.platformCall(method, 200, (performance.now() - started) / 1000);
       return answer;
     } catch (error) {
