@@ -97,6 +97,7 @@ export class SwitchboardHub implements Hub {
         metadata: message.metadata,
         turnId: message.turnId,
         trace,
+        sender: senderKey(message),
         // The web channel keeps the spec's TURN_IN_PROGRESS; chat channels follow their policy.
         policy: message.channel === 'web' ? 'reject' : (id) => this.deps.midTurnPolicy(message.channel, id),
       });
@@ -188,6 +189,11 @@ export class SwitchboardHub implements Hub {
   isDraining(): boolean {
     return this.deps.isDraining();
   }
+}
+
+/** Whose message it is, as usage counts it: the chat contact (`slack:U123`), else the user account. */
+export function senderKey(message: InboundMessage): string {
+  return message.sender.contactId ? `${message.channel}:${message.sender.contactId}` : message.sender.userId;
 }
 
 function duplicate(sessionId: string, userMessageId: string): Ingested {

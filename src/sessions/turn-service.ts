@@ -19,6 +19,8 @@ export interface AcceptInput {
    * session's policy is read only then, so a message into an idle session costs nothing extra.
    */
   policy?: MidTurnPolicy | ((sessionId: string) => Promise<MidTurnPolicy>);
+  /** Who sent it: a user id, or `<channel>:<contact id>` (usage and budgets count the turn for them). */
+  sender?: string;
   /** The trace context of the message's `ingest` span, carried in the job (traces on). */
   trace?: Record<string, string>;
 }
@@ -158,6 +160,7 @@ export class TurnService {
       metadata: input.metadata,
       reply_to: null,
       turn_id: turnId,
+      sender: input.sender ?? null,
     });
     if (message) return message;
     // Not stored: the session is archived or gone (one read, on this rare path only).

@@ -220,6 +220,7 @@ export class TurnWorker implements ConfirmationWaiters {
               },
           reply_to: turnId,
           turn_id: turnId,
+          sender: null,
         },
         usage: state.usage,
         activeWorkflowId: result.routing ? result.routing.decision.workflowId : undefined,
