@@ -88,6 +88,13 @@ import { TurnArrivals } from './metrics/turn-arrivals';
 import { metricsApp } from './api/metrics-app';
 import { activeTraceFields, Tracing } from './tracing/tracing';
 import { observedProvider } from './worker/observed-provider';
+import { AuditLog } from './audit/audit-log';
+import { AuditService } from './audit/audit-service';
+import { auditRoutes } from './api/routes/audit';
+import { usageRoutes } from './api/routes/usage';
+import { UsageService } from './usage/usage-service';
+import { DailyBudgets } from './usage/budgets';
+import { QueryTypes } from 'sequelize';
 
 /** How often (at most) the API process looks for accepted turns no worker took (PickupWatch). */
 const PICKUP_SWEEP_MS = 5_000;
@@ -234,6 +241,10 @@ interface Core {
   arrivals: TurnArrivals;
   /** The port of the metrics listener of its own, once it listens. */
   metricsPort: number | null;
+  /** The audit trail's batched writer (confirmations in the worker; keys, users, SAML, workflows in the API). */
+  audit: AuditLog;
+  /** Daily token budgets, checked when a worker starts a turn. */
+  budgets: DailyBudgets;
 }
 
 /** What every process needs: config, logs, database (migrated), models and the turn drivers. */
@@ -286,14 +297,41 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const tracing = Tracing.start(config.traces, processName);
     if (tracing) lifecycle.onStop({ name: 'traces', stop: () => tracing.shutdown() });
     const metricsPort = metrics ? await serveMetricsPort(config, metrics, logger, lifecycle, processName) : null;
+    // Stopped before the database closes (the lifecycle stops in reverse): what is queued is written.
+    const audit = new AuditLog(models, logger);
+    lifecycle.onStop({ name: 'audit log', stop: () => audit.close() });
+    const budgets = new DailyBudgets(config.usage.budgets, {
+      workflowIdByName: async (name) => (await routing.workflowByName(name))?.id ?? null,
+      usernameOf: async (userId) => {
+        const [row] = await database.sequelize.query<{ username: string }>('SELECT username FROM users WHERE id = :id', { type: QueryTypes.SELECT, replacements: { id: userId } }).catch(() => []);
+        return row?.username ?? null;
+      },
+    });
     return {
       channels, tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, store, drivers, routing, pickup, turns, midTurnDefault, knowledge,
-      metrics, tracing, arrivals: new TurnArrivals(), metricsPort,
+      metrics, tracing, arrivals: new TurnArrivals(), metricsPort, audit, budgets,
     };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
   }
+}
+
+/** How often the API process deletes audit rows older than `audit.retention_days`. */
+const AUDIT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+
+/** Keeps the audit trail within its retention: once at start, then hourly (every API process; deleting twice is harmless). */
+function pruneAuditRows(audit: AuditService, days: number, logger: Logger, lifecycle: Lifecycle): void {
+  if (days <= 0) return;
+  const prune = () =>
+    void audit
+      .prune(days)
+      .then((deleted) => deleted > 0 && logger.info({ deleted, retention_days: days }, 'old audit rows deleted'))
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not delete old audit rows'));
+  prune();
+  const timer = setInterval(prune, AUDIT_PRUNE_INTERVAL_MS);
+  timer.unref();
+  lifecycle.onStop({ name: 'audit retention', stop: async () => clearInterval(timer) });
 }
 
 /**
@@ -326,6 +364,8 @@ async function startWorker(core: Core, provider: LlmProvider): Promise<void> {
     provider: observedProvider(provider, core.metrics, core.tracing),
     metrics: core.metrics,
     tracing: core.tracing,
+    audit: core.audit,
+    budgets: core.budgets.enabled ? core.budgets : null,
     sessionTools: core.sessionTools,
     logger: core.logger,
     concurrency: core.config.worker.concurrency,
@@ -363,7 +403,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const authenticateSocket = (request: IncomingMessage, socketOptions: { queryToken: boolean; role?: Role }) =>
       checkUpgradeCredential(request, auth.authenticator, socketOptions);
     const samlSettings = resolveSamlSettings(config.auth.saml, config.server.public_url ?? `http://localhost:${config.server.port}`, options.cwd);
-    const saml = samlSettings && new SamlService(samlSettings, auth.models, auth.users, auth.sessions, logger);
+    const saml = samlSettings && new SamlService(samlSettings, auth.models, auth.users, auth.sessions, logger, core.audit);
     if (saml) lifecycle.onStop({ name: 'saml signature worker', stop: () => saml.close() });
     const access = new SessionAccess(core.store);
     await access.start(drivers.control);
@@ -417,10 +457,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         if ((await drivers.presence.alive()) === 0) throw new Error('no worker has sent a heartbeat lately: start one with `npm run worker`');
       },
     });
+    const auditService = new AuditService(models);
+    pruneAuditRows(auditService, config.audit.retention_days, logger, lifecycle);
     const modules = [
       authRoutes(auth),
-      apiKeyRoutes(auth.apiKeys),
-      userRoutes(auth.users),
+      apiKeyRoutes(auth.apiKeys, core.audit),
+      userRoutes(auth.users, core.audit),
+      auditRoutes(auditService),
+      usageRoutes(new UsageService(core.database.sequelize)),
       samlRoutes(saml),
       knowledgeRoutes(core.knowledge),
       channelRoutes(channels, core.channels.map((channel) => channel.name)),
@@ -431,7 +475,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         channels: () => channels.list().filter((channel) => channel.enabled).map((channel) => channel.name),
       }),
       (api: ApiRouter) => registerSessionRoutes(api, { sessions, hub, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
-      (api: ApiRouter) => registerWorkflowRoutes(api, workflows),
+      (api: ApiRouter) => registerWorkflowRoutes(api, workflows, core.audit),
       routingTestRoutes(new RoutingService(models, core.channels)),
       (api: ApiRouter) =>
         registerToolRoutes(api, {

@@ -13,6 +13,11 @@ export function actorKey(actor: Actor): string {
   return actor.kind === 'contact' ? `${actor.channel}:${actor.id}` : `${actor.kind}:${actor.id}`;
 }
 
+/** A caller of the API (a JWT or an API key of that user). */
+export function userActor(principal: { userId: string; username: string }): Actor {
+  return { kind: 'user', id: principal.userId, name: principal.username };
+}
+
 /** The hub acting on its own (`system:<reason>`). */
 export function systemActor(reason: string): Actor {
   return { kind: 'system', id: reason };

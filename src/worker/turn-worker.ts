@@ -25,6 +25,8 @@ import { NO_AUDIT, type AuditSink } from '../core/audit';
 import type { HubMetrics } from '../metrics/hub-metrics';
 import { SpanKind, type Tracing } from '../tracing/tracing';
 import { TurnObserver, type TurnOutcomeLabel } from './turn-observer';
+import { BudgetExceeded, type DailyBudgets } from '../usage/budgets';
+import type { UsageQuery, UsageToday } from '../db/turn-store';
 
 export interface TurnWorkerOptions {
   store: TurnStore;
@@ -54,6 +56,8 @@ export interface TurnWorkerOptions {
   metrics?: HubMetrics | null;
   /** The `turn` span and its children (off: null). */
   tracing?: Tracing | null;
+  /** Daily token budgets (`usage.budgets`); absent or none set: no usage is read. */
+  budgets?: DailyBudgets | null;
 }
 
 export interface TurnKnowledge {
@@ -167,7 +171,9 @@ export class TurnWorker implements ConfirmationWaiters {
     let result: TurnResult | null = null;
     const ended = (outcome: TurnOutcomeLabel) => observer?.ended(outcome, this.options.provider.model, state.usage);
     try {
-      const loaded = tracing ? await tracing.inSpan('load conversation', {}, () => this.loadConversation(job.sessionId)) : await this.loadConversation(job.sessionId);
+      const usageQuery = await this.options.budgets?.usageQuery(turnId);
+      const load = () => this.loadConversation(job.sessionId, usageQuery);
+      const loaded = tracing ? await tracing.inSpan('load conversation', {}, load) : await load();
       if (loaded) observer?.loaded(loaded.session.channel);
       // The turn's own rows are the newest: looked for from the end.
       const userMessage = loaded ? findLast(loaded.messages, (message) => message.id === turnId) : undefined;
@@ -189,7 +195,7 @@ export class TurnWorker implements ConfirmationWaiters {
       if (command) observer?.routed(null);
       result = command
         ? await this.runCommandTurn(command, loaded.session, userMessage, emit)
-        : await this.runAgentTurn(loaded.session, plan, userMessage, state, events, controller, steer.signal, observer);
+        : await this.runAgentTurn(loaded.session, plan, userMessage, state, events, controller, steer.signal, observer, loaded.usage);
       controller.signal.throwIfAborted();
       if (!state.writing) await emit({ type: 'agent_state', payload: { state: 'writing' } });
       if (command) this.streamText(result.text, emit);
@@ -261,14 +267,17 @@ export class TurnWorker implements ConfirmationWaiters {
         return;
       }
       const failure = describeFailure(error);
-      if (failure.code === 'INTERNAL_ERROR') logger.error({ err: error, job }, 'turn failed');
+      if (error instanceof BudgetExceeded) {
+        logger.info({ job, budget: error.scope }, 'turn refused: daily token budget used up');
+        this.options.metrics?.budgetRefusal(error.scope);
+      } else if (failure.code === 'INTERNAL_ERROR') logger.error({ err: error, job }, 'turn failed');
       else logger.warn({ err: error instanceof Error ? error.message : String(error), job }, 'turn failed at the provider');
       await this.endWithoutReply(job, state);
       await events.send({ type: 'error', payload: failure });
       await events.send({ type: 'agent_state', payload: { state: 'error' } });
       await events.send({ type: 'agent_state', payload: { state: 'idle' } });
       await events.flush();
-      ended('failed');
+      ended(error instanceof BudgetExceeded ? 'refused' : 'failed');
       this.logTurn(job, started, failure.code, state, result);
     } finally {
       context.signal.removeEventListener('abort', onShutdown);
@@ -280,15 +289,15 @@ export class TurnWorker implements ConfirmationWaiters {
    * The session and its conversation window: only what is new when this worker ran the session's
    * last turn (and nothing touched the session since), else the whole window.
    */
-  private async loadConversation(sessionId: string) {
+  private async loadConversation(sessionId: string, usage?: UsageQuery) {
     const { store } = this.options;
     const after = this.conversations.readAfter(sessionId);
-    const loaded = await store.loadConversation(sessionId, after);
+    const loaded = await store.loadConversation(sessionId, after, usage);
     if (!loaded || after === undefined) return loaded;
     const joined = this.conversations.join(sessionId, loaded.session.updated_at, loaded.session.memory_through, loaded.messages);
-    if (joined) return { session: loaded.session, messages: joined };
+    if (joined) return { session: loaded.session, messages: joined, usage: loaded.usage };
     this.conversations.forget(sessionId);
-    return store.loadConversation(sessionId);
+    return store.loadConversation(sessionId, undefined, usage);
   }
 
   /** The queue gave the job up (it kept failing): the session is freed and the client told. */
@@ -331,6 +340,7 @@ export class TurnWorker implements ConfirmationWaiters {
     controller: AbortController,
     steered: AbortSignal,
     observer: TurnObserver | null,
+    usage: UsageToday | undefined,
   ): Promise<TurnResult> {
     const { agent, provider, sessionTools, logger, tracing } = this.options;
     const ports = new TurnContext(
@@ -352,6 +362,8 @@ export class TurnWorker implements ConfirmationWaiters {
       : await route();
     const { workflow } = routing;
     observer?.routed(workflow?.name ?? null);
+    // Over a daily budget: refused here, before the model is called (BUDGET_EXCEEDED ends the turn).
+    if (usage && this.options.budgets) await this.options.budgets.check(userMessage.sender ?? session.owner_id, workflow ? { id: workflow.id, name: workflow.name } : null, usage);
     // Messages sent meanwhile follow this workflow's mid-turn policy: the registry says which it is.
     if (routing.decision.workflowId !== session.active_workflow_id) {
       await this.options.registry.update(session.id, userMessage.id, { workflowId: routing.decision.workflowId });
@@ -532,7 +544,8 @@ function sessionConfig(session: SessionRecord): { systemPrompt?: string; maxStep
 }
 
 /** The `error` frame for a failed turn: provider failures by name, anything else generic. */
-function describeFailure(error: unknown): { code: 'PROVIDER_UNREACHABLE' | 'PROVIDER_ERROR' | 'INTERNAL_ERROR'; message: string } {
+function describeFailure(error: unknown): { code: 'PROVIDER_UNREACHABLE' | 'PROVIDER_ERROR' | 'INTERNAL_ERROR' | 'BUDGET_EXCEEDED'; message: string } {
+  if (error instanceof BudgetExceeded) return { code: 'BUDGET_EXCEEDED', message: error.message };
   if (error instanceof ProviderError) {
     return error.kind === 'unreachable'
       ? { code: 'PROVIDER_UNREACHABLE', message: `The model provider could not be reached: ${error.message}` }

@@ -11,6 +11,8 @@ import { jsonBody, request } from '../../helpers/http';
 import { LogCapture } from '../../helpers/log-capture';
 import { makeTempDir, removeTempDirs } from '../../helpers/temp-dir';
 import { registerUser, type TestUser } from '../../helpers/users';
+import { auditRows } from '../../helpers/audit';
+import { parametersDigest } from '../../../src/audit/digest';
 
 /** The Slack channel end to end: signed HTTP events in, the real bolt/web-api client out to a fake Slack. */
 const SIGNING_SECRET = randomBytes(16).toString('hex');
@@ -253,6 +255,11 @@ describe('tool confirmations as buttons', () => {
     const answered = await slack.waitFor((c) => c.method === 'chat.update' && c.args.ts === 'confirm-message-ts' && c.args.channel === channel);
     expect(answered.args.text).toBe(`save_note: ${action}`);
     const session = await sessionByKey(`slack::${FAKE_SLACK.teamId}:${channel}:${event.ts}`);
+    // The audit trail names the Slack user who pressed the button, the action and a digest of the parameters.
+    const [row] = await auditRows(base, admin.token, { kind: 'tool.confirmation', session_id: session.id });
+    expect(row).toMatchObject({ actor: { key: 'slack:U2', kind: 'contact', name: 'bob' }, subject: 'save_note', action, session_id: session.id });
+    expect(row!.details).toMatchObject({ ...parametersDigest({ text: 'remember this' }), parameter_names: ['text'], waited_ms: expect.any(Number), requested_at: expect.any(String) });
+    expect(JSON.stringify(row)).not.toContain('remember this');
     return { event, session };
   }
 

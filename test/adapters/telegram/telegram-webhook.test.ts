@@ -2,6 +2,8 @@ import { decodeCallbackData } from '../../../adapters/telegram/callback-data';
 import { APOLOGY_TEXT, CANCELLED_TEXT, STILL_ANSWERING_TEXT } from '../../../adapters/telegram/render';
 import { jsonBody, request } from '../../helpers/http';
 import { removeTempDirs } from '../../helpers/temp-dir';
+import { auditRows } from '../../helpers/audit';
+import { parametersDigest } from '../../../src/audit/digest';
 import { BOT_TOKEN, clickUpdate, forChat, lastText, startTelegramHarness, textUpdate, waitForText, WEBHOOK_SECRET, type TelegramHarness } from './telegram-harness';
 
 /**
@@ -172,6 +174,11 @@ describe('confirmation buttons', () => {
     expect(shown.params.text).toContain(asked.params.text);
     expect(shown.params.reply_markup).toBeUndefined();
     const session = await sessionOf(chatId);
+    // The audit trail names the Telegram user who pressed the button, the action and a digest of the parameters.
+    const [row] = await auditRows(h.api, h.adminToken, { kind: 'tool.confirmation', session_id: session.id });
+    expect(row).toMatchObject({ actor: { key: 'telegram:77', kind: 'contact', name: 'Ada' }, subject: 'save_note', action, session_id: session.id });
+    expect(row!.details).toMatchObject({ ...parametersDigest({ text: note }), waited_ms: expect.any(Number) });
+    expect(JSON.stringify(row)).not.toContain(note);
     const ran = () => h.tools.runs.filter((run) => run.input.text === note);
     return { session, ran, asked };
   }
