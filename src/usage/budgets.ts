@@ -44,12 +44,12 @@ export class DailyBudgets {
   async check(sender: string, workflow: { id: string; name: string } | null, usage: UsageToday): Promise<void> {
     const userLimit = await this.userLimit(sender);
     if (userLimit > 0 && usage.user >= userLimit) {
-      throw new BudgetExceeded('user', `You have used your daily token budget (${format(userLimit)} tokens; ${format(usage.user)} spent today). It starts again at 00:00 UTC.`);
+      throw new BudgetExceeded('user', `You have used your daily token budget (${tokens(userLimit)}; ${format(usage.user)} spent today). It starts again at 00:00 UTC.`);
     }
     const workflowLimit = workflow ? (this.settings.workflows[workflow.name] ?? 0) : 0;
     const spent = workflow ? (usage.workflows[workflow.id] ?? 0) : 0;
     if (workflow && workflowLimit > 0 && spent >= workflowLimit) {
-      throw new BudgetExceeded('workflow', `The workflow "${workflow.name}" has used its daily token budget (${format(workflowLimit)} tokens). It starts again at 00:00 UTC.`);
+      throw new BudgetExceeded('workflow', `The workflow "${workflow.name}" has used its daily token budget (${tokens(workflowLimit)}). It starts again at 00:00 UTC.`);
     }
   }
 
@@ -76,6 +76,10 @@ export class BudgetExceeded extends AppError {
   }
 }
 
-function format(tokens: number): string {
-  return tokens.toLocaleString('en-US');
+function format(count: number): string {
+  return count.toLocaleString('en-US');
+}
+
+function tokens(count: number): string {
+  return `${format(count)} ${count === 1 ? 'token' : 'tokens'}`;
 }

@@ -36,7 +36,11 @@ beforeAll(async () => {
   tools = new TestTools();
   logs = new LogCapture();
   const cwd = makeTempDir();
-  writeFileSync(path.join(cwd, 'config.yaml'), 'agent:\n  default_tools: [lookup, save_note]\nchannels:\n  slack:\n    edit_interval_ms: 200\n    send_budget:\n      per_channel: { limit: 20, window_ms: 1000 }\n');
+  // One Slack user (U9) has a daily budget of one token: their second turn is refused.
+  writeFileSync(
+    path.join(cwd, 'config.yaml'),
+    "agent:\n  default_tools: [lookup, save_note]\nchannels:\n  slack:\n    edit_interval_ms: 200\n    send_budget:\n      per_channel: { limit: 20, window_ms: 1000 }\nusage:\n  budgets:\n    users: { 'slack:U9': 1 }\n",
+  );
   service = await startService({
     env: testEnv(makeTempDir(), { ...GENEROUS_RATE_LIMITS, SERVICE_SLACK_BOT_TOKEN: BOT_TOKEN, SERVICE_SLACK_SIGNING_SECRET: SIGNING_SECRET, SERVICE_SLACK_API_URL: slack.url }),
     cwd,
@@ -234,6 +238,20 @@ describe('receiving', () => {
   it('keeps the tokens and the signing secret out of the logs', () => {
     expect(logs.text).not.toContain(BOT_TOKEN);
     expect(logs.text).not.toContain(SIGNING_SECRET);
+  });
+});
+
+describe('daily token budgets', () => {
+  it('tell a Slack user over their budget so, in the thread, without calling the model', async () => {
+    await postEvent(envelope(mention('CB1', 'hello', { user: 'U9' })));
+    await finalReply('CB1', 'Hello there, friend.');
+    const calls = provider.requests.length;
+    await postEvent(envelope(mention('CB1', 'hello again', { user: 'U9' })));
+    await finalReply('CB1', 'You have used your daily token budget (1 token; 15 spent today). It starts again at 00:00 UTC.');
+    expect(provider.requests.length).toBe(calls);
+    // Another user of the same workspace is still answered.
+    await postEvent(envelope(mention('CB2', 'hello')));
+    await finalReply('CB2', 'Hello there, friend.');
   });
 });
 

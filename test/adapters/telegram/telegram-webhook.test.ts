@@ -13,7 +13,8 @@ import { BOT_TOKEN, clickUpdate, forChat, lastText, startTelegramHarness, textUp
 let h: TelegramHarness;
 
 beforeAll(async () => {
-  h = await startTelegramHarness('webhook');
+  // One contact (99) has a daily budget of one token: their second turn is refused.
+  h = await startTelegramHarness('webhook', { usage: { budgets: { users: { 'telegram:99': 1 } } } });
 });
 
 afterAll(async () => {
@@ -154,6 +155,20 @@ it('waits out a 429 retry_after and still delivers the reply', async () => {
   expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
   const answers = h.telegram.calls.filter((call) => call.method === 'sendMessage' && call.params.text === 'After the flood.' && forChat(107)(call));
   expect(answers.map((call) => call.status)).toEqual([429, 200]); // refused once, sent again after retry_after
+});
+
+it('tells a contact over their daily token budget so, in their chat, without calling the model', async () => {
+  const from = { id: 99, first_name: 'Grace', last_name: null, username: 'grace' };
+  h.provider.pieces = ['Hello', ' there', ', friend', '.'];
+  await deliver(textUpdate(301, 'hello', undefined, from));
+  await finalText(301, 'Hello there, friend.');
+  const calls = h.provider.requests.length;
+  await deliver(textUpdate(301, 'hello again', undefined, from));
+  await finalText(301, 'You have used your daily token budget (1 token; 15 spent today). It starts again at 00:00 UTC.');
+  expect(h.provider.requests.length).toBe(calls);
+  // Ada (77) has no budget and is still answered.
+  await deliver(textUpdate(302, 'hi'));
+  await finalText(302, 'Hello there, friend.');
 });
 
 describe('confirmation buttons', () => {
