@@ -74,6 +74,8 @@ const FIELD_MEANINGS: Record<string, string> = {
   'done.workflow': 'The workflow that answered, or null for the default assistant.',
   'done.routing_reason': 'Why that workflow was picked (metadata, contact, trigger score, session, default).',
   turn_id: 'The turn this frame belongs to: the id of the user message that started it.',
+  'agent_state.answers': "On a turn's first state: the waiting messages (their ids, oldest first) it answers besides its own (mid-turn policy `collect`).",
+  'error.dropped': 'On the `CANCELLED` of a waiting chat message deleted on its platform before its turn started: true (no turn, no answer).',
   'user_message.text': 'The message, 1 to 65,536 characters.',
   'user_message.mode': `${TURN_MODES.map((mode) => `\`${mode}\``).join(', ')}; default \`normal\`.`,
   'tool_confirm.confirmation_id': 'From the `tool_confirm_request`.',
