@@ -89,7 +89,8 @@ export class SessionConnection {
       const replay = await this.hub.events.replay(this.sessionId, lastSeq);
       // Too old (buffer expired): the spec says send only the current state.
       if (replay.complete) replayed = replay.frames;
-      for (const frame of replayed) this.send(frame, JSON.stringify(frame));
+      // Replayed answers were delivered before (or are late): not a turn's first answer now.
+      for (const frame of replayed) this.send(frame, JSON.stringify(frame), false);
     }
     await this.hub.events.append(this.sessionId, { type: 'agent_state', payload: { state: currentState, ...turn } });
     // A confirmation still waiting, and not in the replay: ask again (decisions.md §5).
@@ -127,8 +128,8 @@ export class SessionConnection {
     this.send(frame, text);
   }
 
-  /** Sends a frame's text as it was serialised once for every socket. */
-  private send(frame: SessionFrame, text: string): void {
+  /** Sends a frame's text as it was serialised once for every socket; `live` frames may be a turn's first answer. */
+  private send(frame: SessionFrame, text: string, live = true): void {
     if (this.closed || frame.seq <= this.lastSentSeq) return; // replay and live tail overlap: each seq once
     this.lastSentSeq = frame.seq;
     if (frame.type === 'agent_state') this.turnRunning = WORKING_STATES.has(frame.payload.state);
@@ -143,7 +144,7 @@ export class SessionConnection {
     if (!this.corked) this.report();
     if (frame.type === 'token' && frame.payload.turn_id && frame.payload.turn_id !== this.answeredTurn) {
       this.answeredTurn = frame.payload.turn_id;
-      this.telemetry.answerDelivered(frame.payload.turn_id, frame.ts);
+      if (live) this.telemetry.answerDelivered(frame.payload.turn_id, frame.ts);
     }
   }
 

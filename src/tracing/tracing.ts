@@ -102,6 +102,14 @@ export function failed(span: Span, error: unknown): void {
   span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
 }
 
+/** Marks the active span (a turn's) failed with an error code: the turn ended in an error it reported. */
+export function activeSpanFailed(code: string, message: string): void {
+  const span = trace.getSpan(context.active());
+  if (!span) return;
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.setAttribute('error.type', code);
+}
+
 /** `trace_id` and `span_id` of the active span, for every log line written inside a turn. */
 export function activeTraceFields(): Record<string, string> {
   const span = trace.getSpan(context.active());

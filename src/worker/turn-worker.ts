@@ -23,7 +23,7 @@ import { TurnContext, type ConfirmAnswer, type ConfirmationWaiters } from './tur
 import { TurnEvents } from './turn-events';
 import { NO_AUDIT, type AuditSink } from '../core/audit';
 import type { HubMetrics } from '../metrics/hub-metrics';
-import { SpanKind, type Tracing } from '../tracing/tracing';
+import { activeSpanFailed, SpanKind, type Tracing } from '../tracing/tracing';
 import { TurnObserver, type TurnOutcomeLabel } from './turn-observer';
 import { BudgetExceeded, type DailyBudgets } from '../usage/budgets';
 import type { UsageQuery, UsageToday } from '../db/turn-store';
@@ -272,6 +272,7 @@ export class TurnWorker implements ConfirmationWaiters {
         this.options.metrics?.budgetRefusal(error.scope);
       } else if (failure.code === 'INTERNAL_ERROR') logger.error({ err: error, job }, 'turn failed');
       else logger.warn({ err: error instanceof Error ? error.message : String(error), job }, 'turn failed at the provider');
+      if (tracing) activeSpanFailed(failure.code, failure.message);
       await this.endWithoutReply(job, state);
       await events.send({ type: 'error', payload: failure });
       await events.send({ type: 'agent_state', payload: { state: 'error' } });

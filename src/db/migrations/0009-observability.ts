@@ -40,7 +40,6 @@ export const observability: Migration = {
       output_tokens: { type: DataTypes.BIGINT, allowNull: false, defaultValue: 0 },
       turns: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
     });
-    await context.addIndex('usage_daily', ['day', 'workflow_id']);
     await context.addColumn('messages', 'sender', { type: DataTypes.STRING(200), allowNull: true });
     if (context.sequelize.getDialect() === 'sqlite') {
       // SQLite has no data-modifying CTE: the reply's insert adds its usage through this trigger,
