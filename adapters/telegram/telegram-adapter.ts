@@ -13,6 +13,7 @@ import { ACTION_LABELS, answeredConfirmationText, STALE_CONFIRMATION_TEXT, STILL
 import { TelegramSender } from './sender';
 import { answerWatch } from '../shared/answer-watch';
 import { countCalls } from './call-count';
+import { NO_CHANNEL_TELEMETRY } from '../../src/core/telemetry';
 import { TelegramSendBudget, type ChatTarget } from './telegram-budget';
 import { TypingIndicator } from './typing';
 import { TELEGRAM_WEBHOOK_PATH, webhookHandler } from './webhook';
@@ -45,7 +46,8 @@ export class TelegramAdapter implements ChannelAdapter {
 
   constructor(private readonly config: TelegramAdapterConfig) {
     this.bot = new Telegraf(config.botToken, { telegram: { apiRoot: config.apiRoot, webhookReply: false } });
-    if (config.telemetry) countCalls(this.bot.telegram, config.telemetry);
+    // Counted only for a hub with metrics on: without, the calls stay exactly as telegraf makes them.
+    if (config.telemetry && config.telemetry !== NO_CHANNEL_TELEMETRY) countCalls(this.bot.telegram, config.telemetry);
     this.budget = new TelegramSendBudget(config.sendLimits ?? TELEGRAM_DEFAULTS.sendLimits);
     this.sender = new TelegramSender({
       telegram: this.bot.telegram,
