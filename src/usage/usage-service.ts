@@ -48,8 +48,10 @@ export class UsageService {
       replacements.users = await this.userKeys(filter.user);
     }
     if (filter.workflow !== undefined) {
+      const ids = await this.workflowIds(filter.workflow);
+      if (ids.length === 0) return { rows: [], total: 0 }; // no workflow of that name: no usage
       where.push('workflow_id IN (:workflows)');
-      replacements.workflows = await this.workflowIds(filter.workflow);
+      replacements.workflows = ids;
     }
     if (filter.channel !== undefined) {
       where.push('channel = :channel');
@@ -78,8 +80,7 @@ export class UsageService {
 
   private async workflowIds(name: string): Promise<string[]> {
     const rows = await this.sequelize.query<{ id: string }>('SELECT id FROM workflows WHERE name = :name', { type: QueryTypes.SELECT, replacements: { name } });
-    // No such workflow: a key no row has, so nothing matches.
-    return rows.length > 0 ? rows.map((row) => String(row.id)) : ['\u0000'];
+    return rows.map((row) => String(row.id));
   }
 
   /** Usernames of the user ids and names of the workflow ids among the rows (two reads at most). */

@@ -110,6 +110,7 @@ it('reports usage per day, user, workflow and channel to admins, and to a user t
   expect(byName.body.data.items).toEqual([expect.objectContaining({ user: { key: alice.id, username: 'alice' }, total_tokens: 45 })]);
   expect((await request(`${api}/usage?workflow=triage&group_by=day`, { headers: as(admin) })).body.data.items).toEqual([expect.objectContaining({ day: today, total_tokens: 30 })]);
   expect((await request(`${api}/usage?from=2000-01-01&to=2000-01-31`, { headers: as(admin) })).body.data).toEqual({ items: [], next_cursor: null, has_more: false, total: 0 });
+  expect((await request(`${api}/usage?workflow=no-such-workflow`, { headers: as(admin) })).body.data).toEqual({ items: [], next_cursor: null, has_more: false, total: 0 });
 
   const own = await request(`${api}/usage?group_by=user`, { headers: as(alice) });
   expect(own.body.data.items).toEqual([expect.objectContaining({ user: { key: alice.id, username: 'alice' }, total_tokens: 45 })]);
