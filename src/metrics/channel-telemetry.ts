@@ -18,7 +18,7 @@ export function channelTelemetry(channel: string, metrics: HubMetrics | null, tr
       metrics?.stage('delivered', channel, (now - emittedAt) / 1000);
       const arrival = arrivals.take(turnId);
       if (!arrival) return;
-      metrics?.firstAnswerDelivered(channel, (now - arrival.receivedAt) / 1000);
+      metrics?.firstAnswerDelivered(channel, (performance.now() - arrival.receivedMark) / 1000);
       if (tracing && arrival.trace) {
         // From the frame's emission to its delivery, under the turn's `ingest` span.
         const span = tracing.startSpan(`deliver ${channel}`, { kind: SpanKind.PRODUCER, startTime: Math.min(emittedAt, now), attributes: { 'switchboard.channel': channel, 'switchboard.turn_id': turnId } }, arrival.trace);

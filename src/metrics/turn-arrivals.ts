@@ -4,8 +4,8 @@ import type { Context } from '@opentelemetry/api';
 export const TURN_ARRIVALS_LIMIT = 10_000;
 
 export interface Arrival {
-  /** When the hub received the message (ms since the epoch). */
-  receivedAt: number;
+  /** When the hub received the message (`performance.now()`: the same process delivers it). */
+  receivedMark: number;
   channel: string;
   /** The turn's trace, when traces are on: the channel's `deliver` span joins it. */
   trace: Context | null;

@@ -53,15 +53,15 @@ export class SwitchboardHub implements Hub {
   async ingest(message: InboundMessage): Promise<Ingested> {
     const { metrics, tracing, arrivals } = this.deps;
     if (!metrics && !tracing) return (await this.take(message)).ingested;
-    const receivedAt = Date.now();
+    const receivedMark = performance.now();
     const span = tracing?.startSpan(`ingest ${message.channel}`, { kind: SpanKind.PRODUCER, attributes: { 'switchboard.channel': message.channel } }) ?? null;
     try {
-      const { ingested, queuedAt } = await this.take(message, span && tracing ? tracing.carrier(span) : undefined);
+      const { ingested, queuedMark } = await this.take(message, span && tracing ? tracing.carrier(span) : undefined);
       span?.setAttributes({ 'switchboard.session_id': ingested.sessionId, 'switchboard.turn_id': ingested.userMessageId, 'switchboard.disposition': ingested.disposition });
       if (!ingested.duplicate) {
         // Received → queued (the worker may already run it: the in-process queue hands it over at once).
-        if (queuedAt !== null) metrics?.stage('accepted', message.channel, (queuedAt - receivedAt) / 1000);
-        arrivals?.add(ingested.userMessageId, { receivedAt, channel: message.channel, trace: span && tracing ? tracing.contextWith(span) : null });
+        if (queuedMark !== null) metrics?.stage('accepted', message.channel, (queuedMark - receivedMark) / 1000);
+        arrivals?.add(ingested.userMessageId, { receivedMark, channel: message.channel, trace: span && tracing ? tracing.contextWith(span) : null });
       }
       return ingested;
     } catch (error) {
@@ -72,11 +72,11 @@ export class SwitchboardHub implements Hub {
     }
   }
 
-  private async take(message: InboundMessage, trace?: Record<string, string>): Promise<{ ingested: Ingested; queuedAt: number | null }> {
+  private async take(message: InboundMessage, trace?: Record<string, string>): Promise<{ ingested: Ingested; queuedMark: number | null }> {
     const { models, turns } = this.deps;
     if (message.externalId) {
       const seen = await models.InboundEvent.findOne({ where: { channel: message.channel, external_id: message.externalId } });
-      if (seen) return { ingested: duplicate(seen.session_id ?? '', seen.message_id ?? ''), queuedAt: null };
+      if (seen) return { ingested: duplicate(seen.session_id ?? '', seen.message_id ?? ''), queuedMark: null };
     }
     // A web message names its session (checked at connect); a chat message finds or makes its own.
     const sessionId = message.sessionId ?? (await this.chatSession(message)).id;
@@ -87,7 +87,7 @@ export class SwitchboardHub implements Hub {
         { channel: message.channel, external_id: message.externalId },
         { channel: message.channel, external_id: message.externalId, session_id: sessionId, message_id: null, created_at: new Date() },
       );
-      if (!created) return { ingested: duplicate(sessionId, ''), queuedAt: null };
+      if (!created) return { ingested: duplicate(sessionId, ''), queuedMark: null };
     }
     let accepted;
     try {
@@ -114,7 +114,7 @@ export class SwitchboardHub implements Hub {
     if (message.externalId) {
       await models.InboundEvent.update({ message_id: stored.id }, { where: { channel: message.channel, external_id: message.externalId } });
     }
-    return { ingested: { sessionId, userMessageId: stored.id, duplicate: false, disposition: accepted.disposition, createdAt: stored.created_at }, queuedAt: accepted.queuedAt };
+    return { ingested: { sessionId, userMessageId: stored.id, duplicate: false, disposition: accepted.disposition, createdAt: stored.created_at }, queuedMark: accepted.queuedMark };
   }
 
   async amendWaiting(channel: ChannelName, externalId: string, text: string | null): Promise<boolean> {

@@ -29,8 +29,8 @@ export interface AcceptInput {
 export interface Accepted {
   message: MessageRecord;
   disposition: 'started' | 'queued';
-  /** When its job was queued (ms since the epoch); null when it waits behind the running turn. */
-  queuedAt: number | null;
+  /** When its job was queued (`performance.now()` of this process); null when it waits behind the running turn. */
+  queuedMark: number | null;
 }
 
 export interface TurnServiceDeps {
@@ -63,11 +63,11 @@ export class TurnService {
     if (await registry.claim(input.sessionId, turnId)) return { ...(await this.startClaimed(input, turnId)), disposition: 'started' };
     const policy = typeof input.policy === 'function' ? await input.policy(input.sessionId) : (input.policy ?? 'reject');
     if (policy === 'reject') throw new AppError('TURN_IN_PROGRESS', 'A turn is already running in this session; wait for `done`.');
-    return { message: await this.queueBehind(input, turnId, policy), disposition: 'queued', queuedAt: null };
+    return { message: await this.queueBehind(input, turnId, policy), disposition: 'queued', queuedMark: null };
   }
 
   /** The session is ours: store the message and queue its turn (undone when either fails). */
-  private async startClaimed(input: AcceptInput, turnId: string): Promise<{ message: MessageRecord; queuedAt: number }> {
+  private async startClaimed(input: AcceptInput, turnId: string): Promise<{ message: MessageRecord; queuedMark: number }> {
     const { registry, queue, logger } = this.deps;
     let message: MessageRecord;
     try {
@@ -76,9 +76,10 @@ export class TurnService {
       await registry.release(input.sessionId, turnId);
       throw error;
     }
-    const queuedAt = Date.now();
+    // The job's time is the wall clock (another process compares it); this process's own mark is finer.
+    const queuedMark = performance.now();
     try {
-      await queue.enqueue({ sessionId: input.sessionId, userMessageId: turnId, queuedAt, ...(input.trace ? { trace: input.trace } : {}) });
+      await queue.enqueue({ sessionId: input.sessionId, userMessageId: turnId, queuedAt: Date.now(), ...(input.trace ? { trace: input.trace } : {}) });
     } catch (error) {
       // Not queued, so not accepted: undo, and let the client retry.
       logger.error({ err: error, session_id: input.sessionId }, 'could not queue a turn');
@@ -87,7 +88,7 @@ export class TurnService {
       throw new AppError('SERVICE_UNAVAILABLE', 'The turn queue is unavailable; try again shortly.', { headers: { 'Retry-After': '5' }, cause: error });
     }
     this.deps.pickup.watch(input.sessionId, turnId);
-    return { message, queuedAt };
+    return { message, queuedMark };
   }
 
   /**
