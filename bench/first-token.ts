@@ -2,7 +2,7 @@ import type WebSocket from 'ws';
 import type { Benchmark, Metric } from './lib/benchmark';
 import { startEchoServer, type EchoServer } from './lib/echo-server';
 import { closeSockets, openSocket } from './lib/hub';
-import { startHubProcess } from './lib/hub-process';
+import { startHubProcess, type HubUnderTest } from './lib/hub-process';
 import { elapsedMs, percentile, withTimeout } from './lib/latency';
 
 
@@ -26,7 +26,7 @@ export const FIRST_TOKEN_BENCH = {
 
 type Variant = 'echo' | 'floor' | 'embedded' | 'scaled';
 
-interface Prober {
+export interface Prober {
   /** One measured round trip, in milliseconds. */
   probe(): Promise<number>;
   stop(): Promise<void>;
@@ -64,7 +64,14 @@ async function echoProber(): Promise<Prober> {
 }
 
 async function hubProber(variant: 'floor' | 'embedded' | 'scaled'): Promise<Prober> {
-  const hub = await startHubProcess({ variant, answerTokens: FIRST_TOKEN_BENCH.answerTokens });
+  return turnProber(await startHubProcess({ variant, answerTokens: FIRST_TOKEN_BENCH.answerTokens }), variant);
+}
+
+/**
+ * One turn at a time on a session socket of `hub`: `probe` answers the time from `user_message` to
+ * the first `token` frame. Stopping it stops the hub.
+ */
+export async function turnProber(hub: HubUnderTest, variant: string): Promise<Prober> {
   let ws: WebSocket | null = null;
   try {
     let turns = FIRST_TOKEN_BENCH.turnsPerSession;
@@ -105,7 +112,7 @@ async function hubProber(variant: 'floor' | 'embedded' | 'scaled'): Promise<Prob
 }
 
 /** Probes back to back for `seconds`; returns every latency. */
-async function sample(prober: Prober, seconds: number): Promise<number[]> {
+export async function sample(prober: Prober, seconds: number): Promise<number[]> {
   const latencies: number[] = [];
   const until = Date.now() + seconds * 1000;
   while (Date.now() < until) latencies.push(await prober.probe());

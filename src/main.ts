@@ -38,6 +38,7 @@ import { checkUpgradeCredential, selectProtocol } from './auth/websocket';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DOTENV_FILE, environmentWithDotEnv } from './config/dotenv';
 import type { ChannelAdapter, ChannelDescriptor } from './core/channel';
+import type { ChannelTelemetry } from './core/telemetry';
 import type { Hub } from './core/hub';
 import type { Role } from './core/principal';
 import type { ControlBus, EventLog, TurnQueue, TurnRegistry, WorkerPresence } from './core/turns';
@@ -80,6 +81,20 @@ import { TurnWorker } from './worker/turn-worker';
 import { ChannelStatusBoard } from './server/channel-status';
 import { ChannelSupervisor } from './server/channel-supervisor';
 import { webUi } from './server/web-ui';
+import { HubMetrics } from './metrics/hub-metrics';
+import { metricsHandler } from './metrics/metrics-endpoint';
+import { channelTelemetry } from './metrics/channel-telemetry';
+import { TurnArrivals } from './metrics/turn-arrivals';
+import { metricsApp } from './api/metrics-app';
+import { activeTraceFields, Tracing } from './tracing/tracing';
+import { observedProvider } from './worker/observed-provider';
+import { AuditLog } from './audit/audit-log';
+import { AuditService } from './audit/audit-service';
+import { auditRoutes } from './api/routes/audit';
+import { usageRoutes } from './api/routes/usage';
+import { UsageService } from './usage/usage-service';
+import { DailyBudgets } from './usage/budgets';
+import { QueryTypes } from 'sequelize';
 
 /** How often (at most) the API process looks for accepted turns no worker took (PickupWatch). */
 const PICKUP_SWEEP_MS = 5_000;
@@ -108,6 +123,8 @@ export interface RunningService {
   port: number;
   url: string;
   lifecycle: Lifecycle;
+  /** The port of this process's own metrics listener (`metrics.port`), or null. */
+  metricsPort: number | null;
   /** The database as this process uses it: tests and benchmarks count its statements. */
   storage: { store: TurnStore; sequelize: Database['sequelize'] };
   stop(): Promise<void>;
@@ -216,6 +233,18 @@ interface Core {
   midTurnDefault: ChannelPolicyDefault;
   /** Knowledge collections: `collections` for the workflow service, `retrieve` for turns. */
   knowledge: KnowledgeService;
+  /** This process's metrics (null: `metrics.enabled` is false). */
+  metrics: HubMetrics | null;
+  /** This process's traces (null: no `traces.otlp_url`). */
+  tracing: Tracing | null;
+  /** Turns taken in here, until their first answer is delivered (stage metrics, the `deliver` span). */
+  arrivals: TurnArrivals;
+  /** The port of the metrics listener of its own, once it listens. */
+  metricsPort: number | null;
+  /** The audit trail's batched writer (confirmations in the worker; keys, users, SAML, workflows in the API). */
+  audit: AuditLog;
+  /** Daily token budgets, checked when a worker starts a turn. */
+  budgets: DailyBudgets;
 }
 
 /** What every process needs: config, logs, database (migrated), models and the turn drivers. */
@@ -224,7 +253,9 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
   const { config, configFile, warnings } = loadConfig({ env: options.env, cwd: options.cwd, channels });
   const logHub = new LogHub(processName);
   const redactPaths = secretHeaderPaths(channels.flatMap((channel) => channel.secretHeaders ?? []));
-  const logger = createLogger({ ...config.log, name: processName, destination: options.logDestination, extraStreams: [logHub], redactPaths });
+  // With traces on, every line written inside a turn names its trace (`trace_id`, `span_id`).
+  const mixin = config.traces.otlp_url ? activeTraceFields : undefined;
+  const logger = createLogger({ ...config.log, name: processName, destination: options.logDestination, extraStreams: [logHub], redactPaths, mixin });
   for (const warning of warnings) logger.warn(warning);
   const lifecycle = new Lifecycle();
   lifecycle.onStop({ name: 'log hub', stop: async () => logHub.close() });
@@ -260,11 +291,64 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
     const tools = options.tools ?? createToolRegistry(config.tools, { workspaceDir: path.resolve(options.cwd ?? process.cwd(), config.data_dir, 'workspace'), knowledge });
     const sessionTools = new SessionTools(tools);
     const midTurnDefault = channelMidTurnDefaults(config.channels);
-    return { channels, tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, store, drivers, routing, pickup, turns, midTurnDefault, knowledge };
+    const metrics = config.metrics.enabled
+      ? new HubMetrics({ role: processName, tools: tools.list().map((tool) => tool.name), queueDepth: () => drivers.queue.depth() })
+      : null;
+    const tracing = Tracing.start(config.traces, processName);
+    if (tracing) lifecycle.onStop({ name: 'traces', stop: () => tracing.shutdown() });
+    const metricsPort = metrics ? await serveMetricsPort(config, metrics, logger, lifecycle, processName) : null;
+    // Stopped before the database closes (the lifecycle stops in reverse): what is queued is written.
+    const audit = new AuditLog(models, logger);
+    lifecycle.onStop({ name: 'audit log', stop: () => audit.close() });
+    const budgets = new DailyBudgets(config.usage.budgets, {
+      workflowIdByName: async (name) => (await routing.workflowByName(name))?.id ?? null,
+      usernameOf: async (userId) => {
+        const [row] = await database.sequelize.query<{ username: string }>('SELECT username FROM users WHERE id = :id', { type: QueryTypes.SELECT, replacements: { id: userId } }).catch(() => []);
+        return row?.username ?? null;
+      },
+    });
+    return {
+      channels, tools, sessionTools, logHub, config, configFile, logger, lifecycle, readiness, database, models, store, drivers, routing, pickup, turns, midTurnDefault, knowledge,
+      metrics, tracing, arrivals: new TurnArrivals(), metricsPort, audit, budgets,
+    };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
   }
+}
+
+/** How often the API process deletes audit rows older than `audit.retention_days`. */
+const AUDIT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+
+/** Keeps the audit trail within its retention: once at start, then hourly (every API process; deleting twice is harmless). */
+function pruneAuditRows(audit: AuditService, days: number, logger: Logger, lifecycle: Lifecycle): void {
+  if (days <= 0) return;
+  const prune = () =>
+    void audit
+      .prune(days)
+      .then((deleted) => deleted > 0 && logger.info({ deleted, retention_days: days }, 'old audit rows deleted'))
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not delete old audit rows'));
+  prune();
+  const timer = setInterval(prune, AUDIT_PRUNE_INTERVAL_MS);
+  timer.unref();
+  lifecycle.onStop({ name: 'audit retention', stop: async () => clearInterval(timer) });
+}
+
+/**
+ * `metrics.port`: `/metrics` on a listener of its own (how a worker process is scraped). A worker
+ * with metrics on needs it: it serves nothing else.
+ */
+async function serveMetricsPort(config: Readonly<Config>, metrics: HubMetrics, logger: Logger, lifecycle: Lifecycle, processName: 'api' | 'worker'): Promise<number | null> {
+  const { port, host, token } = config.metrics;
+  if (port === null) {
+    if (processName === 'worker') throw new ConfigError('metrics.port (SERVICE_METRICS_PORT): is required to serve the metrics of a worker process, which serves nothing else; give each process its own port');
+    if (!token) throw new ConfigError('SERVICE_METRICS_TOKEN: is required for /metrics on the API port (or set metrics.port for a listener of its own)');
+    return null;
+  }
+  const listener = await listen(metricsApp(metricsHandler(metrics, token), logger), host, port);
+  lifecycle.onStop({ name: 'metrics listener', stop: () => listener.close(1_000) });
+  logger.info({ metrics_listening: `${host}:${listener.port}` }, 'metrics served on a port of their own');
+  return listener.port;
 }
 
 /** Starts consuming turns in this process, after queueing again any turn a dead process left unfinished. */
@@ -277,7 +361,11 @@ async function startWorker(core: Core, provider: LlmProvider): Promise<void> {
     queue: core.drivers.queue,
     events: core.drivers.events,
     control: core.drivers.control,
-    provider,
+    provider: observedProvider(provider, core.metrics, core.tracing),
+    metrics: core.metrics,
+    tracing: core.tracing,
+    audit: core.audit,
+    budgets: core.budgets.enabled ? core.budgets : null,
     sessionTools: core.sessionTools,
     logger: core.logger,
     concurrency: core.config.worker.concurrency,
@@ -315,7 +403,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const authenticateSocket = (request: IncomingMessage, socketOptions: { queryToken: boolean; role?: Role }) =>
       checkUpgradeCredential(request, auth.authenticator, socketOptions);
     const samlSettings = resolveSamlSettings(config.auth.saml, config.server.public_url ?? `http://localhost:${config.server.port}`, options.cwd);
-    const saml = samlSettings && new SamlService(samlSettings, auth.models, auth.users, auth.sessions, logger);
+    const saml = samlSettings && new SamlService(samlSettings, auth.models, auth.users, auth.sessions, logger, core.audit);
     if (saml) lifecycle.onStop({ name: 'saml signature worker', stop: () => saml.close() });
     const access = new SessionAccess(core.store);
     await access.start(drivers.control);
@@ -355,6 +443,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       authenticateSocket,
       selectProtocol,
       isDraining: () => lifecycle.draining,
+      metrics: core.metrics,
+      tracing: core.tracing,
+      arrivals: core.arrivals,
     });
     if (config.worker.embedded) await startWorker(core, provider);
     core.pickup.start();
@@ -366,10 +457,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         if ((await drivers.presence.alive()) === 0) throw new Error('no worker has sent a heartbeat lately: start one with `npm run worker`');
       },
     });
+    const auditService = new AuditService(models);
+    pruneAuditRows(auditService, config.audit.retention_days, logger, lifecycle);
     const modules = [
       authRoutes(auth),
-      apiKeyRoutes(auth.apiKeys),
-      userRoutes(auth.users),
+      apiKeyRoutes(auth.apiKeys, core.audit),
+      userRoutes(auth.users, core.audit),
+      auditRoutes(auditService),
+      usageRoutes(new UsageService(core.database.sequelize)),
       samlRoutes(saml),
       knowledgeRoutes(core.knowledge),
       channelRoutes(channels, core.channels.map((channel) => channel.name)),
@@ -380,7 +475,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         channels: () => channels.list().filter((channel) => channel.enabled).map((channel) => channel.name),
       }),
       (api: ApiRouter) => registerSessionRoutes(api, { sessions, hub, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
-      (api: ApiRouter) => registerWorkflowRoutes(api, workflows),
+      (api: ApiRouter) => registerWorkflowRoutes(api, workflows, core.audit),
       routingTestRoutes(new RoutingService(models, core.channels)),
       (api: ApiRouter) =>
         registerToolRoutes(api, {
@@ -397,9 +492,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // Every channel of the registry, built before the app: webhook routes mount before the JSON parser.
     // The allowed origins are complete once the server listens (the hub's own origin needs the port).
     const origins = new Set<string>();
-    const adapters = buildChannels(core.channels, config, logger, channels, origins);
+    const adapters = buildChannels(core.channels, config, logger, channels, origins, (name) => channelTelemetry(name, core.metrics, core.tracing, core.arrivals));
     const webhooks = adapters.flatMap(({ adapter }) => adapter.routes ?? []);
-    const rateLimiter = await createRateLimiter({ config, logger });
+    const rateLimiter = await createRateLimiter({ config, logger, onRefusal: core.metrics ? (key) => core.metrics!.rateLimitRefusal(key) : undefined });
     // Platform webhooks are signed: they count under their own, higher per-address limit.
     for (const route of webhooks) rateLimiter.registerPrefix(`${API_PREFIX}${route.path}`, 'channel_webhooks');
     lifecycle.onStop({ name: 'rate limiter', stop: () => rateLimiter.close() });
@@ -421,6 +516,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       before: (endpoint) => [...rateLimiter.registerEndpoint(endpoint), ...channels.webMessageActivity(endpoint)],
       rateLimit: rateLimiter.middleware,
       modules,
+      metrics: core.metrics,
+      metricsEndpoint: core.metrics && core.metricsPort === null ? metricsHandler(core.metrics, config.metrics.token) : null,
     });
     const http = await listen(app.express, config.server.host, config.server.port);
     for (const origin of allowedOrigins(config, http.port)) origins.add(origin);
@@ -474,7 +571,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (process.stdout.isTTY && !options.logDestination && config.log.format !== 'json') process.stdout.write(`${renderBanner(facts)}\n`);
     logger.info(facts, 'Switchboard is ready');
     const storage = { store: core.store, sequelize: core.database.sequelize };
-    return { config, hub, logger, port: http.port, url, lifecycle, storage, stop: () => stopAll(lifecycle, logger) };
+    return { config, hub, logger, port: http.port, url, lifecycle, storage, metricsPort: core.metricsPort, stop: () => stopAll(lifecycle, logger) };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;
@@ -498,7 +595,7 @@ export async function startWorkerProcess(options: ServiceOptions): Promise<Runni
   await startWorker(core, provider);
   core.logger.info({ queue: core.drivers.description, storage: core.database.description }, 'Switchboard worker is ready');
   const storage = { store: core.store, sequelize: core.database.sequelize };
-  return { config: core.config, hub: null, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, storage, stop: () => stopAll(core.lifecycle, core.logger) };
+  return { config: core.config, hub: null, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, storage, metricsPort: core.metricsPort, stop: () => stopAll(core.lifecycle, core.logger) };
 }
 
 /**
@@ -511,12 +608,13 @@ function buildChannels(
   logger: Logger,
   board: ChannelStatusBoard,
   allowedOrigins: ReadonlySet<string>,
+  telemetry: (channel: string) => ChannelTelemetry,
 ): { adapter: ChannelAdapter; mode: string; required: boolean }[] {
   const built: { adapter: ChannelAdapter; mode: string; required: boolean }[] = [];
   const clientAddress = createClientIpResolver(config.api.trusted_proxy_cidrs);
   for (const channel of registry) {
     const settings = config.channels[channel.name];
-    const adapter = channel.create({ settings, logger, allowedOrigins, socketIdleTimeoutMs: config.websocket.idle_timeout_s * 1000, clientAddress });
+    const adapter = channel.create({ settings, logger, allowedOrigins, socketIdleTimeoutMs: config.websocket.idle_timeout_s * 1000, clientAddress, telemetry: telemetry(channel.name) });
     const mode = channel.mode(settings);
     board.register(channel.name, { enabled: adapter !== null, mode });
     if (adapter) built.push({ adapter, mode, required: channel.required === true });

@@ -18,5 +18,5 @@ export const slackChannel = defineChannel<SlackSettings>({
   config: { schema: slackSettingsSchema, env: SLACK_ENV },
   secretHeaders: ['x-slack-signature'],
   mode: (settings) => settings.mode,
-  create: ({ settings, logger }) => (slackEnabled(settings) ? new SlackAdapter(slackAdapterConfig(settings, logger)) : null),
+  create: ({ settings, logger, telemetry }) => (slackEnabled(settings) ? new SlackAdapter({ ...slackAdapterConfig(settings, logger), telemetry }) : null),
 });

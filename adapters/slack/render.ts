@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { WORKING_STATES, type SessionFrame } from '../../src/core/events';
-import type { TurnOutcome } from '../../src/core/follow-turn';
+import { errorText, type TurnOutcome } from '../../src/core/follow-turn';
 import { confirmationBlocks } from './confirm-buttons';
 import { EditReply } from './edit-reply';
 import { SLACK_LIMITS } from './limits';
@@ -102,7 +102,7 @@ export class TurnRenderer {
     // Answered together with an earlier waiting message (collect), deleted before its turn, or shutting
     // down: nothing to show for this message.
     if (outcome.kind === 'merged' || outcome.kind === 'dropped' || outcome.kind === 'stopped') return;
-    const text = outcome.kind === 'done' ? outcome.done.text : outcome.kind === 'cancelled' ? REPLY_TEXT.cancelled : REPLY_TEXT.apology;
+    const text = outcome.kind === 'done' ? outcome.done.text : outcome.kind === 'cancelled' ? REPLY_TEXT.cancelled : outcome.kind === 'error' ? errorText(outcome, REPLY_TEXT.apology) : REPLY_TEXT.apology;
     this.enqueue(() => this.write((writer) => writer.final(text)));
     this.enqueue(() => this.status.clear());
   }

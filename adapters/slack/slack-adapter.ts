@@ -16,6 +16,8 @@ import { offerPrompts, type AssistantThreadStartedEvent, type SuggestedPrompts }
 import { REPLY_TEXT, TurnRenderer, type ReplyTarget } from './render';
 import { SlackOutbox, webClientOptions, type SlackCalls } from './slack-outbox';
 import { UserNames } from './user-names';
+import type { ChannelTelemetry } from '../../src/core/telemetry';
+import { answerWatch } from '../shared/answer-watch';
 
 export interface SlackAdapterConfig {
   logger: Logger;
@@ -36,6 +38,8 @@ export interface SlackAdapterConfig {
   /** Show the assistant thread status ("is thinking…") while a turn runs. */
   threadStatus: boolean;
   suggestedPrompts: SuggestedPrompts;
+  /** Web API calls and first answers, for the hub's metrics. */
+  telemetry?: ChannelTelemetry;
 }
 
 /** Seconds Slack is asked to wait before delivering again while the channel is not running. */
@@ -106,7 +110,7 @@ export class SlackAdapter implements ChannelAdapter {
         throw new Error(`apps.connections.open failed: ${platformReason(error)}`);
       }
     }
-    this.outbox = new SlackOutbox(this.config.sendBudget, this.config.logger);
+    this.outbox = new SlackOutbox(this.config.sendBudget, this.config.logger, this.config.telemetry);
     this.hub = hub;
   }
 
@@ -163,10 +167,12 @@ export class SlackAdapter implements ChannelAdapter {
     const { editIntervalMs, nativeStreaming, threadStatus, logger } = this.config;
     const renderer = new TurnRenderer(calls, target, sessionId, { editIntervalMs, nativeStreaming, threadStatus, logger });
     waiting?.show();
+    const answered = answerWatch(this.config.telemetry, turnId);
     const followed = await followTurn(hub.events, sessionId, turnId, {
       replay: true,
       onFrame: (frame) => {
         waiting?.clear();
+        answered(frame);
         renderer.handle(frame);
       },
     });
@@ -201,7 +207,8 @@ export class SlackAdapter implements ChannelAdapter {
     if (!choice) return ack();
     let text: string;
     try {
-      await hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action);
+      // Who pressed the button: the audit trail names the Slack user.
+      await hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action, { kind: 'contact', channel: SLACK_CHANNEL, id: body.user.id, name: body.user.name ?? null });
       text = `${choice.tool}: ${choice.action}`;
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) this.config.logger.error({ err: error, session_id: choice.sessionId }, 'a Slack confirmation failed');

@@ -1,5 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
+import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
 import { SendBudget, type SendBudgetLimits } from '../shared/send-budget';
 import { SLACK_LIMITS } from './limits';
 import { WorkspaceRefusals, type SlackFeature } from './refusals';
@@ -53,8 +54,22 @@ export class SlackOutbox {
   constructor(
     limits: SendBudgetLimits,
     private readonly logger: Logger,
+    private readonly telemetry: ChannelTelemetry = NO_CHANNEL_TELEMETRY,
   ) {
     this.budget = new SendBudget(limits);
+  }
+
+  /** One Web API call, counted by method and HTTP status (429s included) for the hub's metrics. */
+  private async call(client: WebClient, method: string, args: Record<string, unknown>): Promise<Answer> {
+    const started = performance.now();
+    try {
+      const answer = await client.apiCall(method, args);
+      this.telemetry.platformCall(method, 200, (performance.now() - started) / 1000);
+      return answer;
+    } catch (error) {
+      this.telemetry.platformCall(method, httpStatusOf(error), (performance.now() - started) / 1000);
+      throw error;
+    }
   }
 
   /** Rejects the sends still waiting for a slot (shutdown). */
@@ -76,7 +91,7 @@ export class SlackOutbox {
     for (let attempt = 0; ; attempt++) {
       await this.budget.take(args.channel);
       try {
-        return await client.apiCall(method, args);
+        return await this.call(client, method, args);
       } catch (error) {
         const retryAfterS = rateLimitedFor(error);
         if (retryAfterS === null || attempt >= SLACK_LIMITS.rateLimitRetries) throw error;
@@ -88,7 +103,7 @@ export class SlackOutbox {
   private async trySend(client: WebClient, method: SendMethod, args: { channel: string } & Record<string, unknown>): Promise<Answer | null> {
     if (!this.budget.tryTake(args.channel)) return null;
     try {
-      return await client.apiCall(method, args);
+      return await this.call(client, method, args);
     } catch (error) {
       const retryAfterS = rateLimitedFor(error);
       if (retryAfterS === null) throw error;
@@ -102,7 +117,7 @@ export class SlackOutbox {
     const key = `${feature}:${channel}`;
     if (this.refusals.isRefused(workspace, feature) || (this.extraPausedUntil.get(key) ?? 0) > Date.now()) return false;
     try {
-      await client.apiCall(method, args);
+      await this.call(client, method, args);
       return true;
     } catch (error) {
       const retryAfterS = rateLimitedFor(error);
@@ -128,4 +143,15 @@ export class SlackOutbox {
 function rateLimitedFor(error: unknown): number | null {
   const { code, retryAfter } = (error ?? {}) as { code?: unknown; retryAfter?: unknown };
   return code === 'slack_webapi_rate_limited_error' && typeof retryAfter === 'number' ? retryAfter : null;
+}
+
+/**
+ * The HTTP status of a failed Web API call: 429 when rate-limited, the answer's status for an HTTP
+ * error, 200 for a platform error (`ok: false` comes with 200), 0 when no answer came.
+ */
+function httpStatusOf(error: unknown): number {
+  const { code, statusCode } = (error ?? {}) as { code?: unknown; statusCode?: unknown };
+  if (code === 'slack_webapi_rate_limited_error') return 429;
+  if (code === 'slack_webapi_platform_error') return 200;
+  return typeof statusCode === 'number' ? statusCode : 0;
 }

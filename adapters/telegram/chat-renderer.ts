@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { WORKING_STATES, type AgentEvent, type SessionFrame } from '../../src/core/events';
-import type { TurnOutcome } from '../../src/core/follow-turn';
+import { errorText, type TurnOutcome } from '../../src/core/follow-turn';
 import { loggableError } from './bot-api';
 import { APOLOGY_TEXT, CANCELLED_TEXT, confirmationKeyboard, PLACEHOLDER_TEXT, streamingView } from './render';
 import { DraftReply, EditReply, type ReplyStream } from './reply-stream';
@@ -70,7 +70,7 @@ export class ChatRenderer {
       // Answered together with an earlier waiting message (collect), deleted before its turn, or
       // shutting down: nothing to show for this message.
       if (outcome.kind === 'merged' || outcome.kind === 'dropped' || outcome.kind === 'stopped') return;
-      return this.renderEnd(outcome.kind === 'cancelled' ? CANCELLED_TEXT : APOLOGY_TEXT);
+      return this.renderEnd(outcome.kind === 'cancelled' ? CANCELLED_TEXT : outcome.kind === 'error' ? errorText(outcome, APOLOGY_TEXT) : APOLOGY_TEXT);
     });
     return this.chain;
   }

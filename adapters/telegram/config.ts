@@ -1,3 +1,4 @@
+import type { ChannelTelemetry } from '../../src/core/telemetry';
 import type { Logger } from 'pino';
 
 /** Sends allowed in a sliding window: at most `sends` in any `windowMs`. */
@@ -63,4 +64,6 @@ export interface TelegramAdapterConfig {
   /** Not a config key: tests shorten it (default `TELEGRAM_DEFAULTS.draftKeepAliveMs`). */
   draftKeepAliveMs?: number;
   logger: Logger;
+  /** Bot API calls and first answers, for the hub's metrics. */
+  telemetry?: ChannelTelemetry;
 }

@@ -11,6 +11,9 @@ import { TELEGRAM_DEFAULTS, type TelegramAdapterConfig } from './config';
 import { normalizeEdit, normalizeUpdate, TELEGRAM_CHANNEL, type TelegramInbound } from './normalize';
 import { ACTION_LABELS, answeredConfirmationText, STALE_CONFIRMATION_TEXT, STILL_ANSWERING_TEXT } from './render';
 import { TelegramSender } from './sender';
+import { answerWatch } from '../shared/answer-watch';
+import { countCalls } from './call-count';
+import { NO_CHANNEL_TELEMETRY } from '../../src/core/telemetry';
 import { TelegramSendBudget, type ChatTarget } from './telegram-budget';
 import { TypingIndicator } from './typing';
 import { TELEGRAM_WEBHOOK_PATH, webhookHandler } from './webhook';
@@ -43,6 +46,8 @@ export class TelegramAdapter implements ChannelAdapter {
 
   constructor(private readonly config: TelegramAdapterConfig) {
     this.bot = new Telegraf(config.botToken, { telegram: { apiRoot: config.apiRoot, webhookReply: false } });
+    // Counted only for a hub with metrics on: without, the calls stay exactly as telegraf makes them.
+    if (config.telemetry && config.telemetry !== NO_CHANNEL_TELEMETRY) countCalls(this.bot.telegram, config.telemetry);
     this.budget = new TelegramSendBudget(config.sendLimits ?? TELEGRAM_DEFAULTS.sendLimits);
     this.sender = new TelegramSender({
       telegram: this.bot.telegram,
@@ -175,10 +180,12 @@ export class TelegramAdapter implements ChannelAdapter {
       reacted = false;
       void this.sender.react(chat, inbound.messageId, null);
     };
+    const answered = answerWatch(this.config.telemetry, turnId);
     const followed = await followTurn(hub.events, sessionId, turnId, {
       replay: true,
       onFrame: (frame) => {
         unreact();
+        answered(frame);
         renderer.push(frame);
       },
     });
@@ -204,7 +211,9 @@ export class TelegramAdapter implements ChannelAdapter {
       return;
     }
     try {
-      await hub.confirmTool(decoded.sessionId, decoded.confirmationId, decoded.action);
+      // Who pressed the button: the audit trail names the Telegram user.
+      const name = [query.from.first_name, query.from.last_name].filter(Boolean).join(' ') || null;
+      await hub.confirmTool(decoded.sessionId, decoded.confirmationId, decoded.action, { kind: 'contact', channel: TELEGRAM_CHANNEL, id: String(query.from.id), name });
     } catch (error) {
       if (!isAppError(error)) throw error;
       await this.call(() => this.bot.telegram.answerCbQuery(query.id, STALE_CONFIRMATION_TEXT));

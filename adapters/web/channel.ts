@@ -13,12 +13,13 @@ export const webChannel = defineChannel<undefined>({
   required: true,
   routingChannel: () => WEB_CHANNEL,
   mode: () => WEB_CHANNEL_MODE,
-  create: ({ logger, allowedOrigins, socketIdleTimeoutMs }) =>
+  create: ({ logger, allowedOrigins, socketIdleTimeoutMs, telemetry }) =>
     new WebAdapter({
       logger,
       allowedOrigins,
       idleTimeoutMs: socketIdleTimeoutMs,
       maxPayloadBytes: WEB_ADAPTER_DEFAULTS.maxPayloadBytes,
       maxBufferedBytes: WEB_ADAPTER_DEFAULTS.maxBufferedBytes,
+      telemetry,
     }),
 });

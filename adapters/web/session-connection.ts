@@ -7,6 +7,7 @@ import { WORKING_STATES, type AgentState, type SessionFrame } from '../../src/co
 import type { Hub, SessionSummary } from '../../src/core/hub';
 import type { Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
+import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
 
 
 export const CLOSE = {
@@ -40,6 +41,10 @@ export class SessionConnection {
   private corked = false;
   private unsubscribe: Unsubscribe | null = null;
   private closed = false;
+  /** Frames written since the last report to the metrics (reported once per corked burst). */
+  private unreported = 0;
+  /** The last turn whose first answer frame went out (each turn's first `token` is reported once). */
+  private answeredTurn: string | null = null;
 
   constructor(
     readonly socket: WebSocket,
@@ -49,6 +54,7 @@ export class SessionConnection {
     private readonly logger: Logger,
     private readonly limits: ConnectionLimits,
     initialState: AgentState,
+    private readonly telemetry: ChannelTelemetry = NO_CHANNEL_TELEMETRY,
   ) {
     this.turnRunning = WORKING_STATES.has(initialState);
     // Listen from the first moment: ws drops frames nobody listens to, and the client may send
@@ -83,7 +89,8 @@ export class SessionConnection {
       const replay = await this.hub.events.replay(this.sessionId, lastSeq);
       // Too old (buffer expired): the spec says send only the current state.
       if (replay.complete) replayed = replay.frames;
-      for (const frame of replayed) this.send(frame, JSON.stringify(frame));
+      // Replayed answers were delivered before (or are late): not a turn's first answer now.
+      for (const frame of replayed) this.send(frame, JSON.stringify(frame), false);
     }
     await this.hub.events.append(this.sessionId, { type: 'agent_state', payload: { state: currentState, ...turn } });
     // A confirmation still waiting, and not in the replay: ask again (decisions.md §5).
@@ -121,8 +128,8 @@ export class SessionConnection {
     this.send(frame, text);
   }
 
-  /** Sends a frame's text as it was serialised once for every socket. */
-  private send(frame: SessionFrame, text: string): void {
+  /** Sends a frame's text as it was serialised once for every socket; `live` frames may be a turn's first answer. */
+  private send(frame: SessionFrame, text: string, live = true): void {
     if (this.closed || frame.seq <= this.lastSentSeq) return; // replay and live tail overlap: each seq once
     this.lastSentSeq = frame.seq;
     if (frame.type === 'agent_state') this.turnRunning = WORKING_STATES.has(frame.payload.state);
@@ -133,6 +140,17 @@ export class SessionConnection {
     }
     this.cork();
     this.socket.send(text);
+    this.unreported += 1;
+    if (!this.corked) this.report();
+    if (frame.type === 'token' && frame.payload.turn_id && frame.payload.turn_id !== this.answeredTurn) {
+      this.answeredTurn = frame.payload.turn_id;
+      if (live) this.telemetry.answerDelivered(frame.payload.turn_id, frame.ts);
+    }
+  }
+
+  private report(): void {
+    this.telemetry.framesSent(this.unreported);
+    this.unreported = 0;
   }
 
   /**
@@ -150,11 +168,13 @@ export class SessionConnection {
     process.nextTick(() => {
       this.corked = false;
       raw.uncork();
+      this.report();
     });
   }
 
   private async onClientFrame(text: string | null): Promise<void> {
     const parsed = parseClientFrame(text);
+    this.telemetry.frameReceived('error' in parsed ? 'invalid' : parsed.type);
     if ('error' in parsed) return this.reply(parsed.error.code, parsed.error.message);
     try {
       switch (parsed.type) {
@@ -175,7 +195,7 @@ export class SessionConnection {
           await this.hub.cancelTurn(this.sessionId);
           return;
         case 'tool_confirm':
-          await this.hub.confirmTool(this.sessionId, parsed.payload.confirmation_id, parsed.payload.action);
+          await this.hub.confirmTool(this.sessionId, parsed.payload.confirmation_id, parsed.payload.action, { kind: 'user', id: this.principal.userId, name: this.principal.username });
           return;
       }
     } catch (error) {

@@ -6,6 +6,7 @@ import type { ChannelAdapter } from '../../src/core/channel';
 import type { Hub, SessionSummary } from '../../src/core/hub';
 import { changeEnds, type Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
+import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
 import { CLOSE, SessionConnection } from './session-connection';
 
 export const SESSION_SOCKET_PATH = /^\/ws\/v1\/sessions\/([^/]+)$/;
@@ -29,6 +30,8 @@ export interface WebAdapterConfig {
   maxPayloadBytes: number;
   /** Bytes queued for a slow client before its socket is closed (it reconnects and replays). */
   maxBufferedBytes: number;
+  /** Sockets, frames and first answers, for the hub's metrics. */
+  telemetry?: ChannelTelemetry;
 }
 
 export const WEB_ADAPTER_DEFAULTS = {
@@ -135,11 +138,14 @@ export class WebAdapter implements ChannelAdapter {
   private async connect(ws: WebSocket, hub: Hub, session: SessionSummary, principal: Principal, lastSeq: number | null) {
     const sessionId = session.id;
     const state = session.state;
-    const connection = new SessionConnection(ws, sessionId, principal, hub, this.config.logger, { maxBufferedBytes: this.config.maxBufferedBytes }, state);
+    const telemetry = this.config.telemetry ?? NO_CHANNEL_TELEMETRY;
+    const connection = new SessionConnection(ws, sessionId, principal, hub, this.config.logger, { maxBufferedBytes: this.config.maxBufferedBytes }, state, telemetry);
+    telemetry.socketOpened();
     const set = this.connections.get(sessionId) ?? new Set<SessionConnection>();
     set.add(connection);
     this.connections.set(sessionId, set);
     ws.on('close', () => {
+      telemetry.socketClosed();
       connection.dispose();
       set.delete(connection);
       if (set.size === 0) this.connections.delete(sessionId);

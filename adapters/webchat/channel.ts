@@ -16,5 +16,6 @@ export const webchatChannel = defineChannel<WebchatSettings>({
   routingChannel: () => WEBCHAT_CHANNEL,
   config: { schema: webchatSettingsSchema, env: WEBCHAT_ENV },
   mode: () => WEBCHAT_MODE,
-  create: ({ settings, logger, allowedOrigins, clientAddress }) => (settings.enabled ? new WebchatAdapter({ settings, logger, allowedOrigins, clientAddress }) : null),
+  create: ({ settings, logger, allowedOrigins, clientAddress, telemetry }) =>
+    settings.enabled ? new WebchatAdapter({ settings, logger, allowedOrigins, clientAddress, telemetry }) : null,
 });

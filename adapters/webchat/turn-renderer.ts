@@ -1,5 +1,5 @@
 import { WORKING_STATES, type SessionFrame } from '../../src/core/events';
-import type { TurnOutcome } from '../../src/core/follow-turn';
+import { errorText, type TurnOutcome } from '../../src/core/follow-turn';
 import { APOLOGY_TEXT, CANCELLED_TEXT, confirmationMessage, EMPTY_ANSWER_TEXT, sanitizeMarkdown, takeParagraphs, textMessages, type BotMessage } from './render';
 
 /** What the adapter does for a turn's frame: say something, show or hide typing, or refuse a tool. */
@@ -69,7 +69,8 @@ export class TurnRenderer {
       case 'cancelled':
         return [...this.flush(), ...this.say([{ text: CANCELLED_TEXT }]), ...off];
       case 'error':
-        return [...this.flush(), ...this.say([{ text: APOLOGY_TEXT }]), ...off];
+        // A refusal meant for the visitor (a daily budget) says why; anything else is an apology.
+        return [...this.flush(), ...this.say([{ text: errorText(outcome, APOLOGY_TEXT) }]), ...off];
       // Answered with an earlier message (collect), dropped before it ran, or the adapter stopped.
       case 'merged':
       case 'dropped':

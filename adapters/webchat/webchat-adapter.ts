@@ -9,7 +9,7 @@ import type { ConfirmAction } from '../../src/core/events';
 import { DEMO_PATH, demoRoutes, TYPING_EVENT } from './demo-page';
 import { HeldMessages } from './held-messages';
 import { DistinctWindow, SlidingWindow } from './limits';
-import { contactTags, parseConfirmPayload, parseUserUttered, requestedSessionId, toInbound } from './normalize';
+import { contactTags, parseConfirmPayload, parseUserUttered, requestedSessionId, toInbound, WEBCHAT_CHANNEL } from './normalize';
 import {
   APOLOGY_TEXT,
   CLOSED_TEXT,
@@ -25,6 +25,8 @@ import {
 import { SessionIds } from './session-ids';
 import type { WebchatSettings } from './settings';
 import { createSocketServer } from './socket-server';
+import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
+import { answerWatch } from '../shared/answer-watch';
 import { TurnOrder } from './turn-order';
 import { TurnRenderer, type WidgetOutput } from './turn-renderer';
 
@@ -34,6 +36,8 @@ export interface WebchatAdapterConfig {
   /** The hub's own browser origins (`api.allowed_origins`), allowed besides `settings.allowed_origins`. */
   allowedOrigins: ReadonlySet<string>;
   clientAddress(request: IncomingMessage): string;
+  /** The hub's metrics (sockets, events received, answers delivered); absent: none. */
+  telemetry?: ChannelTelemetry;
 }
 
 /** The channel's fixed limits (its configurable ones are `channels.webchat.*`). */
@@ -154,8 +158,14 @@ export class WebchatAdapter implements ChannelAdapter {
         this.tell(socket, APOLOGY_TEXT);
       });
     };
+    const telemetry = this.config.telemetry ?? NO_CHANNEL_TELEMETRY;
+    telemetry.socketOpened();
     socket.on('session_request', (data: unknown) => handle(async () => this.onSessionRequest(socket, data)));
-    socket.on('user_uttered', (data: unknown) => handle(() => this.onUserUttered(socket, address, data)));
+    socket.on('user_uttered', (data: unknown) => {
+      telemetry.frameReceived('user_uttered');
+      handle(() => this.onUserUttered(socket, address, data));
+    });
+    socket.on('disconnect', () => telemetry.socketClosed());
     socket.on('disconnect', (reason) => this.config.logger.debug({ conversation: (socket.data as VisitorData).conversation ?? null, reason }, 'webchat: a widget disconnected'));
   }
 
@@ -208,7 +218,8 @@ export class WebchatAdapter implements ChannelAdapter {
     const sessionId = this.sessions.get(conversation);
     if (!sessionId || !this.hub) return this.tell(socket, STALE_CONFIRMATION_TEXT);
     try {
-      await this.hub.confirmTool(sessionId, confirmationId, action);
+      // Who pressed the button: the audit trail names the visitor (an anonymous contact of this channel).
+      await this.hub.confirmTool(sessionId, confirmationId, action, { kind: 'contact', channel: WEBCHAT_CHANNEL, id: conversation, name: `visitor ${conversation.slice(0, 8)}` });
     } catch (error) {
       if (!isAppError(error)) throw error;
       this.tell(socket, STALE_CONFIRMATION_TEXT);
@@ -219,9 +230,16 @@ export class WebchatAdapter implements ChannelAdapter {
   private async follow(hub: Hub, conversation: string, sessionId: string, turnId: string): Promise<void> {
     const renderer = new TurnRenderer({ stream: this.config.settings.stream, confirmations: this.config.settings.confirmations, workflowConfirmations: this.config.settings.workflow_confirmations });
     const slot = this.order.open(conversation);
+    const answered = answerWatch(this.config.telemetry, turnId);
     let followed: FollowedTurn;
     try {
-      followed = await followTurn(hub.events, sessionId, turnId, { replay: true, onFrame: (frame) => slot.push(renderer.push(frame)) });
+      followed = await followTurn(hub.events, sessionId, turnId, {
+        replay: true,
+        onFrame: (frame) => {
+          answered(frame);
+          slot.push(renderer.push(frame));
+        },
+      });
     } catch (error) {
       slot.close();
       throw error;
@@ -264,7 +282,9 @@ export class WebchatAdapter implements ChannelAdapter {
   private async refuse(conversation: string, confirmationId: string): Promise<void> {
     const sessionId = this.sessions.get(conversation);
     if (!sessionId || !this.hub) return;
-    await this.hub.confirmTool(sessionId, confirmationId, 'disable').catch((error: unknown) => {
+    // The channel's rule answered, not the visitor: the audit trail says so.
+    const actor = { kind: 'system' as const, id: 'webchat-refuse', name: 'channels.webchat confirmations: refuse' };
+    await this.hub.confirmTool(sessionId, confirmationId, 'disable', actor).catch((error: unknown) => {
       this.config.logger.warn({ err: error, session_id: sessionId }, 'webchat: could not refuse a tool confirmation');
     });
   }

@@ -15,6 +15,7 @@ const start = process.env.BENCH_ROLE === 'worker' ? startWorkerProcess : startSe
 
 void runProcess(async (options) => {
   const service = await start(options);
-  process.stdout.write(`bench hub ready ${service.port}\n`);
+  // With metrics on a port of their own (SERVICE_METRICS_PORT), the line names it too.
+  process.stdout.write(`bench hub ready ${service.port}${service.metricsPort === null ? '' : ` metrics ${service.metricsPort}`}\n`);
   return service;
 }, { provider });

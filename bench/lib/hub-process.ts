@@ -19,6 +19,11 @@ export interface HubUnderTest {
   sessions(count: number): Promise<{ ids: string[]; urls: string[] }>;
   /** CPU seconds used so far by every process serving the hub, by part (api, worker, postgres, redis). */
   cpu(): Promise<Record<string, number>>;
+  /**
+   * `/metrics` of every hub process that serves them on a port of their own (with
+   * `env: { SERVICE_METRICS_ENABLED: 'true', SERVICE_METRICS_PORT: '0' }`): the API first.
+   */
+  metricsUrls: string[];
   /** The API process and, when separate, the worker processes (for SIGKILL tests). */
   children: Child[];
   /** Scaled only: starts one more worker process (it joins `children`). */
@@ -40,23 +45,23 @@ export interface HubProcessOptions {
   profileDir?: string;
 }
 
-const READY = /bench (?:hub|floor) ready (\d+)/;
+const READY = /bench (?:hub|floor) ready (\d+)(?: metrics (\d+))?\n/;
 
-async function startChild(entry: string, env: Record<string, string>, cwd: string, nodeArguments: string[]): Promise<{ child: Child; port: number }> {
+async function startChild(entry: string, env: Record<string, string>, cwd: string, nodeArguments: string[]): Promise<{ child: Child; port: number; metricsPort: number | null }> {
   const child = spawnNode(path.join(__dirname, entry), env, cwd, nodeArguments);
   let output = '';
-  const port = await new Promise<number>((resolve, reject) => {
+  const [port, metricsPort] = await new Promise<[number, number | null]>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = READY.exec(output);
       if (!match) return;
       child.process.stdout!.off('data', onData);
-      resolve(Number(match[1]));
+      resolve([Number(match[1]), match[2] === undefined ? null : Number(match[2])]);
     };
     child.process.stdout!.on('data', onData);
     child.waitFor('ready', 60_000).catch(reject);
   });
-  return { child, port };
+  return { child, port, metricsPort };
 }
 
 /** Starts the floor program, the embedded hub, or the scaled hub (API + worker processes, PostgreSQL, Redis). */
@@ -82,6 +87,7 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
         label: options.variant,
         base,
         headers: {},
+        metricsUrls: [],
         children,
         dataDir,
         env: {},
@@ -94,7 +100,10 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
         stop: cleanup,
       };
     }
-    let extra: Record<string, string> = { ...options.env };
+    // BENCH_METRICS=1: every hub of the run counts metrics (each process on a port of its own), to
+    // measure what metrics cost (`npm run bench -- turn-cost` with and without it).
+    const metrics: Record<string, string> = process.env.BENCH_METRICS === '1' ? { SERVICE_METRICS_ENABLED: 'true', SERVICE_METRICS_PORT: '0', SERVICE_METRICS_TOKEN: 'bench-metrics-token-0123456789' } : {};
+    let extra: Record<string, string> = { ...metrics, ...options.env };
     if (options.variant === 'scaled') {
       database = await createPostgresDatabase();
       extra = { ...extra, SERVICE_DATABASE_URL: database.url, SERVICE_REDIS_URL: BENCH_REDIS_URL, SERVICE_REDIS_PREFIX: prefix, SERVICE_EMBEDDED_WORKER: 'false' };
@@ -102,10 +111,12 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
     const env = { ...benchEnv(dataDir, extra), ...model };
     const api = await startChild('hub-entry.js', env, dataDir, nodeArguments);
     children.push(api.child);
+    const metricsUrls = api.metricsPort === null ? [] : [`http://127.0.0.1:${api.metricsPort}/metrics`];
     const addWorker = async (): Promise<Child> => {
       if (options.variant !== 'scaled') throw new Error('only the scaled hub has separate workers');
       const worker = await startChild('hub-entry.js', { ...env, BENCH_ROLE: 'worker' }, dataDir, nodeArguments);
       children.push(worker.child);
+      if (worker.metricsPort !== null) metricsUrls.push(`http://127.0.0.1:${worker.metricsPort}/metrics`);
       return worker.child;
     };
     for (let index = 0; index < (options.variant === 'scaled' ? (options.workers ?? 1) : 0); index += 1) await addWorker();
@@ -129,6 +140,7 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
       label: options.variant,
       base,
       headers,
+      metricsUrls,
       children,
       dataDir,
       env,

@@ -62,6 +62,7 @@ export default withMermaid(
             { text: 'SAML single sign-on', link: '/guides/saml' },
             { text: 'Backups and upgrades', link: '/guides/backups-and-upgrades' },
             { text: 'Monitoring', link: '/guides/monitoring' },
+            { text: 'Observability and audit', link: '/observability' },
             { text: 'The Web UI', link: '/guides/web-ui' },
             { text: 'The terminal client', link: '/guides/terminal-client' },
           ],

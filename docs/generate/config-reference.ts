@@ -135,7 +135,7 @@ export function yamlMeanings(text: string): Map<string, string> {
     items.forEach((pair, index) => {
       const name = String((pair.key as { value: unknown }).value);
       const keyPath = [...prefix, name];
-      // An empty map (`{}`, a record such as `workflow_confirmations`) is a value of its own.
+      // A section recurses; an empty map (`users: {}`, a key of free names) is a key like any other.
       if (isMap(pair.value) && pair.value.items.length > 0) {
         visit(pair.value, keyPath, own[index] ?? null);
         return;
@@ -203,6 +203,7 @@ function formatDefault(key: ConfigKey): string {
   const value = key.default;
   if (value === null) return 'unset';
   if (Array.isArray(value)) return value.length === 0 ? '`[]`' : code(value.map(flowYaml).join(', '));
+  if (typeof value === 'object' && value !== null) return code(flowYaml(value).replace('{  }', '{}'));
   if (typeof value === 'string' && value.length > 40) return code(`${value.slice(0, 37)}…`);
   if (typeof value === 'object' && value !== null) return code(JSON.stringify(value));
   return code(String(value));

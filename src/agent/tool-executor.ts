@@ -23,6 +23,13 @@ export interface ToolTurnPorts {
   finishSideEffect(callId: string, ok: boolean): Promise<void>;
   /** The human chose `cancel`: the whole turn stops. */
   cancelTurn(): void;
+  /**
+   * Runs one tool call (its confirmation, if any, included) where the turn can watch it: metrics
+   * and a trace span per call. Absent: the call just runs.
+   */
+  observeTool?(call: ToolCall, run: () => Promise<{ error: string | null }>): Promise<{ error: string | null }>;
+  /** A call that needs confirmation runs without asking, because the session allowed the tool earlier (`allow_all`). */
+  autoApproved?(tool: string, parameters: Record<string, unknown>): void;
 }
 
 /** Asks one confirmation in turn; `settled` answers instead when an earlier answer already decided. */
@@ -67,7 +74,8 @@ export async function executeToolCalls(calls: ToolCall[], tools: ToolBox, ports:
   return Promise.all(
     validated.map(async ({ call, validation }) => {
       const started = performance.now();
-      const result = await runOne(call, validation, tools, ports, state, askInTurn);
+      const run = () => runOne(call, validation, tools, ports, state, askInTurn);
+      const result = ports.observeTool ? ((await ports.observeTool(call, run)) as Awaited<ReturnType<typeof run>>) : await run();
       const durationMs = Math.round(performance.now() - started);
       await ports.emit({ type: 'tool_end', payload: { tool_name: call.name, tool_call_id: call.id, duration_ms: durationMs, error: result.error } });
       return { ...result, call, input: validation.ok ? validation.input : {}, durationMs };
@@ -92,7 +100,8 @@ async function runOne(
   const availability = tool.availability();
   if (!availability.ok) return refuse(`"${tool.name}" is not available: ${availability.reason}`);
 
-  if (tool.requiresConfirmation && !ports.isApproved(tool.name)) {
+  if (tool.requiresConfirmation && ports.isApproved(tool.name)) ports.autoApproved?.(tool.name, validation.input);
+  else if (tool.requiresConfirmation) {
     const settled = (): ConfirmAction | null =>
       state.forbidden ? 'forbid_all' : ports.isDisabled(tool.name) ? 'disable' : ports.isApproved(tool.name) ? 'allow' : null;
     const action = await ask({ tool: tool.name, parameters: sortParameters(validation.input), message: describeCall(tool.name, validation.input) }, settled);

@@ -10,6 +10,9 @@ import { accessLog } from './middleware/access-log';
 import { errorHandler, notFound } from './middleware/error-handler';
 import { bodyGuard } from './middleware/input-guard';
 import { requestId } from './middleware/request-id';
+import { requestMetrics, UNMATCHED_ROUTE_LABEL } from './middleware/request-metrics';
+import type { HubMetrics } from '../metrics/hub-metrics';
+import { METRICS_PATH } from '../metrics/metrics-endpoint';
 import { allowedOrigins } from './origins';
 import { buildOpenApiDocument, docsRouter } from './routes/docs';
 import { NOT_READY_RETRY_AFTER_S, registerHealthRoutes, type HealthDeps } from './routes/health';
@@ -44,6 +47,10 @@ export interface AppOptions {
   rateLimit?: RequestHandler;
   /** Routes mounted before the JSON parser, for endpoints that read their own body (webhooks). */
   rawRoutes?: readonly { path: string; handler: RequestHandler }[];
+  /** Request metrics (null: metrics off). */
+  metrics?: HubMetrics | null;
+  /** `GET /metrics` on this port (null: not served here), ahead of the rate limiter and the drain refusal. */
+  metricsEndpoint?: RequestHandler | null;
 }
 
 export interface App {
@@ -59,11 +66,17 @@ export function createApp(options: AppOptions): App {
   app.set('trust proxy', false); // client IPs come from the rate limiter's own XFF walk, never express's
 
   app.use(requestId());
-  app.use(accessLog(logger, { quietPrefix: `${API_PREFIX}/health` }));
+  if (options.metrics) app.use(requestMetrics(options.metrics));
+  app.use(accessLog(logger, { quietPrefixes: [`${API_PREFIX}/health`, METRICS_PATH] }));
+  if (options.metricsEndpoint) app.use(METRICS_PATH, labelled(METRICS_PATH), options.metricsEndpoint);
   app.use(refuseWhileDraining(lifecycle));
   app.use(corsForAllowedOrigins(config));
   if (options.rateLimit) app.use(options.rateLimit);
-  for (const route of options.rawRoutes ?? []) app.use(route.path, route.handler);
+  for (const route of options.rawRoutes ?? []) {
+    // `/` is the web UI's catch-all (it passes on what is not its own): it names no route.
+    if (route.path === '/') app.use(route.path, route.handler);
+    else app.use(route.path, labelled(route.path), route.handler);
+  }
   app.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(bodyGuard());
 
@@ -78,6 +91,16 @@ export function createApp(options: AppOptions): App {
   app.use(errorHandler(logger));
   return { express: app, openapi };
 }
+
+/** Names a raw route's requests by its mount path (metrics and access log), as the API router does with templates. */
+function labelled(route: string): RequestHandler {
+  return (_req, res, next) => {
+    res.locals.route ??= route;
+    next();
+  };
+}
+
+export { UNMATCHED_ROUTE_LABEL };
 
 function refuseWhileDraining(lifecycle: Lifecycle): RequestHandler {
   return (_req, res, next) => {

@@ -47,6 +47,11 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'SERVICE_LLM_CONTEXT_WINDOW', path: ['llm', 'context_window'], kind: 'int' },
   { env: 'SERVICE_WEB_SEARCH_API_KEY', path: ['tools', 'web_search', 'api_key'], kind: 'nullable-string', secret: true },
   { env: 'SERVICE_EMBEDDED_WORKER', path: ['worker', 'embedded'], kind: 'bool' },
+  { env: 'SERVICE_METRICS_ENABLED', path: ['metrics', 'enabled'], kind: 'bool' },
+  { env: 'SERVICE_METRICS_PORT', path: ['metrics', 'port'], kind: 'int' },
+  { env: 'SERVICE_METRICS_HOST', path: ['metrics', 'host'], kind: 'string' },
+  { env: 'SERVICE_METRICS_TOKEN', path: ['metrics', 'token'], kind: 'nullable-string', secret: true },
+  { env: 'SERVICE_TRACES_OTLP_URL', path: ['traces', 'otlp_url'], kind: 'nullable-string' },
 ];
 
 /** `SERVICE_RATE_LIMIT_<ROUTE_KEY>` sets `api.rate_limits.<route_key>` (spec, Limits rule 3). */

@@ -254,6 +254,54 @@ const toolsSchema = z.strictObject({
 });
 
 /**
+ * Prometheus metrics (docs/observability.md): off by default. On the API port `/metrics` answers
+ * only a scraper that presents `token`; a listener of its own (`port`) is how a worker process,
+ * which serves nothing else, is scraped.
+ */
+const metricsSchema = z.strictObject({
+  /** Count and serve metrics. Off: nothing is counted and `/metrics` answers 404. */
+  enabled: z.boolean().default(false),
+  /** A listener of its own for `/metrics` (a worker process needs one); null: `/metrics` on the API port. */
+  port: port.nullable().default(null),
+  /** Address of that listener: loopback unless the scraper runs elsewhere. */
+  host: z.string().min(1).default('127.0.0.1'),
+  /** Secret: SERVICE_METRICS_TOKEN only. The bearer token a scraper presents; required on the API port. */
+  token: z.string().min(16, 'at least 16 characters').nullable().default(null),
+});
+
+/** OpenTelemetry traces (docs/observability.md): off unless an OTLP endpoint is given. */
+const tracesSchema = z.strictObject({
+  /** OTLP/HTTP endpoint of a collector (`http://collector:4318/v1/traces`); null: no traces. */
+  otlp_url: optionalUrl.default(null),
+  /** `service.name` of the spans (the process role is added as `service.instance.role`). */
+  service_name: z.string().min(1).default('switchboard'),
+  /** Fraction of turns traced (a turn is traced whole or not at all). */
+  sample_ratio: z.number().min(0).max(1).default(1),
+});
+
+/** The audit trail (GET /api/v1/audit). */
+const auditSchema = z.strictObject({
+  /** Days an audit row is kept; 0: forever. */
+  retention_days: z.number().int().min(0).max(36_500).default(365),
+});
+
+const tokenBudget = z.number().int().min(0);
+
+/** Token budgets per UTC day (GET /api/v1/usage shows what was spent). 0: no limit. */
+const usageSchema = z.strictObject({
+  budgets: z
+    .strictObject({
+      /** Tokens (input + output) each user or chat contact may use per day; 0: no limit. */
+      per_user: tokenBudget.default(0),
+      /** Budgets of particular users (by username, user id, or chat contact `slack:U123`), over per_user. */
+      users: z.record(z.string().min(1), tokenBudget).default({}),
+      /** Tokens each named workflow may use per day, all users together. */
+      workflows: z.record(z.string().min(1), tokenBudget).default({}),
+    })
+    .prefault({}),
+});
+
+/**
  * The `channels` section: one strict sub-section per channel of the registry that has settings,
  * each validated by its adapter's own schema (adapters/<name>/settings.ts).
  */
@@ -281,6 +329,10 @@ export function configSchemaFor(channels: ChannelSections) {
     websocket: websocketSchema.prefault({}),
     channels: channelsSchema(channels).prefault({}),
     tools: toolsSchema.prefault({}),
+    metrics: metricsSchema.prefault({}),
+    traces: tracesSchema.prefault({}),
+    audit: auditSchema.prefault({}),
+    usage: usageSchema.prefault({}),
   });
 }
 

@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
 import type { Hub } from './hub';
+import type { ChannelTelemetry } from './telemetry';
 import type { ChannelName } from './inbound';
 
 /**
@@ -162,6 +163,8 @@ export interface ChannelContext<S> {
    * `api.trusted_proxy_cidrs` the X-Forwarded-For walk (for a channel's own per-address limits).
    */
   clientAddress(request: IncomingMessage): string;
+  /** Platform calls, sockets, frames and answer delivery, for the hub's metrics (no-ops when metrics are off). */
+  telemetry?: ChannelTelemetry;
 }
 
 /**

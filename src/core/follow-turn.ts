@@ -2,6 +2,17 @@ import type { ErrorCode } from './errors';
 import type { DonePayload, SessionFrame } from './events';
 import type { EventLog } from './turns';
 
+/**
+ * Error codes whose message a chat channel shows as it is (it tells the person what to do); any
+ * other error is shown as the channel's short apology, its message kept for the logs.
+ */
+export const SHOWN_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['BUDGET_EXCEEDED']);
+
+/** The text a chat channel shows for a turn that ended in an error: its message when safe to show, else `apology`. */
+export function errorText(outcome: { code: ErrorCode; message: string }, apology: string): string {
+  return SHOWN_ERROR_CODES.has(outcome.code) ? outcome.message : apology;
+}
+
 /** How a turn ended: its `done`, a cancel, or the error that ended it. */
 export type TurnOutcome =
   | { kind: 'done'; done: DonePayload }

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Actor } from './actor';
 import type { AgentState } from './events';
 import type { ChannelName, InboundMessage } from './inbound';
 import type { Principal, Role } from './principal';
@@ -56,8 +57,12 @@ export interface Hub {
   amendWaiting(channel: ChannelName, externalId: string, text: string | null): Promise<boolean>;
   /** Cancels the session's running turn. Throws AppError (CONFLICT when none runs). */
   cancelTurn(sessionId: string): Promise<void>;
-  /** Answers a `tool_confirm_request`. Throws AppError when none with that id is pending. */
-  confirmTool(sessionId: string, confirmationId: string, action: string): Promise<void>;
+  /**
+   * Answers a `tool_confirm_request`. Throws AppError when none with that id is pending. `actor` is
+   * who answered (the web user, the Slack or Telegram contact who pressed the button): the audit
+   * trail names them; absent, the answer is recorded as the channel's.
+   */
+  confirmTool(sessionId: string, confirmationId: string, action: string, actor?: Actor): Promise<void>;
   findSession(sessionId: string): Promise<SessionSummary | null>;
   authenticateSocket(request: IncomingMessage, options: { queryToken: boolean; role?: Role }): Promise<SocketAuthResult>;
   /** The subprotocol to echo for an upgrade (`bearer` on the subprotocol path), or false. */

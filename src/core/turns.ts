@@ -1,3 +1,4 @@
+import type { Actor } from './actor';
 import type { AgentState, SessionFrame, SessionFrameBody } from './events';
 import type { PrincipalChangeReason } from './principal';
 
@@ -8,6 +9,13 @@ import type { PrincipalChangeReason } from './principal';
 export interface TurnJob {
   sessionId: string;
   userMessageId: string;
+  /**
+   * When the job was queued (ms since the epoch): the worker measures the queue's wait from it.
+   * Absent in jobs queued before issue 20.
+   */
+  queuedAt?: number;
+  /** The turn's trace context (W3C `traceparent`/`tracestate`), when traces are on: the worker's spans join it. */
+  trace?: Record<string, string>;
 }
 
 /**
@@ -31,6 +39,8 @@ export type TurnHandler = (job: TurnJob, context: TurnContext) => Promise<void>;
 export interface TurnQueue {
   readonly name: 'in-process' | 'redis';
   enqueue(job: TurnJob): Promise<void>;
+  /** Jobs waiting for a worker (read when metrics are scraped, never on a turn's path). */
+  depth(): Promise<number>;
   /**
    * Starts consuming jobs with `handler`, at most `concurrency` at a time in this process. A handler
    * that throws is retried; after the last attempt `onGiveUp` is called once (free the session, tell the client).
@@ -146,7 +156,7 @@ export interface TurnRegistry {
 export type ControlMessage =
   /** Stop a turn: `steer` ends it at its next model or tool boundary and keeps what was said as its answer. */
   | { kind: 'cancel'; sessionId: string; turnId: string; steer?: boolean }
-  | { kind: 'tool_confirm'; sessionId: string; confirmationId: string; action: string }
+  | { kind: 'tool_confirm'; sessionId: string; confirmationId: string; action: string; actor?: Actor }
   /** A new socket for the session opened (on any process): other sockets for it close with 1001. */
   | { kind: 'takeover'; sessionId: string; connectionId: string }
   /**

@@ -42,6 +42,8 @@ export interface MessageRecord {
   metadata: Record<string, unknown>;
   reply_to: string | null;
   turn_id: string | null;
+  /** Who sent a user message: a user id, or `<channel>:<contact id>` (usage counts their turn's tokens for them); null otherwise. */
+  sender: string | null;
   created_at: Date;
 }
 
@@ -66,6 +68,23 @@ export interface TurnEnd {
   activeWorkflowId?: string | null;
   /** The rolling summary after compaction; undefined: unchanged. */
   memory?: { summary: string; through: number };
+}
+
+/** What to read of today's usage with a turn's conversation, when daily budgets are on. */
+export interface UsageQuery {
+  /** The UTC day, `YYYY-MM-DD`. */
+  day: string;
+  /** The turn: its message's sender is the user whose tokens are summed (else the session's owner). */
+  turnId: string;
+  /** The workflows that have a budget: their tokens today. */
+  workflowIds: readonly string[];
+}
+
+/** Tokens spent today (input + output), read in the conversation's own statement. */
+export interface UsageToday {
+  user: number;
+  /** By workflow id; a workflow with nothing spent today is absent. */
+  workflows: Record<string, number>;
 }
 
 /** Statements the store ran, for tests that hold the hot path to its budget. */
@@ -93,7 +112,7 @@ export interface TurnStore {
    * The session and the messages after its memory summary (and after `after`, when given: a worker
    * that keeps the rest), oldest first; null when there is no session.
    */
-  loadConversation(sessionId: string, after?: number): Promise<{ session: SessionRecord; messages: MessageRecord[] } | null>;
+  loadConversation(sessionId: string, after?: number, usage?: UsageQuery): Promise<{ session: SessionRecord; messages: MessageRecord[]; usage?: UsageToday } | null>;
   /**
    * Ends a turn in one transaction; returns the stored reply (null: a second reply to one message
    * is refused, or none was given) and the session's new `updated_at`.
@@ -164,6 +183,7 @@ export const MESSAGE_COLUMNS = [
   'metadata',
   'reply_to',
   'turn_id',
+  'sender',
   'created_at',
 ] as const satisfies readonly (keyof MessageRecord)[];
 
@@ -245,6 +265,18 @@ export function rowToMessage(row: Record<string, unknown>, prefix: string, date:
     metadata: jsonColumn(value('metadata'), {}),
     reply_to: (value('reply_to') as string | null) ?? null,
     turn_id: (value('turn_id') as string | null) ?? null,
+    sender: (value('sender') as string | null) ?? null,
     created_at: date(value('created_at'))!,
   };
+}
+
+/** Today's usage columns of a conversation row (`usage_user`, `usage_workflows` as JSON text or object). */
+export function rowToUsage(row: Record<string, unknown>): UsageToday {
+  const workflows = jsonColumn<Record<string, number | string> | null>(row.usage_workflows, null) ?? {};
+  return { user: Number(row.usage_user ?? 0), workflows: Object.fromEntries(Object.entries(workflows).map(([id, tokens]) => [id, Number(tokens)])) };
+}
+
+/** The UTC day of a moment, as usage rows name it. */
+export function usageDay(at: Date = new Date()): string {
+  return at.toISOString().slice(0, 10);
 }

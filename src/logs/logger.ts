@@ -16,6 +16,8 @@ export interface LoggerOptions {
   extraStreams?: DestinationStream[];
   /** Paths redacted besides REDACTED_LOG_PATHS (the channels' secret webhook headers). */
   redactPaths?: readonly string[];
+  /** Fields added to every line (the active trace's `trace_id` when traces are on). */
+  mixin?: () => Record<string, unknown>;
 }
 
 /** Structured logger: pretty in a terminal, JSON otherwise; secrets redacted by path. */
@@ -32,6 +34,7 @@ export function createLogger(options: LoggerOptions): Logger {
       redact: { paths: [...REDACTED_LOG_PATHS, ...(options.redactPaths ?? [])], censor: REDACTED },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      ...(options.mixin ? { mixin: options.mixin } : {}),
     },
     streams.length === 1 ? primary : pino.multistream(streams.map((stream) => ({ stream, level: 'trace' as const }))),
   );

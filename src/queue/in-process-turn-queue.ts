@@ -50,6 +50,10 @@ export class InProcessTurnQueue implements TurnQueue {
     this.pump();
   }
 
+  async depth(): Promise<number> {
+    return this.waiting.length;
+  }
+
   consume(handler: TurnHandler, options: { concurrency: number; onGiveUp?: (job: TurnJob, error: unknown) => Promise<void> }): void {
     this.handler = handler;
     this.onGiveUp = options.onGiveUp;

@@ -45,6 +45,11 @@ export class RedisTurnQueue implements TurnQueue {
     });
   }
 
+  /** Waiting and retry-delayed jobs: one Redis round trip, at scrape time only. */
+  async depth(): Promise<number> {
+    return this.queue.getJobCountByTypes('waiting', 'prioritized', 'delayed');
+  }
+
   consume(handler: TurnHandler, options: { concurrency: number; onGiveUp?: (job: TurnJob, error: unknown) => Promise<void> }): void {
     this.worker = new Worker<TurnJob>(
       TURN_QUEUE_NAME,

@@ -19,6 +19,7 @@ export interface CreateRateLimiterOptions {
   /** Overrides for tests: the warning interval and the Redis timeouts. */
   storeFailureLogIntervalMs?: RateLimiterOptions['storeFailureLogIntervalMs'];
   redis?: Pick<RedisStoreOptions, 'commandTimeoutMs' | 'connectTimeoutMs'>;
+  onRefusal?: RateLimiterOptions['onRefusal'];
 }
 
 /**
@@ -58,6 +59,7 @@ export async function createRateLimiter(options: CreateRateLimiterOptions): Prom
       store,
       logger,
       storeFailureLogIntervalMs: options.storeFailureLogIntervalMs,
+      onRefusal: options.onRefusal,
     });
   }
 }

@@ -26,6 +26,8 @@ export interface RateLimiterOptions {
   store: RateLimitStore;
   logger: Logger;
   storeFailureLogIntervalMs?: number;
+  /** Told of every refusal, with the limit that refused (the hub's metrics count them). */
+  onRefusal?: (key: RateLimitKey) => void;
 }
 
 /** The outcome of one check; `result` is null when the store failed and the request passed. */
@@ -109,6 +111,7 @@ export class RateLimiter {
     try {
       const result = await this.options.store.hit(bucket, rule.limit, rule.windowMs);
       this.failures.success();
+      if (!result.allowed) this.options.onRefusal?.(key);
       return { allowed: result.allowed, rule, result };
     } catch (error) {
       this.failures.failure(error);

@@ -115,7 +115,7 @@ export class ChannelStatusBoard {
     return {
       ingest: (message) => (touch(), hub.ingest(message)),
       cancelTurn: (sessionId) => (touch(), hub.cancelTurn(sessionId)),
-      confirmTool: (sessionId, confirmationId, action) => (touch(), hub.confirmTool(sessionId, confirmationId, action)),
+      confirmTool: (sessionId, confirmationId, action, actor) => (touch(), hub.confirmTool(sessionId, confirmationId, action, actor)),
       amendWaiting: (channel, externalId, text) => (touch(), hub.amendWaiting(channel, externalId, text)),
       findSession: (sessionId) => hub.findSession(sessionId),
       authenticateSocket: (request, options) => hub.authenticateSocket(request, options),

@@ -9,6 +9,10 @@ import type { ControlBus, EventLog, MidTurnPolicy, TurnRegistry } from '../core/
 import { findOrInsert } from '../db/find-or-insert';
 import type { Models } from '../db/models';
 import type { TurnStore } from '../db/turn-store';
+import type { HubMetrics } from '../metrics/hub-metrics';
+import type { TurnArrivals } from '../metrics/turn-arrivals';
+import { failed, SpanKind, type Tracing } from '../tracing/tracing';
+import type { Actor } from '../core/actor';
 import type { TurnService } from './turn-service';
 
 export interface HubDependencies {
@@ -25,6 +29,11 @@ export interface HubDependencies {
   authenticateSocket(request: IncomingMessage, options: { queryToken: boolean; role?: Role }): Promise<SocketAuthResult>;
   selectProtocol(protocols: Set<string>, request: IncomingMessage): string | false;
   isDraining(): boolean;
+  /** Stage metrics and the first span of a turn's trace (both optional: off by default). */
+  metrics?: HubMetrics | null;
+  tracing?: Tracing | null;
+  /** Where accepted turns wait for their first answer to be delivered (set with metrics or traces on). */
+  arrivals?: TurnArrivals;
 }
 
 /** The hub behind the channel adapters' port: storage, queue and event log, one way in. */
@@ -37,11 +46,38 @@ export class SwitchboardHub implements Hub {
     this.control = deps.control;
   }
 
+  /**
+   * Takes a message in (see Hub.ingest). With metrics or traces on, the time it took is the turn's
+   * `accepted` stage, its arrival is kept until the channel delivers the first answer, and the
+   * `ingest` span it ran in is the root of the turn's trace (its context goes with the job).
+   */
   async ingest(message: InboundMessage): Promise<Ingested> {
+    const { metrics, tracing, arrivals } = this.deps;
+    if (!metrics && !tracing) return (await this.take(message)).ingested;
+    const receivedMark = performance.now();
+    const span = tracing?.startSpan(`ingest ${message.channel}`, { kind: SpanKind.PRODUCER, attributes: { 'switchboard.channel': message.channel } }) ?? null;
+    try {
+      const { ingested, queuedMark } = await this.take(message, span && tracing ? tracing.carrier(span) : undefined);
+      span?.setAttributes({ 'switchboard.session_id': ingested.sessionId, 'switchboard.turn_id': ingested.userMessageId, 'switchboard.disposition': ingested.disposition });
+      if (!ingested.duplicate) {
+        // Received → queued (the worker may already run it: the in-process queue hands it over at once).
+        if (queuedMark !== null) metrics?.stage('accepted', message.channel, (queuedMark - receivedMark) / 1000);
+        arrivals?.add(ingested.userMessageId, { receivedMark, channel: message.channel, trace: span && tracing ? tracing.contextWith(span) : null });
+      }
+      return ingested;
+    } catch (error) {
+      if (span) failed(span, error);
+      throw error;
+    } finally {
+      span?.end();
+    }
+  }
+
+  private async take(message: InboundMessage, trace?: Record<string, string>): Promise<{ ingested: Ingested; queuedMark: number | null }> {
     const { models, turns } = this.deps;
     if (message.externalId) {
       const seen = await models.InboundEvent.findOne({ where: { channel: message.channel, external_id: message.externalId } });
-      if (seen) return duplicate(seen.session_id ?? '', seen.message_id ?? '');
+      if (seen) return { ingested: duplicate(seen.session_id ?? '', seen.message_id ?? ''), queuedMark: null };
     }
     // A web message names its session (checked at connect); a chat message finds or makes its own.
     const sessionId = message.sessionId ?? (await this.chatSession(message)).id;
@@ -52,7 +88,7 @@ export class SwitchboardHub implements Hub {
         { channel: message.channel, external_id: message.externalId },
         { channel: message.channel, external_id: message.externalId, session_id: sessionId, message_id: null, created_at: new Date() },
       );
-      if (!created) return duplicate(sessionId, '');
+      if (!created) return { ingested: duplicate(sessionId, ''), queuedMark: null };
     }
     const web = message.channel === WEB_CHANNEL;
     let accepted;
@@ -63,6 +99,8 @@ export class SwitchboardHub implements Hub {
         mode: message.mode,
         metadata: message.metadata,
         turnId: message.turnId,
+        trace,
+        sender: senderKey(message),
         // The web channel keeps the spec's TURN_IN_PROGRESS; chat channels follow their policy.
         policy: web ? 'reject' : (id) => this.deps.midTurnPolicy(message.channel, id),
       });
@@ -79,7 +117,7 @@ export class SwitchboardHub implements Hub {
     if (message.externalId) {
       await models.InboundEvent.update({ message_id: stored.id }, { where: { channel: message.channel, external_id: message.externalId } });
     }
-    return { sessionId, userMessageId: stored.id, duplicate: false, disposition: accepted.disposition, createdAt: stored.created_at };
+    return { ingested: { sessionId, userMessageId: stored.id, duplicate: false, disposition: accepted.disposition, createdAt: stored.created_at }, queuedMark: accepted.queuedMark };
   }
 
   async amendWaiting(channel: ChannelName, externalId: string, text: string | null): Promise<boolean> {
@@ -122,13 +160,13 @@ export class SwitchboardHub implements Hub {
     return this.deps.turns.cancel(sessionId);
   }
 
-  async confirmTool(sessionId: string, confirmationId: string, action: string): Promise<void> {
+  async confirmTool(sessionId: string, confirmationId: string, action: string, actor?: Actor): Promise<void> {
     const live = await this.deps.registry.get(sessionId);
     // Only the confirmation the turn waits for: a stale or made-up id is refused, never guessed.
     if (live?.pending?.confirmation_id !== confirmationId) {
       throw new AppError('INVALID_MESSAGE', `No tool confirmation ${confirmationId} is pending.`);
     }
-    await this.deps.control.publish({ kind: 'tool_confirm', sessionId, confirmationId, action });
+    await this.deps.control.publish({ kind: 'tool_confirm', sessionId, confirmationId, action, ...(actor ? { actor } : {}) });
   }
 
   async findSession(sessionId: string): Promise<SessionSummary | null> {
@@ -155,6 +193,11 @@ export class SwitchboardHub implements Hub {
   isDraining(): boolean {
     return this.deps.isDraining();
   }
+}
+
+/** Whose message it is, as usage counts it: the chat contact (`slack:U123`), else the user account. */
+export function senderKey(message: InboundMessage): string {
+  return message.sender.contactId ? `${message.channel}:${message.sender.contactId}` : message.sender.userId;
 }
 
 function duplicate(sessionId: string, userMessageId: string): Ingested {

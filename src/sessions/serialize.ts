@@ -33,7 +33,7 @@ export function sessionView(row: Omit<SessionRecord, 'answered_through' | 'ordin
 }
 
 /** A stored message as the history shows it; tool calls in the protocol's own vocabulary (decisions.md §3). */
-export function messageView(row: Omit<MessageRecord, 'ordinal' | 'token_count'>) {
+export function messageView(row: Omit<MessageRecord, 'ordinal' | 'token_count' | 'sender'>) {
   return {
     id: row.id,
     session_id: row.session_id,

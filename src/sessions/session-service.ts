@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Op, type WhereOptions } from 'sequelize';
 import { WEB_CHANNEL } from '../core/channel';
 import { AppError } from '../core/errors';
-import { decodeCursor, encodeCursor } from '../core/page-cursor';
+import { cursorOrThrow, keysetPage as page } from '../core/page-cursor';
 import type { Principal } from '../core/principal';
 import type { ControlBus, TurnRegistry } from '../core/turns';
 import type { Models, SessionRow } from '../db/models';
@@ -216,23 +216,6 @@ export class SessionService {
   private async changed(sessionId: string): Promise<void> {
     await this.deps.control.publish({ kind: 'session_changed', sessionId });
   }
-}
-
-function cursorOrThrow(cursor: string): number {
-  const ordinal = decodeCursor(cursor);
-  if (ordinal === null) throw AppError.validation({ 'query.cursor': [{ code: 'invalid_cursor', message: 'Not a cursor from this list.' }] });
-  return ordinal;
-}
-
-function page<V>(entries: { row: { ordinal: number }; view: V }[], limit: number, total: number) {
-  const hasMore = entries.length > limit;
-  const items = entries.slice(0, limit);
-  return {
-    items: items.map((entry) => entry.view),
-    next_cursor: hasMore ? encodeCursor(items.at(-1)!.row.ordinal) : null,
-    has_more: hasMore,
-    total,
-  };
 }
 
 /** `Session YYYY-MM-DD HH:MM` (UTC), the default name of decisions.md §3. */

@@ -19,12 +19,18 @@ export interface AcceptInput {
    * session's policy is read only then, so a message into an idle session costs nothing extra.
    */
   policy?: MidTurnPolicy | ((sessionId: string) => Promise<MidTurnPolicy>);
+  /** Who sent it: a user id, or `<channel>:<contact id>` (usage and budgets count the turn for them). */
+  sender?: string;
+  /** The trace context of the message's `ingest` span, carried in the job (traces on). */
+  trace?: Record<string, string>;
 }
 
 /** A stored message and what became of it: its turn started, or it waits behind the running one. */
 export interface Accepted {
   message: MessageRecord;
   disposition: 'started' | 'queued';
+  /** When its job was queued (`performance.now()` of this process); null when it waits behind the running turn. */
+  queuedMark: number | null;
 }
 
 export interface TurnServiceDeps {
@@ -54,14 +60,14 @@ export class TurnService {
       throw AppError.validation({ 'metadata.workflow': [{ code: 'unknown_workflow', message: `No workflow named ${JSON.stringify(requested)}.` }] });
     }
     const turnId = input.turnId ?? randomUUID();
-    if (await registry.claim(input.sessionId, turnId)) return { message: await this.startClaimed(input, turnId), disposition: 'started' };
+    if (await registry.claim(input.sessionId, turnId)) return { ...(await this.startClaimed(input, turnId)), disposition: 'started' };
     const policy = typeof input.policy === 'function' ? await input.policy(input.sessionId) : (input.policy ?? 'reject');
     if (policy === 'reject') throw new AppError('TURN_IN_PROGRESS', 'A turn is already running in this session; wait for `done`.');
-    return { message: await this.queueBehind(input, turnId, policy), disposition: 'queued' };
+    return { message: await this.queueBehind(input, turnId, policy), disposition: 'queued', queuedMark: null };
   }
 
   /** The session is ours: store the message and queue its turn (undone when either fails). */
-  private async startClaimed(input: AcceptInput, turnId: string): Promise<MessageRecord> {
+  private async startClaimed(input: AcceptInput, turnId: string): Promise<{ message: MessageRecord; queuedMark: number }> {
     const { registry, queue, logger } = this.deps;
     let message: MessageRecord;
     try {
@@ -70,8 +76,10 @@ export class TurnService {
       await registry.release(input.sessionId, turnId);
       throw error;
     }
+    // The job's time is the wall clock (another process compares it); this process's own mark is finer.
+    const queuedMark = performance.now();
     try {
-      await queue.enqueue({ sessionId: input.sessionId, userMessageId: turnId });
+      await queue.enqueue({ sessionId: input.sessionId, userMessageId: turnId, queuedAt: Date.now(), ...(input.trace ? { trace: input.trace } : {}) });
     } catch (error) {
       // Not queued, so not accepted: undo, and let the client retry.
       logger.error({ err: error, session_id: input.sessionId }, 'could not queue a turn');
@@ -80,7 +88,7 @@ export class TurnService {
       throw new AppError('SERVICE_UNAVAILABLE', 'The turn queue is unavailable; try again shortly.', { headers: { 'Retry-After': '5' }, cause: error });
     }
     this.deps.pickup.watch(input.sessionId, turnId);
-    return message;
+    return { message, queuedMark };
   }
 
   /**
@@ -113,7 +121,7 @@ export class TurnService {
     if (!next || !(await registry.claim(sessionId, next.id))) return null;
     if (after) await registry.markWaiting(sessionId);
     try {
-      await queue.enqueue({ sessionId, userMessageId: next.id });
+      await queue.enqueue({ sessionId, userMessageId: next.id, queuedAt: Date.now() });
     } catch (error) {
       // Stays stored and owed: requeued when a process starts (requeueUnfinished).
       logger.error({ err: error, session_id: sessionId, turn_id: next.id }, 'could not queue a waiting turn');
@@ -156,6 +164,7 @@ export class TurnService {
       metadata: input.metadata,
       reply_to: null,
       turn_id: turnId,
+      sender: input.sender ?? null,
     });
     if (message) return message;
     // Not stored: the session is archived or gone (one read, on this rare path only).
@@ -204,7 +213,7 @@ export class TurnService {
         continue;
       }
       if (!live && !(await registry.claim(turn.sessionId, turn.messageId))) continue;
-      await queue.enqueue({ sessionId: turn.sessionId, userMessageId: turn.messageId });
+      await queue.enqueue({ sessionId: turn.sessionId, userMessageId: turn.messageId, queuedAt: Date.now() });
       queued += 1;
     }
     return queued;

@@ -59,7 +59,7 @@ export function toolRoundMessages(base: Pick<NewMessage, 'session_id' | 'turn_id
       arguments: call.arguments,
     };
   });
-  const common = { ...base, input_tokens: 0, output_tokens: 0, workflow_id: null, mode: null, reply_to: null };
+  const common = { ...base, input_tokens: 0, output_tokens: 0, workflow_id: null, mode: null, reply_to: null, sender: null };
   const assistant: NewMessage = {
     ...common,
     id: newId(),

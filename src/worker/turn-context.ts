@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { systemActor, type Actor } from '../core/actor';
+import type { AuditSink } from '../core/audit';
 import type { AgentEvent } from '../core/events';
 import type { TurnRegistry } from '../core/turns';
 import type { LoopPorts } from '../agent/model-loop';
@@ -7,12 +9,21 @@ import type { ConfirmAction } from '../agent/tool-box';
 import type { ToolOutcome } from '../agent/tool-executor';
 import type { SessionRecord, TurnStore } from '../db/turn-store';
 import type { SessionTools } from '../sessions/session-tools';
+import { parametersDigest } from '../audit/digest';
+import type { HubMetrics } from '../metrics/hub-metrics';
+import { failed, SpanKind, type Span, type Tracing } from '../tracing/tracing';
 import { toolRoundMessages } from './conversation';
 import type { TurnEvents } from './turn-events';
 
+/** A `tool_confirm` as the worker receives it: the action, and who chose it (when the channel said). */
+export interface ConfirmAnswer {
+  action: ConfirmAction;
+  actor?: Actor;
+}
+
 export interface ConfirmationWaiters {
   /** Registers a waiter for `confirmationId`; the worker resolves it when tool_confirm arrives. */
-  wait(confirmationId: string): { answer: Promise<ConfirmAction>; release(): void };
+  wait(confirmationId: string): { answer: Promise<ConfirmAnswer>; release(): void };
 }
 
 /**
@@ -33,6 +44,10 @@ export class TurnContext implements LoopPorts {
       sessionTools: SessionTools;
       waiters: ConfirmationWaiters;
       confirmationTimeoutMs: number;
+      /** Every confirmation and auto-approval is recorded here (batched; never awaited). */
+      audit: AuditSink;
+      metrics?: HubMetrics | null;
+      tracing?: Tracing | null;
     },
     private readonly events: TurnEvents,
     private readonly session: SessionRecord,
@@ -52,6 +67,22 @@ export class TurnContext implements LoopPorts {
 
   async confirm(request: { tool: string; parameters: Record<string, unknown>; message: string }): Promise<ConfirmAction> {
     const confirmationId = randomUUID();
+    const requestedAt = Date.now();
+    const span = this.deps.tracing?.startSpan(`confirm ${request.tool}`, { attributes: { 'gen_ai.tool.name': request.tool, 'switchboard.confirmation_id': confirmationId } }) ?? null;
+    let answer: ConfirmAnswer | null = null;
+    try {
+      answer = await this.ask(confirmationId, request);
+      return answer.action;
+    } catch (error) {
+      if (span) failed(span, error);
+      throw error;
+    } finally {
+      this.recordConfirmation(confirmationId, request, requestedAt, answer, span);
+    }
+  }
+
+  /** Asks (the pending confirmation lives in the turn registry) and waits for the answer, a timeout or the turn's end. */
+  private async ask(confirmationId: string, request: { tool: string; parameters: Record<string, unknown>; message: string }): Promise<ConfirmAnswer> {
     const { answer, release } = this.deps.waiters.wait(confirmationId);
     const pending = { confirmation_id: confirmationId, ...request, workflow: this.workflow };
     // Kept with the running turn, so a socket that connects meanwhile is asked again.
@@ -65,12 +96,14 @@ export class TurnContext implements LoopPorts {
         if (this.signal.aborted) onAbort();
         this.signal.addEventListener('abort', onAbort, { once: true });
       });
-      const timedOut = new Promise<ConfirmAction>((resolve) => {
-        timer = setTimeout(() => resolve('deny'), this.deps.confirmationTimeoutMs); // spec: a timeout counts as deny
+      const timedOut = new Promise<ConfirmAnswer>((resolve) => {
+        // spec: a timeout counts as deny
+        timer = setTimeout(() => resolve({ action: 'deny', actor: systemActor('timeout') }), this.deps.confirmationTimeoutMs);
         // The user moved on (a steering message): the tool is not run, as when denied.
         const steered = this.steered;
-        if (steered?.aborted) resolve('deny');
-        steered?.addEventListener('abort', () => resolve('deny'), { once: true });
+        const onSteer = () => resolve({ action: 'deny', actor: systemActor('steered') });
+        if (steered?.aborted) onSteer();
+        steered?.addEventListener('abort', onSteer, { once: true });
       });
       return await Promise.race([answer, timedOut, aborted]);
     } finally {
@@ -79,6 +112,63 @@ export class TurnContext implements LoopPorts {
       // Confirmations of a turn are asked one at a time, so the pending one is this one.
       await this.deps.registry.update(this.sessionId, this.turnId, { pending: null });
     }
+  }
+
+  /**
+   * The audit row (who answered, what, a digest of the parameters, how long it waited), the
+   * confirmation metrics and the end of its span. No answer: the turn ended while it waited
+   * (`abandoned`).
+   */
+  private recordConfirmation(confirmationId: string, request: { tool: string; parameters: Record<string, unknown> }, requestedAt: number, answer: ConfirmAnswer | null, span: Span | null): void {
+    const answeredAt = Date.now();
+    const action = answer?.action ?? 'abandoned';
+    const actor = answer ? (answer.actor ?? this.channelActor()) : systemActor('turn_ended');
+    const waitedMs = answeredAt - requestedAt;
+    this.deps.audit.record({
+      kind: 'tool.confirmation',
+      actor,
+      subject: request.tool,
+      action,
+      sessionId: this.sessionId,
+      at: new Date(answeredAt),
+      details: { turn_id: this.turnId, confirmation_id: confirmationId, ...parametersDigest(request.parameters), requested_at: new Date(requestedAt).toISOString(), waited_ms: waitedMs },
+    });
+    const outcome = actor.kind === 'system' ? actor.id : action; // timeout, steered, turn_ended: not a person's choice
+    this.deps.metrics?.confirmation(request.tool, outcome, waitedMs / 1000);
+    span?.setAttributes({ 'switchboard.confirmation.action': action, 'switchboard.confirmation.outcome': outcome, 'switchboard.confirmation.waited_ms': waitedMs });
+    span?.end(answeredAt);
+  }
+
+  /** Who answered when the channel did not say: the web session's owner, or an unnamed contact of the chat. */
+  private channelActor(): Actor {
+    return this.session.channel === 'web' ? { kind: 'user', id: this.session.owner_id } : { kind: 'contact', channel: this.session.channel, id: 'unknown' };
+  }
+
+  async observeTool(call: ToolCall, run: () => Promise<{ error: string | null }>): Promise<{ error: string | null }> {
+    const { metrics, tracing } = this.deps;
+    const started = performance.now();
+    const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.id };
+    const result = tracing
+      ? await tracing.inSpan(`execute_tool ${call.name}`, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+          const outcome = await run();
+          if (outcome.error !== null) span.setAttribute('error.type', 'tool_error');
+          return outcome;
+        })
+      : await run();
+    metrics?.toolCall(call.name, result.error === null, (performance.now() - started) / 1000);
+    return result;
+  }
+
+  autoApproved(tool: string, parameters: Record<string, unknown>): void {
+    this.deps.metrics?.confirmation(tool, 'auto_approved', null);
+    this.deps.audit.record({
+      kind: 'tool.auto_approved',
+      actor: systemActor('allow_all'),
+      subject: tool,
+      action: 'allow',
+      sessionId: this.sessionId,
+      details: { turn_id: this.turnId, ...parametersDigest(parameters) },
+    });
   }
 
   isApproved(tool: string): boolean {

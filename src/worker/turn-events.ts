@@ -15,10 +15,16 @@ export class TurnEvents {
     private readonly deps: { events: EventLog; registry: TurnRegistry },
     readonly sessionId: string,
     readonly turnId: string,
+    /** Called once, at the turn's first `token` event (the stage metrics' first token). */
+    private onFirstToken: (() => void) | null = null,
   ) {}
 
   /** Sends an event; resolves at once (use `flush` to wait until everything sent is in the log). */
   send(event: AgentEvent): Promise<void> {
+    if (this.onFirstToken && event.type === 'token') {
+      this.onFirstToken();
+      this.onFirstToken = null;
+    }
     const payload = { ...event.payload, turn_id: this.turnId };
     this.track(this.deps.events.append(this.sessionId, { type: event.type, payload } as AgentEvent));
     if (event.type === 'agent_state' && WORKING_STATES.has(event.payload.state)) {

@@ -19,8 +19,14 @@ import type { SessionTools } from '../sessions/session-tools';
 import { midTurnPolicy, type ChannelPolicyDefault } from '../sessions/mid-turn-policy';
 import { conversationEntries, planTurn, type TurnPlan } from './conversation';
 import { ConversationCache } from './conversation-cache';
-import { TurnContext, type ConfirmationWaiters } from './turn-context';
+import { TurnContext, type ConfirmAnswer, type ConfirmationWaiters } from './turn-context';
 import { TurnEvents } from './turn-events';
+import { NO_AUDIT, type AuditSink } from '../core/audit';
+import type { HubMetrics } from '../metrics/hub-metrics';
+import { activeSpanFailed, SpanKind, type Tracing } from '../tracing/tracing';
+import { TurnObserver, type TurnOutcomeLabel } from './turn-observer';
+import { BudgetExceeded, type DailyBudgets } from '../usage/budgets';
+import type { UsageQuery, UsageToday } from '../db/turn-store';
 
 export interface TurnWorkerOptions {
   store: TurnStore;
@@ -44,6 +50,14 @@ export interface TurnWorkerOptions {
   turns: { startNext(sessionId: string): Promise<string | null> };
   /** A chat channel's mid-turn policy when the session's workflow sets none. */
   midTurnDefault: ChannelPolicyDefault;
+  /** Confirmations and auto-approvals are recorded here (default: nowhere). */
+  audit?: AuditSink;
+  /** Turn, stage, model and tool metrics (off: null). */
+  metrics?: HubMetrics | null;
+  /** The `turn` span and its children (off: null). */
+  tracing?: Tracing | null;
+  /** Daily token budgets (`usage.budgets`); absent or none set: no usage is read. */
+  budgets?: DailyBudgets | null;
 }
 
 export interface TurnKnowledge {
@@ -85,7 +99,7 @@ export class TurnWorker implements ConfirmationWaiters {
   readonly id = randomUUID();
   private readonly running = new Map<string, RunningTurn>();
   private readonly conversations = new ConversationCache();
-  private readonly confirmations = new Map<string, (action: ConfirmAction) => void>();
+  private readonly confirmations = new Map<string, (answer: ConfirmAnswer) => void>();
   private stopControl: Unsubscribe | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
 
@@ -99,7 +113,7 @@ export class TurnWorker implements ConfirmationWaiters {
         if (message.steer) turn.steer.abort();
         else turn.controller.abort(new TurnStopped('cancel'));
       }
-      if (message.kind === 'tool_confirm') this.confirmations.get(message.confirmationId)?.(message.action as ConfirmAction);
+      if (message.kind === 'tool_confirm') this.confirmations.get(message.confirmationId)?.({ action: message.action as ConfirmAction, actor: message.actor });
     });
     await this.beat();
     this.heartbeat = setInterval(() => void this.beat(), this.options.heartbeatMs);
@@ -119,15 +133,28 @@ export class TurnWorker implements ConfirmationWaiters {
   }
 
   wait(confirmationId: string) {
-    let resolve!: (action: ConfirmAction) => void;
-    const answer = new Promise<ConfirmAction>((settle) => (resolve = settle));
+    let resolve!: (answer: ConfirmAnswer) => void;
+    const answer = new Promise<ConfirmAnswer>((settle) => (resolve = settle));
     this.confirmations.set(confirmationId, resolve);
     return { answer, release: () => this.confirmations.delete(confirmationId) };
   }
 
-  async handle(job: TurnJob, context: QueueContext): Promise<void> {
-    const { store, registry, logger } = this.options;
+  /**
+   * Runs one turn job. With traces on, the turn runs inside its `turn` span, a child of the
+   * message's `ingest` span in the API process (the context came in the job): every span and log
+   * line of the turn joins that trace.
+   */
+  handle(job: TurnJob, context: QueueContext): Promise<void> {
+    const { tracing } = this.options;
+    if (!tracing) return this.run(job, context, null);
+    const attributes = { 'switchboard.session_id': job.sessionId, 'switchboard.turn_id': job.userMessageId, 'messaging.system': this.options.queue.name, 'messaging.operation.type': 'process' };
+    return tracing.inSpan('turn', { kind: SpanKind.CONSUMER, attributes }, () => this.run(job, context, tracing), tracing.contextOf(job.trace));
+  }
+
+  private async run(job: TurnJob, context: QueueContext, tracing: Tracing | null): Promise<void> {
+    const { store, registry, logger, metrics } = this.options;
     const started = Date.now();
+    const observer = metrics ? new TurnObserver(metrics, job) : null;
     const turnId = job.userMessageId;
     // Taken only while it is still the session's turn (it may have been cancelled in the queue).
     if (!(await registry.update(job.sessionId, turnId, { phase: 'running' }))) {
@@ -139,11 +166,15 @@ export class TurnWorker implements ConfirmationWaiters {
     const onShutdown = () => controller.abort(new TurnStopped('shutdown'));
     context.signal.addEventListener('abort', onShutdown, { once: true });
     this.running.set(job.sessionId, { turnId, controller, steer });
-    const events = new TurnEvents(this.options, job.sessionId, turnId);
+    const events = new TurnEvents(this.options, job.sessionId, turnId, observer ? () => observer.firstToken() : null);
     const state = newTurnState();
     let result: TurnResult | null = null;
+    const ended = (outcome: TurnOutcomeLabel) => observer?.ended(outcome, this.options.provider.model, state.usage);
     try {
-      const loaded = await this.loadConversation(job.sessionId);
+      const usageQuery = await this.options.budgets?.usageQuery(turnId);
+      const load = () => this.loadConversation(job.sessionId, usageQuery);
+      const loaded = tracing ? await tracing.inSpan('load conversation', {}, load) : await load();
+      if (loaded) observer?.loaded(loaded.session.channel);
       // The turn's own rows are the newest: looked for from the end.
       const userMessage = loaded ? findLast(loaded.messages, (message) => message.id === turnId) : undefined;
       const answered = loaded ? findLast(loaded.messages, (message) => message.reply_to === turnId, userMessage) : undefined;
@@ -161,9 +192,10 @@ export class TurnWorker implements ConfirmationWaiters {
       const answers = plan.merged.length > 0 ? { answers: [userMessage, ...plan.merged].sort((a, b) => a.ordinal - b.ordinal).map((row) => row.id) } : {};
       await emit({ type: 'agent_state', payload: { state: 'thinking', ...answers } });
       const command = parseCommand(userMessage.content);
+      if (command) observer?.routed(null);
       result = command
         ? await this.runCommandTurn(command, loaded.session, userMessage, emit)
-        : await this.runAgentTurn(loaded.session, plan, userMessage, state, events, controller, steer.signal);
+        : await this.runAgentTurn(loaded.session, plan, userMessage, state, events, controller, steer.signal, observer, loaded.usage);
       controller.signal.throwIfAborted();
       if (!state.writing) await emit({ type: 'agent_state', payload: { state: 'writing' } });
       if (command) this.streamText(result.text, emit);
@@ -194,6 +226,7 @@ export class TurnWorker implements ConfirmationWaiters {
               },
           reply_to: turnId,
           turn_id: turnId,
+          sender: null,
         },
         usage: state.usage,
         activeWorkflowId: result.routing ? result.routing.decision.workflowId : undefined,
@@ -219,6 +252,7 @@ export class TurnWorker implements ConfirmationWaiters {
         await events.send({ type: 'memory_update', payload: { mode: loaded.session.memory_mode, tokens_used: compaction.tokensUsed, summarized: compaction.summarized } });
       }
       await this.emitEnd(events, reply, { durationMs: Date.now() - started, toolCalls: state.calls, routing: result.routing });
+      ended('done');
       this.logTurn(job, started, 'done', state, result);
     } catch (error) {
       const stopped = controller.signal.reason instanceof TurnStopped ? controller.signal.reason : null;
@@ -228,17 +262,23 @@ export class TurnWorker implements ConfirmationWaiters {
         await events.send({ type: 'agent_state', payload: { state: 'idle' } });
         await events.send({ type: 'error', payload: { code: 'CANCELLED', message: 'The turn was cancelled.' } });
         await events.flush();
+        ended('cancelled');
         this.logTurn(job, started, 'cancelled', state, result);
         return;
       }
       const failure = describeFailure(error);
-      if (failure.code === 'INTERNAL_ERROR') logger.error({ err: error, job }, 'turn failed');
+      if (error instanceof BudgetExceeded) {
+        logger.info({ job, budget: error.scope }, 'turn refused: daily token budget used up');
+        this.options.metrics?.budgetRefusal(error.scope);
+      } else if (failure.code === 'INTERNAL_ERROR') logger.error({ err: error, job }, 'turn failed');
       else logger.warn({ err: error instanceof Error ? error.message : String(error), job }, 'turn failed at the provider');
+      if (tracing) activeSpanFailed(failure.code, failure.message);
       await this.endWithoutReply(job, state);
       await events.send({ type: 'error', payload: failure });
       await events.send({ type: 'agent_state', payload: { state: 'error' } });
       await events.send({ type: 'agent_state', payload: { state: 'idle' } });
       await events.flush();
+      ended(error instanceof BudgetExceeded ? 'refused' : 'failed');
       this.logTurn(job, started, failure.code, state, result);
     } finally {
       context.signal.removeEventListener('abort', onShutdown);
@@ -250,15 +290,15 @@ export class TurnWorker implements ConfirmationWaiters {
    * The session and its conversation window: only what is new when this worker ran the session's
    * last turn (and nothing touched the session since), else the whole window.
    */
-  private async loadConversation(sessionId: string) {
+  private async loadConversation(sessionId: string, usage?: UsageQuery) {
     const { store } = this.options;
     const after = this.conversations.readAfter(sessionId);
-    const loaded = await store.loadConversation(sessionId, after);
+    const loaded = await store.loadConversation(sessionId, after, usage);
     if (!loaded || after === undefined) return loaded;
     const joined = this.conversations.join(sessionId, loaded.session.updated_at, loaded.session.memory_through, loaded.messages);
-    if (joined) return { session: loaded.session, messages: joined };
+    if (joined) return { session: loaded.session, messages: joined, usage: loaded.usage };
     this.conversations.forget(sessionId);
-    return store.loadConversation(sessionId);
+    return store.loadConversation(sessionId, undefined, usage);
   }
 
   /** The queue gave the job up (it kept failing): the session is freed and the client told. */
@@ -300,10 +340,12 @@ export class TurnWorker implements ConfirmationWaiters {
     events: TurnEvents,
     controller: AbortController,
     steered: AbortSignal,
+    observer: TurnObserver | null,
+    usage: UsageToday | undefined,
   ): Promise<TurnResult> {
-    const { agent, provider, sessionTools, logger } = this.options;
+    const { agent, provider, sessionTools, logger, tracing } = this.options;
     const ports = new TurnContext(
-      { ...this.options, waiters: this, confirmationTimeoutMs: agent.confirmation_timeout_s * 1000 },
+      { ...this.options, audit: this.options.audit ?? NO_AUDIT, waiters: this, confirmationTimeoutMs: agent.confirmation_timeout_s * 1000 },
       events,
       session,
       controller.signal,
@@ -311,9 +353,19 @@ export class TurnWorker implements ConfirmationWaiters {
       steered,
     );
     const requested = typeof userMessage.metadata?.workflow === 'string' ? userMessage.metadata.workflow : null;
-    const routing = await this.options.routing.route(session, userMessage.content, requested);
+    const route = () => this.options.routing.route(session, userMessage.content, requested);
+    const routing = tracing
+      ? await tracing.inSpan('route', {}, async (span) => {
+          const decided = await route();
+          span.setAttributes({ 'switchboard.workflow': decided.workflow?.name ?? 'none', 'switchboard.routing_reason': decided.decision.reason });
+          return decided;
+        })
+      : await route();
     const { workflow } = routing;
     ports.workflow = workflow?.name ?? null;
+    observer?.routed(workflow?.name ?? null);
+    // Over a daily budget: refused here, before the model is called (BUDGET_EXCEEDED ends the turn).
+    if (usage && this.options.budgets) await this.options.budgets.check(userMessage.sender ?? session.owner_id, workflow ? { id: workflow.id, name: workflow.name } : null, usage);
     // Messages sent meanwhile follow this workflow's mid-turn policy: the registry says which it is.
     if (routing.decision.workflowId !== session.active_workflow_id) {
       await this.options.registry.update(session.id, userMessage.id, { workflowId: routing.decision.workflowId });
@@ -494,7 +546,8 @@ function sessionConfig(session: SessionRecord): { systemPrompt?: string; maxStep
 }
 
 /** The `error` frame for a failed turn: provider failures by name, anything else generic. */
-function describeFailure(error: unknown): { code: 'PROVIDER_UNREACHABLE' | 'PROVIDER_ERROR' | 'INTERNAL_ERROR'; message: string } {
+function describeFailure(error: unknown): { code: 'PROVIDER_UNREACHABLE' | 'PROVIDER_ERROR' | 'INTERNAL_ERROR' | 'BUDGET_EXCEEDED'; message: string } {
+  if (error instanceof BudgetExceeded) return { code: 'BUDGET_EXCEEDED', message: error.message };
   if (error instanceof ProviderError) {
     return error.kind === 'unreachable'
       ? { code: 'PROVIDER_UNREACHABLE', message: `The model provider could not be reached: ${error.message}` }

@@ -10,6 +10,8 @@ import { LogCapture } from '../helpers/log-capture';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { registerUser } from '../helpers/users';
 import { openSocket, type TestSocket } from '../helpers/ws-client';
+import { auditRows } from '../helpers/audit';
+import { parametersDigest } from '../../src/audit/digest';
 
 /**
  * The full agent through the real stack (REST, WebSocket, queue, worker, database), with a scripted
@@ -22,6 +24,7 @@ interface Agent {
   api: string;
   ws: string;
   token: string;
+  userId: string;
 }
 
 async function startAgent(yamlText = ''): Promise<Agent> {
@@ -31,8 +34,8 @@ async function startAgent(yamlText = ''): Promise<Agent> {
   const tools = new TestTools();
   const service = await startService({ env: testEnv(path.join(cwd, 'data'), GENEROUS_RATE_LIMITS), cwd, logDestination: new LogCapture(), provider, tools });
   const api = `http://127.0.0.1:${service.port}/api/v1`;
-  const { token } = await registerUser(api, 'root');
-  return { service, provider, tools, api, ws: `ws://127.0.0.1:${service.port}/ws/v1`, token };
+  const { token, id: userId } = await registerUser(api, 'root');
+  return { service, provider, tools, api, ws: `ws://127.0.0.1:${service.port}/ws/v1`, token, userId };
 }
 
 async function openSession(agent: Agent): Promise<{ id: string; socket: TestSocket }> {
@@ -201,7 +204,26 @@ describe('confirmation', () => {
     expect(agent.tools.runs.map((run) => run.input.text)).toEqual(['remember this', 'again']);
     const tools = await request(`${agent.api}/sessions/${id}/tools`, { headers: { authorization: `Bearer ${agent.token}` } });
     expect(tools.body.data.find((t: any) => t.name === 'save_note').auto_approved).toBe(true);
+    // The second call ran without asking: the audit trail says so, with the call's digest.
+    const [auto] = await auditRows(agent.api, agent.token, { kind: 'tool.auto_approved', session_id: id });
+    expect(auto).toMatchObject({ actor: { key: 'system:allow_all', kind: 'system' }, subject: 'save_note', action: 'allow', details: parametersDigest({ text: 'again' }) });
     socket.close();
+  });
+
+  it('records every answer in the audit trail: the web user who answered, the action, the tool, a parameter digest, the wait', async () => {
+    for (const action of ['allow', 'deny', 'allow_all', 'disable', 'forbid_all', 'cancel']) {
+      const { id, socket } = await confirmWith(action);
+      await socket.next((f) => f.type === 'done' || (f.type === 'error' && f.payload.code === 'CANCELLED'));
+      const [row] = await auditRows(agent.api, agent.token, { kind: 'tool.confirmation', session_id: id });
+      expect(row).toMatchObject({ actor: { key: `user:${agent.userId}`, kind: 'user', name: 'root' }, subject: 'save_note', action, session_id: id });
+      expect(row!.details).toMatchObject({ ...parametersDigest({ text: 'remember this' }), parameter_names: ['text'], turn_id: expect.any(String), waited_ms: expect.any(Number) });
+      expect(Date.parse(row!.details.requested_at)).toBeLessThanOrEqual(Date.parse(row!.at));
+      expect(JSON.stringify(row)).not.toContain('remember this');
+      socket.close();
+    }
+    // Filtered by actor, newest first.
+    const mine = await auditRows(agent.api, agent.token, { kind: 'tool.confirmation', actor: `user:${agent.userId}` }, 6);
+    expect(mine.slice(0, 6).map((row) => row.action)).toEqual(['cancel', 'forbid_all', 'disable', 'allow_all', 'deny', 'allow']);
   });
 
   it('disable refuses it and disables the tool for the session', async () => {
@@ -272,11 +294,17 @@ describe('confirmation', () => {
     await timedOut.socket.nextOfType('done'); // after the 1 s timeout
     expect(timedOut.socket.frames.find((f) => f.type === 'tool_end').payload.error).toMatch(/^The user denied this call/);
     timedOut.socket.close();
+    const [expired] = await auditRows(agent.api, agent.token, { kind: 'tool.confirmation', session_id: timedOut.id });
+    expect(expired).toMatchObject({ actor: { key: 'system:timeout', kind: 'system' }, action: 'deny' });
+    expect(expired!.details.waited_ms).toBeGreaterThanOrEqual(1000);
 
     const cancelled = await confirmWith(null, async (socket) => socket.send({ type: 'cancel', payload: {} }));
     await cancelled.socket.next((f) => f.type === 'error' && f.payload.code === 'CANCELLED');
     expect(agent.tools.runs).toEqual([]);
     cancelled.socket.close();
+    // Nobody answered: the turn ended while it waited.
+    const [abandoned] = await auditRows(agent.api, agent.token, { kind: 'tool.confirmation', session_id: cancelled.id });
+    expect(abandoned).toMatchObject({ actor: { key: 'system:turn_ended' }, action: 'abandoned' });
   });
 
   it('asks again on reconnect while the confirmation is pending', async () => {

@@ -1,3 +1,4 @@
+import { auditRows } from '../helpers/audit';
 import { createVerify } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { resolveSamlSettings } from '../../src/auth/saml/settings';
@@ -22,6 +23,8 @@ let plain: AuthService;
 let idpInitiated: AuthService;
 /** Signs its AuthnRequests with its own key. */
 let signing: AuthService;
+/** The hub's admin (registered first), who reads the audit trail. */
+let adminToken: string;
 const sp = createTestIdp('switchboard');
 
 beforeAll(async () => {
@@ -60,7 +63,9 @@ beforeAll(async () => {
     },
   });
   // The first user is admin by registration; SAML users come after.
-  expect((await register(hub.api)).body.data.user.role).toBe('admin');
+  const registered = await register(hub.api);
+  expect(registered.body.data.user.role).toBe('admin');
+  adminToken = registered.body.data.access_token;
 });
 
 afterAll(async () => {
@@ -289,6 +294,20 @@ describe('SAML service provider', () => {
     // Control: a genuine assertion made the same way, sent alone, is accepted.
     const control = await pair();
     expect((await postAcs(responseBase64(idp, control.genuine, { destination: ACS_URL, inResponseTo: control.inResponseTo }))).status).toBe(200);
+  });
+
+  it('records sign-ins, refusals (with the failed check) and role changes from the IdP in the audit trail', async () => {
+    const address = email();
+    const first = await postAcs(signedResponse(await goodOptions({ email: address })));
+    await postAcs(signedResponse(await goodOptions({ email: address, role: 'admin' })));
+    await expectRefused(signedResponse(await goodOptions({ audience: 'yet-another-sp' })));
+    const userId = first.body.data.user.id;
+    const logins = await auditRows(hub.api, adminToken, { kind: 'saml.login', actor: `user:${userId}` }, 2);
+    expect(logins.map((row) => [row.action, row.details.role])).toEqual([['login', 'admin'], ['login', 'user']]);
+    const [roleChange] = await auditRows(hub.api, adminToken, { kind: 'user.changed', actor: 'system:saml' });
+    expect(roleChange).toMatchObject({ subject: userId, action: 'role:admin', details: { role_before: 'user', from: 'idp_attribute' } });
+    const refusals = await auditRows(hub.api, adminToken, { kind: 'saml.refused' }, 1, (row) => /audience/i.test(row.details.reason));
+    expect(refusals.find((row) => /audience/i.test(row.details.reason))).toMatchObject({ actor: { key: 'system:saml' }, action: 'refused' });
   });
 
   it('refuses a wrong audience', async () => {

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { startService, type RunningService } from '../../src/main';
 import type { StatementCount } from '../../src/db/turn-store';
 import { ScriptedProvider } from '../fakes/scripted-provider';
@@ -22,7 +24,19 @@ const BUDGET = {
   postgres: { reads: 1, writes: 2 },
 };
 
-describe.each(['sqlite', 'postgres'] as const)('the statements of a turn (%s)', (dialect) => {
+/**
+ * With daily budgets on, a turn reads today's usage in its conversation's statement, and every reply
+ * adds its tokens to usage in its own statement (SQLite: a trigger; PostgreSQL: the reply's CTE): the
+ * budget is the same.
+ */
+const BUDGETS_YAML = 'usage:\n  budgets:\n    per_user: 1000000\n    users:\n      thrifty: 1\n';
+
+describe.each([
+  ['sqlite', 'budgets off'],
+  ['postgres', 'budgets off'],
+  ['sqlite', 'budgets on'],
+  ['postgres', 'budgets on'],
+] as const)('the statements of a turn (%s, %s)', (dialect, budgets) => {
   let service: RunningService;
   let database: TestPostgresDatabase | null = null;
   const prefix = uniquePrefix('budget');
@@ -39,7 +53,9 @@ describe.each(['sqlite', 'postgres'] as const)('the statements of a turn (%s)', 
       database = await createTestPostgresDatabase();
       Object.assign(extra, { SERVICE_DATABASE_URL: database.url, SERVICE_REDIS_URL: TEST_REDIS_URL, SERVICE_REDIS_PREFIX: prefix });
     }
-    service = await startService({ env: testEnv(makeTempDir(), extra), cwd: makeTempDir(), logDestination: new LogCapture(), provider });
+    const cwd = makeTempDir();
+    if (budgets === 'budgets on') writeFileSync(path.join(cwd, 'config.yaml'), BUDGETS_YAML);
+    service = await startService({ env: testEnv(makeTempDir(), extra), cwd, logDestination: new LogCapture(), provider });
     service.storage.sequelize.addHook('beforeQuery', 'count', () => {
       sequelizeQueries += 1;
     });
@@ -85,6 +101,28 @@ describe.each(['sqlite', 'postgres'] as const)('the statements of a turn (%s)', 
     expect({ reads: used.reads, writes: used.writes, sequelize: used.sequelize }).toEqual({ ...BUDGET[dialect], sequelize: 0 });
     expect(used.reads + used.writes).toBeLessThanOrEqual(4);
   });
+
+  it('adds every answered turn to the usage of its day, user and channel', async () => {
+    const usage = await request(`${api}/usage?group_by=user,channel`, { headers: { authorization: `Bearer ${token}` } });
+    expect(usage.status).toBe(200);
+    // Every turn so far was answered: the scripted model reports 11 input and 4 output tokens each.
+    const [row] = usage.body.data.items;
+    expect(usage.body.data.items).toHaveLength(1);
+    expect(row).toMatchObject({ channel: 'web', user: { username: 'budget' }, input_tokens: 11 * row.turns, output_tokens: 4 * row.turns });
+    expect(row.turns).toBeGreaterThanOrEqual(2);
+  });
+
+  if (budgets === 'budgets on') {
+    it('refuses the turn of a user over their daily budget, from the usage read with the conversation', async () => {
+      const thrifty = await registerUser(api, 'thrifty');
+      const own = (await request(`${api}/sessions`, jsonBody({}, { authorization: `Bearer ${thrifty.token}` }))).body.data.id;
+      const ask = () => request(`${api}/sessions/${own}/messages?sync=true`, jsonBody({ text: 'hello' }, { authorization: `Bearer ${thrifty.token}` }));
+      expect((await ask()).status).toBe(200); // nothing spent yet: under a budget of 1 token
+      const refused = await ask();
+      expect(refused.status).toBe(429);
+      expect(refused.body.error).toMatchObject({ code: 'BUDGET_EXCEEDED', message: expect.stringContaining('daily token budget') });
+    });
+  }
 
   it('a refused message (409 while a turn runs) touches no database', async () => {
     provider.pauseBefore = 1;

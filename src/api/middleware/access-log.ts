@@ -9,11 +9,11 @@ import { redactSecretQueryValues } from '../../logs/redact';
  * hidden). Nothing is allocated per request unless the line's level is enabled: a silent or
  * warn-level hub pays for no access log (pino-http made a child logger for every request).
  */
-export function accessLog(logger: Logger, options: { quietPrefix: string }): RequestHandler {
+export function accessLog(logger: Logger, options: { quietPrefixes: readonly string[] }): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     const log = (aborted: boolean) => {
-      const level = res.statusCode >= 500 ? 'error' : req.originalUrl.startsWith(options.quietPrefix) ? 'debug' : 'info';
+      const level = res.statusCode >= 500 ? 'error' : options.quietPrefixes.some((prefix) => req.originalUrl.startsWith(prefix)) ? 'debug' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       logger[level](

@@ -1,3 +1,5 @@
+import { NO_AUDIT, type AuditSink } from '../../core/audit';
+import { userActor } from '../../core/actor';
 import { z } from 'zod';
 import { apiKeyViewSchema, toApiKeyView, type ApiKeys } from '../../auth/api-keys';
 import { AppError } from '../../core/errors';
@@ -8,7 +10,7 @@ import { listPage } from '../schemas/envelope';
 /** Longest expiry a key may be given, in days (ten years). */
 export const API_KEY_MAX_EXPIRY_DAYS = 3650;
 
-export function apiKeyRoutes(apiKeys: ApiKeys): ApiModule {
+export function apiKeyRoutes(apiKeys: ApiKeys, audit: AuditSink = NO_AUDIT): ApiModule {
   return (api) => {
     api.add({
       method: 'get',
@@ -43,7 +45,12 @@ export function apiKeyRoutes(apiKeys: ApiKeys): ApiModule {
         description: 'The new key; `key` is never shown again.',
         data: apiKeyViewSchema.extend({ key: z.string().describe('svc_live_…: store it now.') }).meta({ id: 'NewApiKey' }),
       },
-      handler: ({ principal, body }) => apiKeys.create(principal.userId, body.label, body.expires_in_days ?? undefined),
+      handler: async ({ principal, body }) => {
+        const created = await apiKeys.create(principal.userId, body.label, body.expires_in_days ?? undefined);
+        // The key's id and prefix only: the key itself is shown once, to its owner, and never kept.
+        audit.record({ kind: 'api_key.created', actor: userActor(principal), subject: created.id, action: 'created', details: { key_prefix: created.key_prefix, label: created.label, expires_at: created.expires_at } });
+        return created;
+      },
     });
 
     api.add({
@@ -55,7 +62,10 @@ export function apiKeyRoutes(apiKeys: ApiKeys): ApiModule {
       params: z.object({ id: z.uuid() }),
       errors: ['NOT_FOUND'],
       response: { status: 204, description: 'Revoked (also when it already was).' },
-      handler: async ({ principal, params }) => void (await apiKeys.revoke(principal, params.id)),
+      handler: async ({ principal, params }) => {
+        await apiKeys.revoke(principal, params.id);
+        audit.record({ kind: 'api_key.revoked', actor: userActor(principal), subject: params.id, action: 'revoked' });
+      },
     });
   };
 }

@@ -1,3 +1,5 @@
+import { NO_AUDIT, type AuditSink } from '../../core/audit';
+import { userActor } from '../../core/actor';
 import { z } from 'zod';
 import { toUserView, userViewSchema } from '../../auth/user-view';
 import type { Users } from '../../auth/users';
@@ -10,7 +12,7 @@ import { emailSchema, newPasswordSchema, usernameSchema } from './auth';
 const userId = z.object({ id: z.uuid() });
 
 /** Admin user management (decisions.md §2). */
-export function userRoutes(users: Users): ApiModule {
+export function userRoutes(users: Users, audit: AuditSink = NO_AUDIT): ApiModule {
   return (api) => {
     api.add({
       method: 'get',
@@ -41,7 +43,11 @@ export function userRoutes(users: Users): ApiModule {
       }),
       errors: ['CONFLICT'],
       response: { status: 201, description: 'The new user.', data: userViewSchema },
-      handler: async ({ body }) => toUserView(await users.create(body)),
+      handler: async ({ principal, body }) => {
+        const created = toUserView(await users.create(body));
+        audit.record({ kind: 'user.created', actor: userActor(principal), subject: created.id, action: `role:${created.role}`, details: { username: created.username, role: created.role } });
+        return created;
+      },
     });
 
     api.add({
@@ -57,7 +63,12 @@ export function userRoutes(users: Users): ApiModule {
         .refine((changes) => changes.role !== undefined || changes.is_active !== undefined, 'give role, is_active or both'),
       errors: ['NOT_FOUND'],
       response: { status: 200, description: 'The changed user.', data: userViewSchema },
-      handler: async ({ principal, params, body }) => toUserView(await users.update(principal.userId, params.id, body)),
+      handler: async ({ principal, params, body }) => {
+        const changed = toUserView(await users.update(principal.userId, params.id, body));
+        const action = [body.role !== undefined ? `role:${body.role}` : null, body.is_active !== undefined ? (body.is_active ? 'activated' : 'deactivated') : null].filter(Boolean).join(',');
+        audit.record({ kind: 'user.changed', actor: userActor(principal), subject: changed.id, action, details: { username: changed.username, ...body } });
+        return changed;
+      },
     });
 
     api.add({
@@ -70,7 +81,10 @@ export function userRoutes(users: Users): ApiModule {
       params: userId,
       errors: ['NOT_FOUND'],
       response: { status: 204, description: 'Deleted.' },
-      handler: async ({ principal, params }) => void (await users.remove(principal.userId, params.id)),
+      handler: async ({ principal, params }) => {
+        await users.remove(principal.userId, params.id);
+        audit.record({ kind: 'user.deleted', actor: userActor(principal), subject: params.id, action: 'deleted' });
+      },
     });
   };
 }

@@ -1,7 +1,10 @@
+import { NO_AUDIT, type AuditSink } from '../../core/audit';
+import { userActor } from '../../core/actor';
+import type { Principal } from '../../core/principal';
 import { z } from 'zod';
 import { BINDING_CHANNEL, SESSION_KEY } from '../../core/channel';
 import { BINDING_CHANNEL_HINT, WORKFLOW_NAME, triggersSchema, workflowInputSchema, workflowPatchSchema, workflowSchema } from '../../workflows/workflow-schema';
-import { workflowView, type WorkflowService } from '../../workflows/workflow-service';
+import { workflowView, type SyncResult, type WorkflowService } from '../../workflows/workflow-service';
 import type { ApiRouter } from '../endpoint';
 import { listPage } from '../schemas/envelope';
 import { listQuery } from '../schemas/sessions';
@@ -33,7 +36,8 @@ const syncResultSchema = z
   .meta({ id: 'WorkflowSyncResult' });
 
 /** Workflows, their channel bindings and contacts (decisions.md §4). Reads: any user; writes: admins. */
-export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowService): void {
+export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowService, audit: AuditSink = NO_AUDIT): void {
+  const changed = (principal: Principal, name: string, action: string) => audit.record({ kind: 'workflow.changed', actor: userActor(principal), subject: name, action });
   api.add({
     method: 'post',
     path: '/assistant/workflows',
@@ -43,7 +47,11 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     body: workflowInputSchema,
     errors: ['CONFLICT', 'SYSTEM_PROMPT_TOO_LONG'],
     response: { status: 201, description: 'The new workflow.', data: workflowSchema },
-    handler: ({ body }) => workflows.create(body),
+    handler: async ({ principal, body }) => {
+      const created = await workflows.create(body);
+      changed(principal, created.name, 'created');
+      return created;
+    },
   });
 
   api.add({
@@ -66,7 +74,13 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     access: 'admin',
     body: z.strictObject({ workflows: z.array(z.unknown()).max(1_000), prune: z.boolean().default(false), dry_run: z.boolean().default(false) }),
     response: { status: 200, description: 'What was (or would be) created, updated, unchanged, deleted and refused.', data: syncResultSchema },
-    handler: ({ body }) => workflows.sync(body.workflows, { prune: body.prune, dryRun: body.dry_run }),
+    handler: async ({ principal, body }) => {
+      const result = await workflows.sync(body.workflows, { prune: body.prune, dryRun: body.dry_run });
+      if (!body.dry_run) {
+        audit.record({ kind: 'workflow.synced', actor: userActor(principal), subject: null, action: body.prune ? 'sync+prune' : 'sync', details: syncDetails(result) });
+      }
+      return result;
+    },
   });
 
   api.add({
@@ -91,7 +105,11 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     body: workflowInputSchema,
     errors: ['WORKFLOW_NOT_FOUND', 'SYSTEM_PROMPT_TOO_LONG'],
     response: { status: 200, description: 'The workflow.', data: workflowSchema },
-    handler: ({ params, body }) => workflows.replace(params.name, body),
+    handler: async ({ principal, params, body }) => {
+      const replaced = await workflows.replace(params.name, body);
+      changed(principal, params.name, 'replaced');
+      return replaced;
+    },
   });
 
   api.add({
@@ -104,7 +122,11 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     body: workflowPatchSchema,
     errors: ['WORKFLOW_NOT_FOUND', 'SYSTEM_PROMPT_TOO_LONG'],
     response: { status: 200, description: 'The workflow.', data: workflowSchema },
-    handler: ({ params, body }) => workflows.patch(params.name, body),
+    handler: async ({ principal, params, body }) => {
+      const patched = await workflows.patch(params.name, body);
+      changed(principal, params.name, 'changed');
+      return patched;
+    },
   });
 
   api.add({
@@ -116,8 +138,9 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     params: nameParams,
     errors: ['WORKFLOW_NOT_FOUND'],
     response: { status: 204, description: 'Deleted.' },
-    handler: async ({ params, res }) => {
+    handler: async ({ principal, params, res }) => {
       await workflows.delete(params.name);
+      changed(principal, params.name, 'deleted');
       res.status(204).end();
     },
     raw: true,
@@ -153,7 +176,11 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     params: channelParams,
     body: z.strictObject({ workflows: z.array(z.string().regex(WORKFLOW_NAME)).max(500) }),
     response: { status: 200, description: 'The channel and its workflows.', data: bindingSchema },
-    handler: ({ params, body }) => workflows.setBinding(params.channel, body.workflows),
+    handler: async ({ principal, params, body }) => {
+      const bound = await workflows.setBinding(params.channel, body.workflows);
+      changed(principal, params.channel, `binding:${body.workflows.join(',')}`.slice(0, 64));
+      return bound;
+    },
   });
 
   api.add({
@@ -183,4 +210,9 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     response: { status: 200, description: 'The contact.', data: contactSchema },
     handler: ({ params, body }) => workflows.upsertContact(params.session_key, body),
   });
+}
+
+/** What a sync did, by workflow name (names only: the contents are in the workflows themselves). */
+function syncDetails(result: SyncResult): Record<string, unknown> {
+  return { created: result.created, updated: result.updated.map((entry) => entry.name), unchanged: result.unchanged.length, deleted: result.deleted, errors: result.errors.length };
 }

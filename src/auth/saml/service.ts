@@ -1,3 +1,5 @@
+import { NO_AUDIT, type AuditSink } from '../../core/audit';
+import { systemActor } from '../../core/actor';
 import { SAML, type Profile, type SamlConfig } from '@node-saml/node-saml';
 import { Op, UniqueConstraintError } from 'sequelize';
 import { AppError } from '../../core/errors';
@@ -41,6 +43,8 @@ export class SamlService {
     private readonly users: Users,
     private readonly sessions: Sessions,
     private readonly logger: Logger,
+    /** SAML sign-ins, refusals and IdP-driven role changes are recorded here. */
+    private readonly audit: AuditSink = NO_AUDIT,
   ) {
     this.requests = new DatabaseRequestCache(models.SamlRequest);
     const verification = {
@@ -93,8 +97,11 @@ export class SamlService {
       // The reason is logged for the operator (no secrets in it: it names the failed check),
       // never returned: the client learns only that the response was refused.
       this.logger.warn({ reason: (error as Error).message }, 'SAML response refused');
+      // The reason names the failed check (no assertion content, no secret), as in the log line.
+      this.audit.record({ kind: 'saml.refused', actor: systemActor('saml'), action: 'refused', details: { reason: (error as Error).message } });
       throw refused();
     }
+    this.audit.record({ kind: 'saml.login', actor: { kind: 'user', id: user.id, name: user.username }, subject: user.id, action: 'login', details: { role: user.role } });
     return this.sessions.issue(user);
   }
 
@@ -159,8 +166,10 @@ export class SamlService {
     if (existing) {
       if (!existing.is_active) throw new AcceptRefused('user is inactive');
       if (role !== null && existing.role !== role) {
+        const before = existing.role;
         existing.role = role;
         await existing.save();
+        this.audit.record({ kind: 'user.changed', actor: systemActor('saml'), subject: existing.id, action: `role:${role}`, details: { username: existing.username, role_before: before, from: 'idp_attribute' } });
       }
       return existing;
     }

@@ -7,6 +7,7 @@ import { inboundEvents } from './0006-inbound-events';
 import { knowledge } from './0005-knowledge';
 import { turnHotPath } from './0007-turn-hot-path';
 import { midTurnPolicy } from './0008-mid-turn-policy';
+import { observability } from './0009-observability';
 
 /** Every migration, in order. Append only; a released migration is never edited. */
-export const MIGRATIONS: readonly Migration[] = [authMigration, sessionsAndMessages, agent, workflows, knowledge, inboundEvents, turnHotPath, midTurnPolicy];
+export const MIGRATIONS: readonly Migration[] = [authMigration, sessionsAndMessages, agent, workflows, knowledge, inboundEvents, turnHotPath, midTurnPolicy, observability];

@@ -4,11 +4,13 @@ import { initSessionModel } from './session';
 import { initToolRunModel } from './tool-run';
 import { initWorkflowModels } from './workflow';
 import { initInboundEventModel } from './inbound-event';
+import { initObservabilityModels } from './observability';
 
 export { MessageRow, type MessageRole } from './message';
 export { SessionRow, type PendingConfirmation, type ToolState, type TurnPhase } from './session';
 export { ToolRunRow } from './tool-run';
 export { InboundEventRow } from './inbound-event';
+export { AuditEventRow, UsageDailyRow } from './observability';
 export { ContactRow, WorkflowRow, type Triggers } from './workflow';
 
 /** The models bound to one database. */
@@ -19,8 +21,10 @@ export interface Models {
   Workflow: ReturnType<typeof initWorkflowModels>['Workflow'];
   Contact: ReturnType<typeof initWorkflowModels>['Contact'];
   InboundEvent: ReturnType<typeof initInboundEventModel>;
+  AuditEvent: ReturnType<typeof initObservabilityModels>['AuditEvent'];
+  UsageDaily: ReturnType<typeof initObservabilityModels>['UsageDaily'];
 }
 
 export function initModels(sequelize: Sequelize): Models {
-  return { Session: initSessionModel(sequelize), Message: initMessageModel(sequelize), ToolRun: initToolRunModel(sequelize), ...initWorkflowModels(sequelize), InboundEvent: initInboundEventModel(sequelize) };
+  return { Session: initSessionModel(sequelize), Message: initMessageModel(sequelize), ToolRun: initToolRunModel(sequelize), ...initWorkflowModels(sequelize), InboundEvent: initInboundEventModel(sequelize), ...initObservabilityModels(sequelize) };
 }

@@ -6,6 +6,7 @@ import {
   messageValues,
   rowToMessage,
   rowToSession,
+  rowToUsage,
   SESSION_COLUMNS,
   sessionValues,
   type DateColumn,
@@ -16,6 +17,8 @@ import {
   type StatementCount,
   type TurnEnd,
   type TurnStore,
+  type UsageQuery,
+  type UsageToday,
 } from '../turn-store';
 
 /** PostgreSQL types of the inserted message columns, so `INSERT … SELECT $n` parameters are typed. */
@@ -33,6 +36,7 @@ const MESSAGE_TYPES: Record<(typeof MESSAGE_INSERT_COLUMNS)[number], string> = {
   metadata: 'json',
   reply_to: 'uuid',
   turn_id: 'uuid',
+  sender: 'varchar',
   created_at: 'timestamptz',
 };
 
@@ -50,18 +54,47 @@ const END_TURN_SET = (first: number) => `input_tokens = input_tokens + $${first}
   memory_updated_at = CASE WHEN $${first + 5}::boolean THEN $${first + 8}::timestamptz ELSE memory_updated_at END,
   updated_at = $${first + 8}::timestamptz`;
 
+/** `$n` of a message column in a statement that starts with the message's values. */
+const messageParameter = (column: (typeof MESSAGE_INSERT_COLUMNS)[number]) => `$${MESSAGE_INSERT_COLUMNS.indexOf(column) + 1}`;
+/** Adds a row's tokens to its day, user, workflow and channel (usage_daily, migration 0009). */
+const ADD_USAGE = `ON CONFLICT (day, user_key, workflow_id, channel) DO UPDATE SET
+  input_tokens = usage_daily.input_tokens + EXCLUDED.input_tokens, output_tokens = usage_daily.output_tokens + EXCLUDED.output_tokens, turns = usage_daily.turns + EXCLUDED.turns`;
+const USAGE_COLUMNS = 'usage_daily (day, user_key, workflow_id, channel, input_tokens, output_tokens, turns)';
+
 /** Named statements: PostgreSQL plans each once per connection. */
 const STATEMENTS = {
   insertTurnMessage: `INSERT INTO messages (${MESSAGE_LIST}) SELECT ${typedParameters} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $${COUNT + 1} AND archived_at IS NULL) RETURNING ordinal`,
   insertMessage: `INSERT INTO messages (${MESSAGE_LIST}) VALUES (${parameters(1, COUNT).join(', ')})`,
   loadConversation: `SELECT ${SESSION_SELECT}, ${MESSAGE_SELECT} FROM sessions s LEFT JOIN messages m ON m.session_id = s.id AND m.ordinal > GREATEST(COALESCE(s.memory_through, 0), $2::integer) WHERE s.id = $1 ORDER BY m.ordinal`,
-  // One statement, so one implicit transaction: the reply, and the session only if the reply was new.
+  // Budgets on: today's tokens of the turn's sender and of the budgeted workflows, in the same statement.
+  loadConversationWithUsage: `SELECT ${SESSION_SELECT}, ${MESSAGE_SELECT},
+    (SELECT COALESCE(SUM(u.input_tokens + u.output_tokens), 0) FROM usage_daily u WHERE u.day = $3
+      AND u.user_key = COALESCE((SELECT sender FROM messages WHERE id = $4::uuid), (SELECT owner_id FROM sessions WHERE id = $1))) AS usage_user,
+    (SELECT json_object_agg(workflow_id, tokens) FROM (SELECT workflow_id, SUM(input_tokens + output_tokens) AS tokens FROM usage_daily
+      WHERE day = $3 AND workflow_id = ANY($5::varchar[]) GROUP BY workflow_id) w) AS usage_workflows
+    FROM sessions s LEFT JOIN messages m ON m.session_id = s.id AND m.ordinal > GREATEST(COALESCE(s.memory_through, 0), $2::integer) WHERE s.id = $1 ORDER BY m.ordinal`,
+  // One statement, so one implicit transaction: the reply, the session only if the reply was new,
+  // and the reply's tokens in its day's usage row (its sender's, its workflow's, its channel's).
   endTurnWithReply: `WITH reply AS (
       INSERT INTO messages (${MESSAGE_LIST}) VALUES (${parameters(1, COUNT).join(', ')}) ON CONFLICT (reply_to) DO NOTHING RETURNING ordinal
     ), touched AS (
-      UPDATE sessions SET ${END_TURN_SET(COUNT + 1)} WHERE id = $${COUNT + 10} AND EXISTS (SELECT 1 FROM reply) RETURNING 1
+      UPDATE sessions SET ${END_TURN_SET(COUNT + 1)} WHERE id = $${COUNT + 10} AND EXISTS (SELECT 1 FROM reply) RETURNING owner_id, channel
+    ), usage AS (
+      INSERT INTO ${USAGE_COLUMNS}
+      SELECT to_char(${messageParameter('created_at')}::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD'),
+        COALESCE((SELECT sender FROM messages WHERE id = ${messageParameter('reply_to')}::uuid), t.owner_id), COALESCE(${messageParameter('workflow_id')}::varchar, ''), t.channel,
+        ${messageParameter('input_tokens')}::integer, ${messageParameter('output_tokens')}::integer, 1
+      FROM touched t ${ADD_USAGE}
     ) SELECT (SELECT ordinal FROM reply) AS ordinal`,
-  endTurnWithoutReply: `UPDATE sessions SET ${END_TURN_SET(1)} WHERE id = $10`,
+  // A cancelled or failed turn: its session's totals, and the tokens the model spent anyway.
+  endTurnWithoutReply: `WITH touched AS (
+      UPDATE sessions SET ${END_TURN_SET(1)} WHERE id = $10 RETURNING owner_id, channel, active_workflow_id
+    ), usage AS (
+      INSERT INTO ${USAGE_COLUMNS}
+      SELECT to_char($9::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD'), COALESCE((SELECT sender FROM messages WHERE id = $3::uuid), t.owner_id),
+        COALESCE(t.active_workflow_id, ''), t.channel, $1::integer, $2::integer, 0
+      FROM touched t WHERE $1::integer + $2::integer > 0 ${ADD_USAGE}
+    ) SELECT 1`,
   deleteMessage: 'DELETE FROM messages WHERE id = $1',
   mergeIntoTurn: 'UPDATE messages SET turn_id = $1 WHERE id = ANY($2::uuid[])',
   owedTurns: `SELECT m.id AS id, m.ordinal AS ordinal FROM sessions s JOIN messages m ON m.session_id = s.id AND m.ordinal > COALESCE(s.answered_through, 0)
@@ -96,10 +129,13 @@ export class PostgresTurnStore implements TurnStore {
     return result.rows[0] ? { ...message, ordinal: result.rows[0].ordinal, created_at: createdAt } : null;
   }
 
-  async loadConversation(sessionId: string, after = 0): Promise<{ session: SessionRecord; messages: MessageRecord[] } | null> {
-    const rows = await this.read<Record<string, unknown>>('loadConversation', [sessionId, after]);
+  async loadConversation(sessionId: string, after = 0, usage?: UsageQuery): Promise<{ session: SessionRecord; messages: MessageRecord[]; usage?: UsageToday } | null> {
+    const rows = usage
+      ? await this.read<Record<string, unknown>>('loadConversationWithUsage', [sessionId, after, usage.day, usage.turnId, usage.workflowIds])
+      : await this.read<Record<string, unknown>>('loadConversation', [sessionId, after]);
     if (rows.length === 0) return null;
-    return { session: toSession(rows[0]!), messages: rows.filter((row) => row.m_ordinal !== null).map((row) => toMessage(row, 'm_')) };
+    const loaded = { session: toSession(rows[0]!), messages: rows.filter((row) => row.m_ordinal !== null).map((row) => toMessage(row, 'm_')) };
+    return usage ? { ...loaded, usage: rowToUsage(rows[0]!) } : loaded;
   }
 
   async endTurn(end: TurnEnd): Promise<{ reply: MessageRecord | null; updatedAt: Date }> {

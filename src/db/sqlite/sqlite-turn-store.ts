@@ -5,6 +5,8 @@ import {
   messageValues,
   rowToMessage,
   rowToSession,
+  rowToUsage,
+  usageDay,
   SESSION_COLUMNS,
   sessionValues,
   type MessageRecord,
@@ -14,6 +16,8 @@ import {
   type StatementCount,
   type TurnEnd,
   type TurnStore,
+  type UsageQuery,
+  type UsageToday,
 } from '../turn-store';
 import { fromSqliteDate, SqliteConnection, toSqliteDate } from './connection';
 import { GroupCommitWriter } from './group-commit';
@@ -33,6 +37,18 @@ const SQL = {
   insertMessage: `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(MESSAGE_INSERT_COLUMNS.length)})`,
   insertReply: `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(MESSAGE_INSERT_COLUMNS.length)}) ON CONFLICT (reply_to) DO NOTHING`,
   loadConversation: `SELECT ${SESSION_SELECT}, ${MESSAGE_SELECT} FROM sessions s LEFT JOIN messages m ON m.session_id = s.id AND m.ordinal > MAX(COALESCE(s.memory_through, 0), ?) WHERE s.id = ? ORDER BY m.ordinal`,
+  // Budgets on: today's tokens of the turn's sender and of the budgeted workflows, in the same
+  // statement (uncorrelated subqueries: evaluated once, not per message row).
+  loadConversationWithUsage: `SELECT ${SESSION_SELECT}, ${MESSAGE_SELECT},
+    (SELECT COALESCE(SUM(u.input_tokens + u.output_tokens), 0) FROM usage_daily u WHERE u.day = ?
+      AND u.user_key = COALESCE((SELECT sender FROM messages WHERE id = ?), (SELECT owner_id FROM sessions WHERE id = ?))) AS usage_user,
+    (SELECT json_group_object(workflow_id, tokens) FROM (SELECT workflow_id, SUM(input_tokens + output_tokens) AS tokens FROM usage_daily
+      WHERE day = ? AND workflow_id IN (SELECT value FROM json_each(?)) GROUP BY workflow_id)) AS usage_workflows
+    FROM sessions s LEFT JOIN messages m ON m.session_id = s.id AND m.ordinal > MAX(COALESCE(s.memory_through, 0), ?) WHERE s.id = ? ORDER BY m.ordinal`,
+  // A turn that ended without a reply (cancelled, failed) after the model spent tokens; a reply adds its own by trigger (migration 0009).
+  usageWithoutReply: `INSERT INTO usage_daily (day, user_key, workflow_id, channel, input_tokens, output_tokens, turns)
+    SELECT ?, COALESCE((SELECT sender FROM messages WHERE id = ?), s.owner_id), COALESCE(s.active_workflow_id, ''), s.channel, ?, ?, 0 FROM sessions s WHERE s.id = ?
+    ON CONFLICT (day, user_key, workflow_id, channel) DO UPDATE SET input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens`,
   endTurn: `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
     answered_through = MAX(COALESCE(answered_through, 0), COALESCE((SELECT ordinal FROM messages WHERE id = ?), 0)),
     active_workflow_id = CASE WHEN ? THEN ? ELSE active_workflow_id END,
@@ -84,12 +100,14 @@ export class SqliteTurnStore implements TurnStore {
     return result.changes === 1 ? { ...message, ordinal: result.lastID, created_at: createdAt } : null;
   }
 
-  async loadConversation(sessionId: string, after = 0): Promise<{ session: SessionRecord; messages: MessageRecord[] } | null> {
-    const rows = await this.read<Record<string, unknown>>(SQL.loadConversation, [after, sessionId]);
+  async loadConversation(sessionId: string, after = 0, usage?: UsageQuery): Promise<{ session: SessionRecord; messages: MessageRecord[]; usage?: UsageToday } | null> {
+    const rows = usage
+      ? await this.read<Record<string, unknown>>(SQL.loadConversationWithUsage, [usage.day, usage.turnId, sessionId, usage.day, JSON.stringify(usage.workflowIds), after, sessionId])
+      : await this.read<Record<string, unknown>>(SQL.loadConversation, [after, sessionId]);
     if (rows.length === 0) return null;
     const session = toSession(rows[0]!);
     const messages = rows.filter((row) => row.m_ordinal !== null).map((row) => toMessage(row, 'm_'));
-    return { session, messages };
+    return usage ? { session, messages, usage: rowToUsage(rows[0]!) } : { session, messages };
   }
 
   async endTurn(end: TurnEnd): Promise<{ reply: MessageRecord | null; updatedAt: Date }> {
@@ -119,6 +137,9 @@ export class SqliteTurnStore implements TurnStore {
         toSqliteDate(now),
         end.sessionId,
       ]);
+      if (!end.reply && end.usage.inputTokens + end.usage.outputTokens > 0) {
+        await execute(SQL.usageWithoutReply, [usageDay(now), end.turnId, end.usage.inputTokens, end.usage.outputTokens, end.sessionId]);
+      }
       return { reply, updatedAt: now };
     });
   }

@@ -11,6 +11,8 @@ import { jsonBody, request } from '../../helpers/http';
 import { LogCapture } from '../../helpers/log-capture';
 import { makeTempDir, removeTempDirs } from '../../helpers/temp-dir';
 import { registerUser, type TestUser } from '../../helpers/users';
+import { auditRows } from '../../helpers/audit';
+import { parametersDigest } from '../../../src/audit/digest';
 
 /** The Slack channel end to end: signed HTTP events in, the real bolt/web-api client out to a fake Slack. */
 const SIGNING_SECRET = randomBytes(16).toString('hex');
@@ -34,7 +36,11 @@ beforeAll(async () => {
   tools = new TestTools();
   logs = new LogCapture();
   const cwd = makeTempDir();
-  writeFileSync(path.join(cwd, 'config.yaml'), 'agent:\n  default_tools: [lookup, save_note]\nchannels:\n  slack:\n    edit_interval_ms: 200\n    send_budget:\n      per_channel: { limit: 20, window_ms: 1000 }\n');
+  // One Slack user (U9) has a daily budget of one token: their second turn is refused.
+  writeFileSync(
+    path.join(cwd, 'config.yaml'),
+    "agent:\n  default_tools: [lookup, save_note]\nchannels:\n  slack:\n    edit_interval_ms: 200\n    send_budget:\n      per_channel: { limit: 20, window_ms: 1000 }\nusage:\n  budgets:\n    users: { 'slack:U9': 1 }\n",
+  );
   service = await startService({
     env: testEnv(makeTempDir(), { ...GENEROUS_RATE_LIMITS, SERVICE_SLACK_BOT_TOKEN: BOT_TOKEN, SERVICE_SLACK_SIGNING_SECRET: SIGNING_SECRET, SERVICE_SLACK_API_URL: slack.url }),
     cwd,
@@ -235,6 +241,20 @@ describe('receiving', () => {
   });
 });
 
+describe('daily token budgets', () => {
+  it('tell a Slack user over their budget so, in the thread, without calling the model', async () => {
+    await postEvent(envelope(mention('CB1', 'hello', { user: 'U9' })));
+    await finalReply('CB1', 'Hello there, friend.');
+    const calls = provider.requests.length;
+    await postEvent(envelope(mention('CB1', 'hello again', { user: 'U9' })));
+    await finalReply('CB1', 'You have used your daily token budget (1 token; 15 spent today). It starts again at 00:00 UTC.');
+    expect(provider.requests.length).toBe(calls);
+    // Another user of the same workspace is still answered.
+    await postEvent(envelope(mention('CB2', 'hello')));
+    await finalReply('CB2', 'Hello there, friend.');
+  });
+});
+
 describe('tool confirmations as buttons', () => {
   const call = (id: string, args: unknown) => ({ id, name: 'save_note', arguments: JSON.stringify(args) });
 
@@ -253,6 +273,11 @@ describe('tool confirmations as buttons', () => {
     const answered = await slack.waitFor((c) => c.method === 'chat.update' && c.args.ts === 'confirm-message-ts' && c.args.channel === channel);
     expect(answered.args.text).toBe(`save_note: ${action}`);
     const session = await sessionByKey(`slack::${FAKE_SLACK.teamId}:${channel}:${event.ts}`);
+    // The audit trail names the Slack user who pressed the button, the action and a digest of the parameters.
+    const [row] = await auditRows(base, admin.token, { kind: 'tool.confirmation', session_id: session.id });
+    expect(row).toMatchObject({ actor: { key: 'slack:U2', kind: 'contact', name: 'bob' }, subject: 'save_note', action, session_id: session.id });
+    expect(row!.details).toMatchObject({ ...parametersDigest({ text: 'remember this' }), parameter_names: ['text'], waited_ms: expect.any(Number), requested_at: expect.any(String) });
+    expect(JSON.stringify(row)).not.toContain('remember this');
     return { event, session };
   }
 

@@ -31,6 +31,8 @@ export interface HarnessOptions {
   drafts?: boolean;
   /** `channels.telegram.send_limits`; default: Telegram's limits with windows ten times shorter. */
   sendLimits?: Record<string, number>;
+  /** The config's `usage` section (daily budgets). */
+  usage?: Record<string, unknown>;
 }
 
 /** Telegram's published limits, ten times faster: the same pacing, tests that do not wait seconds. */
@@ -47,7 +49,7 @@ export async function startTelegramHarness(mode: 'webhook' | 'polling', options:
     ...(options.drafts === undefined ? {} : { drafts: options.drafts }),
     send_limits: options.sendLimits ?? FAST_SEND_LIMITS,
   };
-  const config = { agent: { default_tools: ['lookup', 'save_note'] }, channels: { telegram: telegramKeys } };
+  const config = { agent: { default_tools: ['lookup', 'save_note'] }, channels: { telegram: telegramKeys }, ...(options.usage ? { usage: options.usage } : {}) };
   // JSON is YAML: the config file is written as JSON.
   writeFileSync(path.join(cwd, 'config.yaml'), JSON.stringify(config, null, 2));
   const provider = new ScriptedProvider();
@@ -68,15 +70,15 @@ export async function startTelegramHarness(mode: 'webhook' | 'polling', options:
 let nextUpdateId = 1;
 let nextMessageId = 1;
 
-/** A text message update from user 77 (Ada) in `chatId` (negative ids are groups, as on Telegram). */
-export function textUpdate(chatId: number, text: string, updateId = nextUpdateId++): Record<string, any> {
+/** A text message update from user 77 (Ada, unless `from` says who) in `chatId` (negative ids are groups, as on Telegram). */
+export function textUpdate(chatId: number, text: string, updateId = nextUpdateId++, from: Record<string, unknown> = {}): Record<string, any> {
   return {
     update_id: updateId,
     message: {
       message_id: nextMessageId++,
       date: Math.floor(Date.now() / 1000),
       chat: chatId < 0 ? { id: chatId, type: 'group', title: 'Team' } : { id: chatId, type: 'private', first_name: 'Ada' },
-      from: { id: 77, is_bot: false, first_name: 'Ada', last_name: 'Lovelace', username: 'ada' },
+      from: { id: 77, is_bot: false, first_name: 'Ada', last_name: 'Lovelace', username: 'ada', ...from },
       text,
     },
   };

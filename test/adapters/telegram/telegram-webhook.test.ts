@@ -2,6 +2,8 @@ import { decodeCallbackData } from '../../../adapters/telegram/callback-data';
 import { APOLOGY_TEXT, CANCELLED_TEXT, STILL_ANSWERING_TEXT } from '../../../adapters/telegram/render';
 import { jsonBody, request } from '../../helpers/http';
 import { removeTempDirs } from '../../helpers/temp-dir';
+import { auditRows } from '../../helpers/audit';
+import { parametersDigest } from '../../../src/audit/digest';
 import { BOT_TOKEN, clickUpdate, forChat, lastText, startTelegramHarness, textUpdate, waitForText, WEBHOOK_SECRET, type TelegramHarness } from './telegram-harness';
 
 /**
@@ -11,7 +13,8 @@ import { BOT_TOKEN, clickUpdate, forChat, lastText, startTelegramHarness, textUp
 let h: TelegramHarness;
 
 beforeAll(async () => {
-  h = await startTelegramHarness('webhook');
+  // One contact (99) has a daily budget of one token: their second turn is refused.
+  h = await startTelegramHarness('webhook', { usage: { budgets: { users: { 'telegram:99': 1 } } } });
 });
 
 afterAll(async () => {
@@ -154,6 +157,20 @@ it('waits out a 429 retry_after and still delivers the reply', async () => {
   expect(answers.map((call) => call.status)).toEqual([429, 200]); // refused once, sent again after retry_after
 });
 
+it('tells a contact over their daily token budget so, in their chat, without calling the model', async () => {
+  const from = { id: 99, first_name: 'Grace', last_name: null, username: 'grace' };
+  h.provider.pieces = ['Hello', ' there', ', friend', '.'];
+  await deliver(textUpdate(301, 'hello', undefined, from));
+  await finalText(301, 'Hello there, friend.');
+  const calls = h.provider.requests.length;
+  await deliver(textUpdate(301, 'hello again', undefined, from));
+  await finalText(301, 'You have used your daily token budget (1 token; 15 spent today). It starts again at 00:00 UTC.');
+  expect(h.provider.requests.length).toBe(calls);
+  // Ada (77) has no budget and is still answered.
+  await deliver(textUpdate(302, 'hi'));
+  await finalText(302, 'Hello there, friend.');
+});
+
 describe('confirmation buttons', () => {
   /** Asks for save_note in a fresh chat, clicks `action`, and returns what happened. */
   async function clickThrough(chatId: number, action: string) {
@@ -172,6 +189,11 @@ describe('confirmation buttons', () => {
     expect(shown.params.text).toContain(asked.params.text);
     expect(shown.params.reply_markup).toBeUndefined();
     const session = await sessionOf(chatId);
+    // The audit trail names the Telegram user who pressed the button, the action and a digest of the parameters.
+    const [row] = await auditRows(h.api, h.adminToken, { kind: 'tool.confirmation', session_id: session.id });
+    expect(row).toMatchObject({ actor: { key: 'telegram:77', kind: 'contact', name: 'Ada' }, subject: 'save_note', action, session_id: session.id });
+    expect(row!.details).toMatchObject({ ...parametersDigest({ text: note }), waited_ms: expect.any(Number) });
+    expect(JSON.stringify(row)).not.toContain(note);
     const ran = () => h.tools.runs.filter((run) => run.input.text === note);
     return { session, ran, asked };
   }

@@ -1,3 +1,4 @@
+import { auditRows } from '../../helpers/audit';
 import { removeTempDirs } from '../../helpers/temp-dir';
 import { startWebchatHarness, Widget, Widgets, type WebchatHarness } from './webchat-harness';
 
@@ -40,6 +41,10 @@ describe('confirmations: buttons', () => {
     visitor.say(question.quick_replies![0]!.payload);
     expect((await visitor.next()).text).toBe('All done.');
     expect(harness.tools.runs).toEqual([{ tool: 'save_note', input: { text: 'remember me' } }]);
+    // The audit trail names the visitor (an anonymous contact of the channel) who pressed Allow.
+    const conversation = visitor.sessionId!.slice(0, 32);
+    const [row] = await auditRows(harness.api, harness.adminToken, { kind: 'tool.confirmation', actor: `webchat:${conversation}` });
+    expect(row).toMatchObject({ actor: { key: `webchat:${conversation}`, kind: 'contact' }, subject: 'save_note', action: 'allow' });
 
     // The same click again: nothing is pending any more.
     visitor.say(question.quick_replies![0]!.payload);
@@ -114,6 +119,8 @@ describe('per workflow (workflow_confirmations)', () => {
       expect(await shopper.next()).toEqual({ text: 'All done.' });
       shopper.close();
       expect(harness.tools.runs).toHaveLength(1); // refused: not run
+      const refusals = await auditRows(harness.api, harness.adminToken, { kind: 'tool.confirmation', actor: 'system:webchat-refuse' });
+      expect(refusals.map((row) => [row.subject, row.action])).toEqual([['save_note', 'disable']]);
     } finally {
       await harness.stop();
     }

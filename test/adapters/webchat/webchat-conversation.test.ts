@@ -11,7 +11,9 @@ const widgets = new Widgets(() => harness.base);
 const widget = (options?: WidgetOptions) => widgets.open(options);
 
 beforeAll(async () => {
-  harness = await startWebchatHarness();
+  // The `coupons` workflow may spend one token a day, all its visitors together.
+  harness = await startWebchatHarness({}, {}, { usage: { budgets: { workflows: { coupons: 1 } } } });
+  await createWorkflow(harness, { name: 'coupons', tool_list: 'lookup', triggers: { keywords: ['coupon'] }, binding_channels: ['webchat'] });
   await createWorkflow(harness, {
     name: 'refunds',
     system_prompt: 'You handle refunds for the shop.',
@@ -147,6 +149,16 @@ it('answers a turn that fails with a short apology, never the error', async () =
   harness.provider.failAt = null;
   expect(answer.text).toBe('Sorry, something went wrong while answering. Please try again.');
   expect(JSON.stringify(visitor.messages)).not.toContain('exploded');
+});
+
+it('tells a visitor when a workflow is over its daily token budget, without calling the model', async () => {
+  const visitor = await widget();
+  visitor.say('a coupon please');
+  expect((await visitor.next()).text).toBe('Hello there, friend.');
+  const calls = harness.provider.requests.length;
+  visitor.say('another coupon');
+  expect((await visitor.next()).text).toMatch(/^The workflow "coupons" has used its daily token budget/);
+  expect(harness.provider.requests.length).toBe(calls);
 });
 
 it('gives a visitor whose session an admin archived a new session, confirmed to the widget', async () => {
