@@ -1,6 +1,6 @@
 /**
  * Profiles the hub under turn load (not a benchmark: `npm run bench:profile -- [embedded|scaled]
- * [turns-per-socket]`). Starts the hub processes with `--cpu-prof`, runs 64 sockets of 20-token
+ * [turns-per-socket] [history-messages]`; with history, each session starts with that many stored messages). Starts the hub processes with `--cpu-prof`, runs 64 sockets of 20-token
  * turns, stops them, and prints where the CPU went: self time by function and by package, per
  * process. The .cpuprofile files stay in bench/profiles/ (open them in Chrome DevTools).
  */
@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startHubProcess } from './lib/hub-process';
 import { driveTurns } from './lib/turn-driver';
+import { fillHistory } from './turn-cost';
 
 interface ProfileNode {
   id: number;
@@ -54,13 +55,14 @@ export function summariseProfile(profile: CpuProfile, top = 25): string {
 }
 
 async function main(): Promise<void> {
-  const [variant = 'embedded', turns = '40'] = process.argv.slice(2);
+  const [variant = 'embedded', turns = '40', history = '0'] = process.argv.slice(2);
   if (variant !== 'embedded' && variant !== 'scaled' && variant !== 'floor') throw new Error('usage: profile [embedded|scaled|floor] [turns-per-socket]');
   const directory = path.resolve(__dirname, '../../bench/profiles', new Date().toISOString().replace(/[:.]/g, '-'));
   mkdirSync(directory, { recursive: true });
   const hub = await startHubProcess({ variant, profileDir: directory });
   try {
-    const { urls } = await hub.sessions(64);
+    const { ids, urls } = await hub.sessions(64);
+    if (Number(history) > 0) await fillHistory(hub, ids, Number(history));
     const run = await driveTurns(urls, hub.headers, Number(turns));
     process.stdout.write(`${run.turns} turns in ${run.seconds.toFixed(2)} s (${(run.turns / run.seconds).toFixed(0)} turns/s)\n`);
   } finally {

@@ -50,7 +50,7 @@ async function measure(hub: HubUnderTest, sockets: number, turnsPerSocket: numbe
 }
 
 /** Inserts `count` alternating user/assistant messages into each session, as earlier turns would have. */
-async function fillHistory(hub: HubUnderTest, sessionIds: readonly string[], count: number): Promise<void> {
+export async function fillHistory(hub: HubUnderTest, sessionIds: readonly string[], count: number): Promise<void> {
   const rows = await SessionRows.open({ dataDir: hub.dataDir } as BenchHub, hub.env);
   try {
     await rows.fillHistory(sessionIds, count);

@@ -43,14 +43,21 @@ export class SessionRows {
     return rows.map((row) => row.id);
   }
 
-  /** Adds `count` messages to each session, alternating user and assistant, as earlier turns would have stored them. */
+  /**
+   * Adds `count` messages to each session, alternating user and assistant, as earlier turns would have
+   * stored them: each reply names the message it answers (`reply_to`, `turn_id`), and the session has
+   * answered them all (`answered_through`), so none looks like a backlog still owed an answer.
+   */
   async fillHistory(sessionIds: readonly string[], count: number): Promise<void> {
     for (const sessionId of sessionIds) {
+      let asked = '';
       const rows = Array.from({ length: count }, (_, index) => {
         const turn = Math.floor(index / 2);
         const user = index % 2 === 0;
+        const id = randomUUID();
+        if (user) asked = id;
         return {
-          id: randomUUID(),
+          id,
           session_id: sessionId,
           role: user ? ('user' as const) : ('assistant' as const),
           content: user ? `Earlier question number ${turn}: what changed in the deployment?` : `Earlier answer number ${turn}: the deployment moved to the new cluster.`,
@@ -58,11 +65,13 @@ export class SessionRows {
           workflow_id: null,
           mode: 'normal',
           metadata: {},
-          reply_to: null,
-          turn_id: null,
+          reply_to: user ? null : asked,
+          turn_id: asked,
         };
       }).map((row) => ({ ...row, token_count: countTokens(row.content) })); // as the hub stores them
       for (let start = 0; start < rows.length; start += 200) await this.models.Message.bulkCreate(rows.slice(start, start + 200));
+      const newest = Number(await this.models.Message.max('ordinal', { where: { session_id: sessionId } }));
+      await this.models.Session.update({ answered_through: newest }, { where: { id: sessionId } });
     }
   }
 

@@ -93,6 +93,8 @@ export interface StatementCount {
   writes: number;
   /** Transactions committed (SQLite group commits several callers' writes in one). */
   commits: number;
+  /** Messages a turn's conversation read returned (a worker that ran the session's last turn reads only the new ones). */
+  messagesRead: number;
 }
 
 /**

@@ -93,6 +93,8 @@ export interface TurnPlan {
   last: MessageRecord;
   /** Ordinals of waiting messages left for later turns (never folded into the memory summary). */
   waitingOrdinals: number[];
+  /** The rows are the stored messages as they were, in their order (nothing left out or regrouped). */
+  asStored: boolean;
 }
 
 /**
@@ -123,9 +125,9 @@ export function planTurn(messages: readonly MessageRecord[], answeredThrough: nu
   position.set(current.id, last.ordinal);
   const ours = new Set([current.id, ...merged.map((row) => row.id)]);
   const keyOf = (row: MessageRecord) => (ours.has(row.id) ? last.ordinal : (position.get(row.turn_id ?? row.reply_to ?? '') ?? row.ordinal));
-  const kept = messages.filter((row) => !left.has(row.id));
+  const kept = left.size > 0 ? messages.filter((row) => !left.has(row.id)) : [...messages];
   let ordered = true;
   for (let index = 1; index < kept.length && ordered; index += 1) ordered = keyOf(kept[index - 1]!) <= keyOf(kept[index]!);
   const rows = ordered ? kept : kept.map((row) => ({ row, key: keyOf(row) })).sort((a, b) => a.key - b.key || a.row.ordinal - b.row.ordinal).map(({ row }) => row);
-  return { rows, merged, last, waitingOrdinals };
+  return { rows, merged, last, waitingOrdinals, asStored: ordered && left.size === 0 };
 }

@@ -241,7 +241,7 @@ export class TurnWorker implements ConfirmationWaiters {
       }
       // Kept for the session's next turn, unless this turn stored more than its reply (tool rounds,
       // tool settings) or messages arrived meanwhile (the next turn plans its rows afresh).
-      if (state.calls === 0 && !result.command && plan.rows === loaded.messages) {
+      if (state.calls === 0 && !result.command && plan.asStored) {
         const through = result.compaction?.through ?? loaded.session.memory_through ?? 0;
         this.conversations.keep(job.sessionId, updatedAt, [...loaded.messages.filter((message) => message.ordinal > through), reply]);
       } else {

@@ -90,7 +90,13 @@ describe.each([
     const startSequelize = sequelizeQueries;
     return () => {
       const now = service.storage.store.statements;
-      return { reads: now.reads - start.reads, writes: now.writes - start.writes, commits: now.commits - start.commits, sequelize: sequelizeQueries - startSequelize };
+      return {
+        reads: now.reads - start.reads,
+        writes: now.writes - start.writes,
+        commits: now.commits - start.commits,
+        messagesRead: now.messagesRead - start.messagesRead,
+        sequelize: sequelizeQueries - startSequelize,
+      };
     };
   }
 
@@ -100,6 +106,14 @@ describe.each([
     const used = count();
     expect({ reads: used.reads, writes: used.writes, sequelize: used.sequelize }).toEqual({ ...BUDGET[dialect], sequelize: 0 });
     expect(used.reads + used.writes).toBeLessThanOrEqual(4);
+  });
+
+  it("reads only the session's new message: the worker kept the conversation of the session's last turn", async () => {
+    await turnOverRest('one more for the history');
+    const count = counting();
+    await turnOverRest('and the next one');
+    // The new user message only, however long the history (a whole window read would be 5+ rows here).
+    expect(count().messagesRead).toBe(1);
   });
 
   it('adds every answered turn to the usage of its day, user and channel', async () => {
@@ -134,7 +148,7 @@ describe.each([
     const used = count();
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('TURN_IN_PROGRESS');
-    expect(used).toEqual({ reads: 0, writes: 0, commits: 0, sequelize: 0 });
+    expect(used).toEqual({ reads: 0, writes: 0, commits: 0, messagesRead: 0, sequelize: 0 });
     provider.pauseBefore = null;
     provider.release();
     await socket.nextOfType('done', before);

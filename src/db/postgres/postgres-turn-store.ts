@@ -114,7 +114,7 @@ type StatementName = keyof typeof STATEMENTS;
 /** The scaled-out database's hot path: its own pg pool, named prepared statements, one statement per step. */
 export class PostgresTurnStore implements TurnStore {
   readonly dialect = 'postgres' as const;
-  readonly statements: StatementCount = { reads: 0, writes: 0, commits: 0 };
+  readonly statements: StatementCount = { reads: 0, writes: 0, commits: 0, messagesRead: 0 };
   private readonly pool: Pool;
 
   constructor(url: string, poolMax: number) {
@@ -135,6 +135,7 @@ export class PostgresTurnStore implements TurnStore {
       : await this.read<Record<string, unknown>>('loadConversation', [sessionId, after]);
     if (rows.length === 0) return null;
     const loaded = { session: toSession(rows[0]!), messages: rows.filter((row) => row.m_ordinal !== null).map((row) => toMessage(row, 'm_')) };
+    this.statements.messagesRead += loaded.messages.length;
     return usage ? { ...loaded, usage: rowToUsage(rows[0]!) } : loaded;
   }
 

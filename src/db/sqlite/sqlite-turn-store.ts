@@ -73,7 +73,7 @@ const SQL = {
 /** The embedded database's hot path: one group-committing writer, a few readers, WAL, synchronous=NORMAL. */
 export class SqliteTurnStore implements TurnStore {
   readonly dialect = 'sqlite' as const;
-  readonly statements: StatementCount = { reads: 0, writes: 0, commits: 0 };
+  readonly statements: StatementCount = { reads: 0, writes: 0, commits: 0, messagesRead: 0 };
   private readonly writer: GroupCommitWriter;
   private nextReader = 0;
 
@@ -107,6 +107,7 @@ export class SqliteTurnStore implements TurnStore {
     if (rows.length === 0) return null;
     const session = toSession(rows[0]!);
     const messages = rows.filter((row) => row.m_ordinal !== null).map((row) => toMessage(row, 'm_'));
+    this.statements.messagesRead += messages.length;
     return usage ? { session, messages, usage: rowToUsage(rows[0]!) } : { session, messages };
   }
 
