@@ -63,6 +63,7 @@ export default withMermaid(
             { text: 'Backups and upgrades', link: '/guides/backups-and-upgrades' },
             { text: 'Monitoring', link: '/guides/monitoring' },
             { text: 'Observability and audit', link: '/observability' },
+            { text: 'Reliability and security suite', link: '/guides/reliability' },
             { text: 'The Web UI', link: '/guides/web-ui' },
             { text: 'The terminal client', link: '/guides/terminal-client' },
           ],
