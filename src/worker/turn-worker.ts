@@ -172,7 +172,7 @@ export class TurnWorker implements ConfirmationWaiters {
     const ended = (outcome: TurnOutcomeLabel) => observer?.ended(outcome, this.options.provider.model, state.usage);
     try {
       const usageQuery = await this.options.budgets?.usageQuery(turnId);
-      const load = () => this.loadConversation(job.sessionId, usageQuery);
+      const load = () => this.loadConversation(job.sessionId, turnId, usageQuery);
       const loaded = tracing ? await tracing.inSpan('load conversation', {}, load) : await load();
       if (loaded) observer?.loaded(loaded.session.channel);
       // The turn's own rows are the newest: looked for from the end.
@@ -233,7 +233,7 @@ export class TurnWorker implements ConfirmationWaiters {
         memory: result.compaction ? { summary: result.compaction.summary, through: result.compaction.through } : undefined,
       });
       // Freed before `done` goes out: a client that sends its next message on `done` finds the session free.
-      await this.release(job.sessionId, turnId);
+      const released = await this.release(job.sessionId, turnId);
       if (!reply) {
         this.conversations.forget(job.sessionId);
         logger.warn({ job }, 'the turn was answered meanwhile (redelivered); this answer is dropped');
@@ -241,7 +241,7 @@ export class TurnWorker implements ConfirmationWaiters {
       }
       // Kept for the session's next turn, unless this turn stored more than its reply (tool rounds,
       // tool settings) or messages arrived meanwhile (the next turn plans its rows afresh).
-      if (state.calls === 0 && !result.command && plan.asStored) {
+      if (state.calls === 0 && !result.command && plan.asStored && !released.waiting) {
         const through = result.compaction?.through ?? loaded.session.memory_through ?? 0;
         this.conversations.keep(job.sessionId, updatedAt, [...loaded.messages.filter((message) => message.ordinal > through), reply]);
       } else {
@@ -290,13 +290,15 @@ export class TurnWorker implements ConfirmationWaiters {
    * The session and its conversation window: only what is new when this worker ran the session's
    * last turn (and nothing touched the session since), else the whole window.
    */
-  private async loadConversation(sessionId: string, usage?: UsageQuery) {
+  private async loadConversation(sessionId: string, turnId: string, usage?: UsageQuery) {
     const { store } = this.options;
     const after = this.conversations.readAfter(sessionId);
     const loaded = await store.loadConversation(sessionId, after, usage);
     if (!loaded || after === undefined) return loaded;
     const joined = this.conversations.join(sessionId, loaded.session.updated_at, loaded.session.memory_through, loaded.messages);
-    if (joined) return { session: loaded.session, messages: joined, usage: loaded.usage };
+    // A message stored while the last turn ran sits before that turn's reply, so the rows read after
+    // the reply miss it: the turn's own message not among them means the window is read afresh.
+    if (joined && joined.some((message) => message.id === turnId)) return { session: loaded.session, messages: joined, usage: loaded.usage };
     this.conversations.forget(sessionId);
     return store.loadConversation(sessionId, undefined, usage);
   }
@@ -304,7 +306,7 @@ export class TurnWorker implements ConfirmationWaiters {
   /** The queue gave the job up (it kept failing): the session is freed and the client told. */
   private async giveUp(job: TurnJob, error: unknown): Promise<void> {
     this.options.logger.error({ err: error, job }, 'turn failed after every attempt');
-    if (!(await this.release(job.sessionId, job.userMessageId))) return;
+    if (!(await this.release(job.sessionId, job.userMessageId)).ours) return;
     const events = new TurnEvents(this.options, job.sessionId, job.userMessageId);
     await events.send({ type: 'error', payload: { code: 'INTERNAL_ERROR', message: 'The agent failed: an internal error occurred.' } });
     await events.send({ type: 'agent_state', payload: { state: 'error' } });
@@ -314,14 +316,14 @@ export class TurnWorker implements ConfirmationWaiters {
 
   /**
    * Frees the session; when messages waited behind this turn (the mid-turn policy stored them), the
-   * next one starts. True when this turn was still the session's.
+   * next one starts. `ours`: this turn was still the session's; `waiting`: messages were stored behind it.
    */
-  private async release(sessionId: string, turnId: string): Promise<boolean> {
+  private async release(sessionId: string, turnId: string): Promise<{ ours: boolean; waiting: boolean }> {
     const released = await this.options.registry.release(sessionId, turnId);
     if (released && released.waiting) {
       await this.options.turns.startNext(sessionId).catch((error: unknown) => this.options.logger.error({ err: error, session_id: sessionId }, 'could not start the next waiting turn'));
     }
-    return released !== false;
+    return { ours: released !== false, waiting: released !== false && released.waiting };
   }
 
   /** What the turn answers and its prompt rows, given the messages that waited (see planTurn). */
