@@ -35,7 +35,7 @@ export function defaultWebUiDir(): string {
 /**
  * Serves the built web UI at `/`: its files, and `index.html` for every other page address a
  * browser asks for (client-side routes such as `/sessions/…`), so a reload or a shared link works.
- * Never answers under `/api/` or `/ws/`, nor anything but GET and HEAD: those reach the API (and its
+ * Never answers under `/api/` or `/ws/`, at `/metrics`, nor to anything but GET and HEAD: those reach the API (and its
  * JSON 404). Without a build, a page request gets a short page saying how to build it.
  */
 export function webUi(dir: string = defaultWebUiDir()): RequestHandler {
@@ -67,9 +67,12 @@ export function webUi(dir: string = defaultWebUiDir()): RequestHandler {
   };
 }
 
+/** Addresses that belong to the service even when nothing answers there (metrics off: a scraper gets a 404, not this page). */
+const RESERVED_PATHS = ['/api', '/ws', '/metrics'];
+
 function isReserved(pathname: string): boolean {
   const lower = pathname.toLowerCase();
-  return lower === '/api' || lower === '/ws' || RESERVED_PREFIXES.some((prefix) => lower.startsWith(prefix));
+  return RESERVED_PATHS.includes(lower) || RESERVED_PREFIXES.some((prefix) => lower.startsWith(prefix));
 }
 
 const NOT_BUILT_PAGE = `<!doctype html>

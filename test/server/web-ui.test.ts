@@ -44,14 +44,16 @@ describe('the web UI route', () => {
     expect((await request(app).get('/favicon.svg')).headers['cache-control']).toBe('no-cache');
   });
 
-  it('never answers under /api or /ws, for other methods, for missing files or for non-HTML clients', async () => {
-    for (const address of ['/api', '/api/v1/sessions', '/API/v1/x', '/ws/v1/logs', '/assets/missing.js']) {
+  it('never answers under /api or /ws, at /metrics, for other methods, for missing files or for non-HTML clients', async () => {
+    for (const address of ['/api', '/api/v1/sessions', '/API/v1/x', '/ws/v1/logs', '/assets/missing.js', '/metrics']) {
       const response = await request(app).get(address).set('accept', 'text/html');
       expect(response.status).toBe(404);
       expect(response.body.error.code).toBe('NOT_FOUND');
     }
     expect((await request(app).post('/sessions').send({})).status).toBe(404);
     expect((await request(app).get('/sessions').set('accept', 'application/json')).status).toBe(404);
+    // Prometheus asks for text but takes anything: with metrics off it must not get a page.
+    expect((await request(app).get('/metrics').set('accept', 'application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.3,*/*;q=0.2')).status).toBe(404);
   });
 
   it('says how to build the UI when it is not built', async () => {
