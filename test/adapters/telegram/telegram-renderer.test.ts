@@ -79,14 +79,15 @@ async function runTurn(render: ChatRenderer, words: string[], gapMs: number): Pr
 }
 
 describe('a burst of 50 concurrent turns in one group chat', () => {
-  // Telegram's limits scaled down 25 times (a chat's one a second becomes one in 40 ms, a group's 20
-  // a minute 20 in 2.4 s); the fake enforces windows a little shorter, so requests that arrive
-  // slightly out of step still count as in time.
-  const limits: TelegramSendLimits = { perChat: { sends: 1, windowMs: 40 }, perGroup: { sends: 20, windowMs: 2400 }, global: { sends: 30, windowMs: 40 } };
+  // Telegram's limits scaled down (a chat's one a second becomes one in 100 ms, a group's 20 a minute
+  // 20 in 2.4 s); the fake enforces shorter windows (20 ms, 1.8 s), so requests that arrive out of
+  // step on a loaded machine still count as in time (20 ms of slack was too little in CI). A hub
+  // that did not pace would send a burst's calls a few milliseconds apart and still fail.
+  const limits: TelegramSendLimits = { perChat: { sends: 1, windowMs: 100 }, perGroup: { sends: 20, windowMs: 2400 }, global: { sends: 30, windowMs: 100 } };
 
   it('delivers every answer whole, in the group budget, with no 429', async () => {
     bot = await startBot(limits);
-    bot.fake.rateLimit({ perChat: { limit: 1, windowMs: 20 }, perGroup: { limit: 20, windowMs: 2200 }, global: { limit: 30, windowMs: 20 } });
+    bot.fake.rateLimit({ perChat: { limit: 1, windowMs: 20 }, perGroup: { limit: 20, windowMs: 1800 }, global: { limit: 30, windowMs: 20 } });
     const group: ChatTarget = { id: -700, group: true };
     const started = Date.now();
     const texts = await Promise.all(
