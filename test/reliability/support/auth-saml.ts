@@ -1,10 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { request, type JsonResponse } from '../../helpers/http';
-import { assertionXml, authnRequestId, signAssertion, type AssertionOptions, type TestIdp } from '../../helpers/saml-idp';
+import { assertionXml, authnRequestId, responseXml, signAssertion, type AssertionOptions, type TestIdp } from '../../helpers/saml-idp';
 import { ACS_URL, SP_ENTITY_ID } from './auth-hub';
-
-const SAML_NS = 'urn:oasis:names:tc:SAML:2.0:assertion';
-const SAMLP_NS = 'urn:oasis:names:tc:SAML:2.0:protocol';
 
 /**
  * Crafts SAML responses for one hub (test/helpers/saml-idp.ts does the XML and the signing): genuine
@@ -43,15 +39,7 @@ export class SamlResponses {
    * (XML declaration, DOCTYPE) before the root.
    */
   responseXml(inner: string, inResponseTo: string | undefined, prolog = ''): string {
-    const answering = inResponseTo ? ` InResponseTo="${inResponseTo}"` : '';
-    return (
-      prolog +
-      `<samlp:Response xmlns:samlp="${SAMLP_NS}" xmlns:saml="${SAML_NS}" ID="_${randomUUID()}" Version="2.0" IssueInstant="${new Date().toISOString()}" Destination="${ACS_URL}"${answering}>` +
-      `<saml:Issuer>${this.idp.entityId}</saml:Issuer>` +
-      `<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>` +
-      inner +
-      `</samlp:Response>`
-    );
+    return prolog + responseXml(this.idp, inner, { destination: ACS_URL, inResponseTo });
   }
 
   /** A whole genuine response: what the IdP posts through the browser. */
