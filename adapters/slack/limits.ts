@@ -12,6 +12,8 @@ export const SLACK_LIMITS = {
   apiRetries: 3,
   /** A message send answered 429 this many times in a row is given up (each time after its Retry-After). */
   rateLimitRetries: 5,
+  /** The largest request body taken from Slack (bolt's own default, kept when the hub checks the signature first). */
+  maxRequestBytes: 4 * 1024 * 1024,
   /** Slack's limit for a message's text; longer answers are cut (the full text stays in the session history). */
   maxMessageChars: 39_000,
   /** Slack's limit for one `markdown_text` (chat.startStream / appendStream / stopStream / update). */

@@ -9,6 +9,7 @@ import { boltLogger } from './bolt-logger';
 import { platformReason } from './platform-reason';
 import { answeredBlocks, CONFIRM_ACTION_PREFIX, decodeChoice } from './confirm-buttons';
 import { SLACK_LIMITS } from './limits';
+import { slackSignatureCheck } from './signature';
 import { conversationOf, isConversationalEvent, normalizeChange, normalizeMessage, SLACK_CHANNEL, type SlackChangeEvent, type SlackMessageEvent } from './normalize';
 import { followTurn, type FollowedTurn } from '../../src/core/follow-turn';
 import type { SendBudgetLimits } from '../shared/send-budget';
@@ -85,8 +86,14 @@ export class SlackAdapter implements ChannelAdapter {
       });
       this.app = new App({ token: config.botToken, receiver, logger, clientOptions, deferInitialization });
       const router = receiver.router as unknown as RequestHandler;
+      const signed = slackSignatureCheck(config.signingSecret ?? '', SLACK_LIMITS.maxRequestBytes);
       // Until the token is verified (or while the channel is failed) Slack is told to deliver again later.
-      this.routes = [{ path: SLACK_PATHS.base, handler: (req, res, next) => (this.hub ? router(req, res, next) : next(notRunning())) }];
+      this.routes = [
+        {
+          path: SLACK_PATHS.base,
+          handler: (req, res, next) => (this.hub ? signed(req, res, (error?: unknown) => (error ? next(error) : router(req, res, next))) : next(notRunning())),
+        },
+      ];
     }
     this.users = new UserNames(config.logger);
     this.app.event('message', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));

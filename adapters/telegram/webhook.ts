@@ -36,9 +36,9 @@ export function webhookHandler(options: WebhookOptions): RequestHandler {
   const router = express.Router();
   router.post(
     '/',
-    (request, response, next) => {
+    (request, _response, next) => {
       if (secretMatches(request.get(SECRET_HEADER), options.secret)) return next();
-      response.status(401).json({ error: { code: 'UNAUTHORIZED', message: 'The webhook secret token is missing or wrong.' } });
+      next(new AppError('UNAUTHORIZED', 'The webhook secret token is missing or wrong.'));
     },
     (_request, _response, next) => {
       if (options.isRunning()) return next();
@@ -47,10 +47,10 @@ export function webhookHandler(options: WebhookOptions): RequestHandler {
       next(new AppError('SERVICE_UNAVAILABLE', 'The Telegram channel is not running; deliver again later.', { headers: retry }));
     },
     express.json({ limit: options.maxBytes }),
-    async (request, response) => {
+    async (request, response, next) => {
       const update = request.body as Update;
       if (typeof update !== 'object' || update === null || typeof update.update_id !== 'number') {
-        response.status(400).json({ error: { code: 'BAD_REQUEST', message: 'The body is not a Telegram update.' } });
+        next(new AppError('BAD_REQUEST', 'The body is not a Telegram update.'));
         return;
       }
       try {

@@ -310,6 +310,15 @@ describe('SAML service provider', () => {
     expect(refusals.find((row) => /audience/i.test(row.details.reason))).toMatchObject({ actor: { key: 'system:saml' }, action: 'refused' });
   });
 
+  it('refuses a response with a DTD, even around a genuine signed assertion', async () => {
+    const options = await goodOptions();
+    const genuine = Buffer.from(signedResponse(options), 'base64').toString('utf8');
+    await expectRefused(Buffer.from(`<!DOCTYPE samlp:Response>${genuine}`).toString('base64'));
+    expect(await userExists(options.email)).toBe(false);
+    const reasons = hub.logs.entries().filter((entry) => entry.msg === 'SAML response refused').map((entry) => entry.reason);
+    expect(reasons).toContain('the document has a DTD (DOCTYPE), which SAML responses never carry (refused before the signature check)');
+  });
+
   it('refuses a wrong audience', async () => {
     await expectRefused(signedResponse(await goodOptions({ audience: 'some-other-sp' })));
   });

@@ -80,16 +80,21 @@ export function signAssertion(xml: string, keyPem: string, certPem: string): str
   return signature.getSignedXml();
 }
 
-/** Wraps assertion XML (signed or not) in a Response, base64-encoded as the form field carries it. */
-export function responseBase64(idp: TestIdp, assertions: string, options: { destination: string; inResponseTo?: string }): string {
+/** Wraps assertion XML (signed or not; or anything else) in a Response document. */
+export function responseXml(idp: TestIdp, assertions: string, options: { destination: string; inResponseTo?: string }): string {
   const inResponseTo = options.inResponseTo ? ` InResponseTo="${options.inResponseTo}"` : '';
-  const xml =
+  return (
     `<samlp:Response xmlns:samlp="${SAMLP_NS}" xmlns:saml="${SAML_NS}" ID="_${randomUUID()}" Version="2.0" IssueInstant="${new Date().toISOString()}" Destination="${options.destination}"${inResponseTo}>` +
     `<saml:Issuer>${idp.entityId}</saml:Issuer>` +
     `<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>` +
     assertions +
-    `</samlp:Response>`;
-  return Buffer.from(xml).toString('base64');
+    `</samlp:Response>`
+  );
+}
+
+/** `responseXml`, base64-encoded as the form field carries it. */
+export function responseBase64(idp: TestIdp, assertions: string, options: { destination: string; inResponseTo?: string }): string {
+  return Buffer.from(responseXml(idp, assertions, options)).toString('base64');
 }
 
 /** The AuthnRequest ID inside a redirect URL's SAMLRequest (deflated, base64). */

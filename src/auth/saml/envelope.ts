@@ -24,6 +24,16 @@ export function decodeSamlResponse(base64: string): string | null {
 }
 
 /**
+ * Whether the document has a document type declaration. SAML messages never carry one; in a response
+ * it is only ever an attack (entity expansion, external entities, a DTD fetched from elsewhere, text
+ * that differs from what was signed), so it is refused before any parser sees it. `<!DOCTYPE` cannot
+ * occur anywhere else in well-formed XML outside CDATA or a comment, and no IdP puts it there.
+ */
+export function hasDocumentType(xml: string): boolean {
+  return /<!DOCTYPE/i.test(xml);
+}
+
+/**
  * Reads the envelope of a response document. Returns null when even the root element cannot be
  * found plainly (the full check then decides).
  */

@@ -10,7 +10,7 @@ import type { Logger } from '../../logs/logger';
 import type { Sessions, TokenPair } from '../sessions';
 import type { Users } from '../users';
 import { assertionFacts } from './assertion';
-import { decodeSamlResponse, readEnvelope } from './envelope';
+import { decodeSamlResponse, hasDocumentType, readEnvelope } from './envelope';
 import { DatabaseRequestCache, SAML_REQUEST_TTL_MS } from './request-cache';
 import type { SamlSettings } from './settings';
 import { SamlResponseRefused, SamlSignatureWorker } from './signature-worker';
@@ -111,13 +111,14 @@ export class SamlService {
   }
 
   /**
-   * The checks that need no XML parsing: the response's root, its InResponseTo (one we issued, when
-   * the configuration requires one) and its Issuer (the configured IdP). Returns the reason to
-   * refuse, or null to go on to the full check.
+   * The checks that need no XML parsing: no DTD, the response's root, its InResponseTo (one we
+   * issued, when the configuration requires one) and its Issuer (the configured IdP). Returns the
+   * reason to refuse, or null to go on to the full check.
    */
   private async refuseEarly(samlResponse: string): Promise<string | null> {
     const xml = decodeSamlResponse(samlResponse);
     if (xml === null) return 'not base64-encoded XML';
+    if (hasDocumentType(xml)) return 'the document has a DTD (DOCTYPE), which SAML responses never carry';
     const envelope = readEnvelope(xml);
     if (envelope === null) return null;
     if (envelope.root !== 'Response') return `the document is a ${envelope.root}, not a Response`;

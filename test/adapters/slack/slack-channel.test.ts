@@ -136,7 +136,10 @@ describe('receiving', () => {
     const requests = provider.requests.length;
     const body = envelope(dm('forged'));
     const text = JSON.stringify(body);
-    expect((await postEvent(body, {}, sign(text, undefined, 'not-the-secret'))).status).toBe(401);
+    const forged = await postEvent(body, {}, sign(text, undefined, 'not-the-secret'));
+    expect(forged.status).toBe(401);
+    // The hub's error envelope (bolt alone answered an empty 401).
+    expect(forged.body).toMatchObject({ data: null, error: { code: 'UNAUTHORIZED', details: {} }, meta: { request_id: forged.headers.get('x-request-id') } });
     const staleTimestamp = Math.floor(Date.now() / 1000) - 6 * 60;
     expect((await postEvent(body, {}, sign(text, staleTimestamp))).status).toBe(401);
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -75,7 +75,10 @@ it('streams a private reply as a draft, then sends it as one message; acknowledg
 
 it('refuses a missing or wrong secret without taking the update in', async () => {
   const before = h.provider.requests.length;
-  expect((await deliver(textUpdate(102, 'no secret'), null)).status).toBe(401);
+  const missing = await deliver(textUpdate(102, 'no secret'), null);
+  expect(missing.status).toBe(401);
+  // The hub's error envelope, like every other refusal (it was `{error}` alone).
+  expect(missing.body).toEqual({ data: null, error: { code: 'UNAUTHORIZED', message: 'The webhook secret token is missing or wrong.', details: {} }, meta: { request_id: missing.headers.get('x-request-id'), timestamp: expect.any(String) } });
   expect((await deliver(textUpdate(102, 'wrong secret'), 'not-the-secret')).status).toBe(401);
   expect((await deliver(textUpdate(102, 'almost'), `${WEBHOOK_SECRET}x`)).status).toBe(401);
   await new Promise((resolve) => setTimeout(resolve, 300));
