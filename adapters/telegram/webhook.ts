@@ -58,7 +58,8 @@ export function webhookHandler(options: WebhookOptions): RequestHandler {
         response.status(200).json({ ok: true });
       } catch (error) {
         options.onFailure(error);
-        response.status(500).json({ error: { code: 'INTERNAL_ERROR', message: 'The update could not be taken in.' } });
+        // Any non-2xx makes Telegram deliver the update again; the answer keeps the documented envelope.
+        next(error instanceof AppError ? error : new AppError('INTERNAL_ERROR', 'The update could not be taken in.'));
       }
     },
   );
