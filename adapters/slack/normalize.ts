@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { channelOwner, formatSessionKey } from '../../src/core/channel';
+import type { FieldIssues } from '../../src/core/errors';
 import type { InboundMessage } from '../../src/core/inbound';
 
 /** This channel's name: in messages, session keys (`slack::…`) and binding channels (`slack`, `slack:<channel id>`). */
@@ -16,6 +18,36 @@ export interface SlackMessageEvent {
   channel: string;
   channel_type?: string;
   team?: string;
+}
+
+const optionalString = z.string().optional();
+/** The fields of a message event this channel reads, with Slack's types; others pass through unread. */
+const messageEventSchema = z.looseObject({
+  type: z.string(),
+  subtype: optionalString,
+  user: optionalString,
+  bot_id: optionalString,
+  text: optionalString,
+  ts: z.string(),
+  thread_ts: optionalString,
+  channel: z.string(),
+  channel_type: optionalString,
+  team: optionalString,
+  deleted_ts: optionalString,
+  message: z.looseObject({ ts: optionalString, user: optionalString, text: optionalString }).optional(),
+});
+
+/**
+ * The 422 issues of a `message` / `app_mention` event that is not shaped as Slack sends one (a
+ * signed request with `user: 42` or no `channel`), or null. Checked before it is read, so it is
+ * refused rather than failing halfway with a 500.
+ */
+export function messageEventIssues(event: unknown): FieldIssues | null {
+  const result = messageEventSchema.safeParse(event);
+  if (result.success) return null;
+  const fields: FieldIssues = {};
+  for (const issue of result.error.issues) (fields[['event', ...issue.path].join('.')] ??= []).push({ code: issue.code, message: issue.message });
+  return fields;
 }
 
 /** Where a conversation's replies go: the channel, and the thread (null: top level of a DM). */
