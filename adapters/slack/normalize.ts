@@ -50,6 +50,22 @@ export function messageEventIssues(event: unknown): FieldIssues | null {
   return fields;
 }
 
+/** The top-level payload types Slack sends an Events API / interactivity endpoint (and bolt answers). */
+const PAYLOAD_TYPES = ['event_callback', 'url_verification', 'app_rate_limited', 'block_actions', 'block_suggestion', 'interactive_message', 'dialog_submission', 'dialog_suggestion', 'dialog_cancellation', 'view_submission', 'view_closed', 'shortcut', 'message_action'] as const;
+const payloadSchema = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('event_callback'), event: z.looseObject({ type: z.string() }) }),
+  z.looseObject({ type: z.enum(PAYLOAD_TYPES.filter((type) => type !== 'event_callback') as [string, ...string[]]) }),
+]);
+
+/** The 422 issues of a signed body that is no Slack payload (an array, no `type`, `event: null`), or null. */
+export function payloadIssues(body: unknown): FieldIssues | null {
+  const result = payloadSchema.safeParse(body);
+  if (result.success) return null;
+  const fields: FieldIssues = {};
+  for (const issue of result.error.issues) (fields[issue.path.join('.') || 'body'] ??= []).push({ code: issue.code, message: issue.message });
+  return fields;
+}
+
 /** Where a conversation's replies go: the channel, and the thread (null: top level of a DM). */
 export interface SlackConversation {
   team: string;

@@ -9,7 +9,7 @@ import { boltLogger } from './bolt-logger';
 import { platformReason } from './platform-reason';
 import { answeredBlocks, CONFIRM_ACTION_PREFIX, decodeChoice } from './confirm-buttons';
 import { SLACK_LIMITS } from './limits';
-import { conversationOf, isConversationalEvent, messageEventIssues, normalizeChange, normalizeMessage, SLACK_CHANNEL, type SlackChangeEvent, type SlackMessageEvent } from './normalize';
+import { conversationOf, isConversationalEvent, messageEventIssues, payloadIssues, normalizeChange, normalizeMessage, SLACK_CHANNEL, type SlackChangeEvent, type SlackMessageEvent } from './normalize';
 import { followTurn, type FollowedTurn } from '../../src/core/follow-turn';
 import type { SendBudgetLimits } from '../shared/send-budget';
 import { offerPrompts, type AssistantThreadStartedEvent, type SuggestedPrompts } from './assistant-thread';
@@ -82,6 +82,14 @@ export class SlackAdapter implements ChannelAdapter {
         // Answer Slack only after the listener stored and queued the message (and 503 if it could not, so Slack retries).
         processBeforeResponse: true,
         logger,
+        // Runs once the signature is verified and the body parsed, before bolt reads it: a body that
+        // is no Slack payload is refused (422) here, rather than left unanswered (bolt: 404 after 3 s)
+        // or failing inside bolt (500). Thrown, it reaches the app's error handler.
+        customPropertiesExtractor: (request) => {
+          const issues = payloadIssues(request.body);
+          if (issues) throw AppError.validation(issues, 'The body is not a Slack event or interaction.');
+          return {};
+        },
         // A listener's failure goes to the app's error handler: the documented envelope.
         processEventErrorHandler: async ({ error, request }) => {
           nextOf.get(request)?.(listenerRefusal(error));

@@ -34,7 +34,7 @@ beforeAll(async () => {
   real.user = (await created('/users', { username: 'other', email: 'other@example.com', password: 'password-other' })).id;
   real.apiKey = (await created('/auth/api-keys', { label: 'fuzz' })).id;
   real.workflow = (await created('/assistant/workflows', { name: 'target', system_prompt: 'x', triggers: { keywords: ['deploy'] } })).name;
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await hub?.stop();
@@ -425,4 +425,4 @@ it('passes: no crash, no 5xx, no hang, refusals in the envelope, RSS back within
   console.log(hub.summary(figures));
   expect(hub.counts['json-shape']).toBeGreaterThanOrEqual(N.shape);
   expectPassed(hub, { health, rssBaselineKiB, rssAfterKiB });
-}, 60_000);
+}, 120_000);

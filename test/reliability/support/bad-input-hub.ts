@@ -167,17 +167,18 @@ export class BadInputHub {
    * Counts one case of `kind` and checks its answer: no 5xx; a refusal is exactly the documented
    * envelope (`{data: null, error: {code, message, details}, meta: {request_id, timestamp}}`), its
    * code one of the closed set with the HTTP status the set gives it, `request_id` equal to the
-   * `X-Request-ID` header; a success is the envelope with `error: null`. Returns the answer when it
-   * passed, else null.
+   * `X-Request-ID` header; a success is the envelope with `error: null` (except a platform webhook's
+   * acknowledgement, whose shape the platform sets: Slack's `{challenge}`, an empty 200). Returns the
+   * answer when it passed, else null.
    */
-  check(kind: string, label: string, answer: Answer | null): Answer | null {
+  check(kind: string, label: string, answer: Answer | null, options: { platformAck?: boolean } = {}): Answer | null {
     this.count(kind);
     if (answer === null) return null; // a hang or a reset is recorded where it happened
     if (answer.status >= 500) {
       this.violate('server-error', `${kind}: ${label}`, `${answer.status} ${answer.text.slice(0, 300)}`);
       return null;
     }
-    const problem = answer.status >= 400 ? refusalProblem(answer) : successProblem(answer);
+    const problem = answer.status >= 400 ? refusalProblem(answer) : options.platformAck ? null : successProblem(answer);
     if (problem) {
       this.violate('envelope', `${kind}: ${label}`, `${answer.status}: ${problem}; body ${answer.text.slice(0, 300)}`);
       return null;
@@ -228,8 +229,8 @@ export class BadInputHub {
     };
   }
 
-  /** Waits (up to `timeoutMs`) for the RSS to come back within `ratio` of `baselineKiB`; the last reading. */
-  async settledRss(baselineKiB: number, ratio: number, timeoutMs = 20_000): Promise<number> {
+  /** Waits (up to `timeoutMs`: past the event log's 60 s replay retention) for the RSS to come back within `ratio` of `baselineKiB`; the last reading. */
+  async settledRss(baselineKiB: number, ratio: number, timeoutMs = 75_000): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     let rss = this.rssKiB();
     while (rss > baselineKiB * ratio && Date.now() < deadline) {
