@@ -60,7 +60,11 @@ const payloadSchema = z.discriminatedUnion('type', [
 /** The 422 issues of a signed body that is no Slack payload (an array, no `type`, `event: null`), or null. */
 export function payloadIssues(body: unknown): FieldIssues | null {
   const result = payloadSchema.safeParse(body);
-  if (result.success) return null;
+  // bolt reads a message event's `user` and `channel` before any listener: their types are checked here.
+  if (result.success) {
+    const event = (result.data as { event?: { type: string } }).event;
+    return event && (event.type === 'message' || event.type === 'app_mention') ? messageEventIssues(event) : null;
+  }
   const fields: FieldIssues = {};
   for (const issue of result.error.issues) (fields[issue.path.join('.') || 'body'] ??= []).push({ code: issue.code, message: issue.message });
   return fields;

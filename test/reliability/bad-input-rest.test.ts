@@ -17,8 +17,8 @@ import { anyJson, draw, hostileString, nested, notUuid, ODD_NUMBERS, ofLength, S
  */
 
 const N = scaled(
-  { shape: 60, sizes: 60, unicode: 50, headers: 40, ids: 40, traversal: 25, prototype: 20, repeat: 10 },
-  { shape: 1_500, sizes: 1_000, unicode: 1_000, headers: 700, ids: 900, traversal: 350, prototype: 300, repeat: 150 },
+  { shape: 60, sizes: 60, unicode: 50, headers: 40, ids: 40, traversal: 25, prototype: 20, repeat: 10, warmSessions: 200 },
+  { shape: 1_500, sizes: 1_000, unicode: 1_000, headers: 700, ids: 900, traversal: 350, prototype: 300, repeat: 150, warmSessions: 1_100 },
 );
 
 let hub: BadInputHub;
@@ -112,11 +112,18 @@ it('warms up, then records the baseline RSS and starts the health probe', async 
   await hub.json('POST', '/sessions', `{"name":"w","pad":"${'p'.repeat(1024 * 1024 - 30)}"}`);
   await hub.json('POST', '/sessions', `{"items":[${Array(700_000).fill('0').join(',')}]}`);
   await hub.json('POST', '/sessions', nested(20_000, 'array'));
+  // And sessions with a turn each, as many as the run makes (the worker keeps the conversations of the
+  // last 1,000 sessions by design: a bounded cache, full in the baseline, so that the RSS figure
+  // measures growth past it).
+  for (let index = 0; index < N.warmSessions; index += 1) {
+    const session = (await hub.json('POST', '/sessions', { name: 'warm' }))!.json.data.id;
+    await hub.json('POST', `/sessions/${session}/messages`, { text: 'hello there' });
+  }
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   rssBaselineKiB = hub.rssKiB();
   expect(rssBaselineKiB).toBeGreaterThan(10_000);
   hub.startProbe();
-});
+}, 300_000);
 
 it('JSON of the wrong shape: wrong types, nulls, deep nesting, huge arrays', async () => {
   const cases = draw(
