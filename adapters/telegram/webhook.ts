@@ -30,7 +30,7 @@ export function secretMatches(given: string | undefined, expected: string): bool
 
 /** A message as far as the adapter reads one; every other field (and update kind) passes through unread. */
 const chat = z.looseObject({ id: z.number(), type: z.string() });
-const user = z.looseObject({ id: z.number(), is_bot: z.boolean().optional(), first_name: z.string().optional(), last_name: z.string().optional(), username: z.string().optional() });
+const user = z.looseObject({ id: z.number(), is_bot: z.boolean().nullish(), first_name: z.string().nullish(), last_name: z.string().nullish(), username: z.string().nullish() });
 const message = z.looseObject({ message_id: z.number(), chat, from: user.optional(), text: z.string().optional() });
 
 /**
