@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { channelOwner, formatSessionKey } from '../../src/core/channel';
+import type { FieldIssues } from '../../src/core/errors';
 import type { InboundMessage } from '../../src/core/inbound';
 
 /** This channel's name: in messages, session keys (`slack::…`) and binding channels (`slack`, `slack:<channel id>`). */
@@ -16,6 +18,56 @@ export interface SlackMessageEvent {
   channel: string;
   channel_type?: string;
   team?: string;
+}
+
+const optionalString = z.string().optional();
+/** The fields of a message event this channel reads, with Slack's types; others pass through unread. */
+const messageEventSchema = z.looseObject({
+  type: z.string(),
+  subtype: optionalString,
+  user: optionalString,
+  bot_id: optionalString,
+  text: optionalString,
+  ts: z.string(),
+  thread_ts: optionalString,
+  channel: z.string(),
+  channel_type: optionalString,
+  team: optionalString,
+  deleted_ts: optionalString,
+  message: z.looseObject({ ts: optionalString, user: optionalString, text: optionalString }).optional(),
+});
+
+/**
+ * The 422 issues of a `message` / `app_mention` event that is not shaped as Slack sends one (a
+ * signed request with `user: 42` or no `channel`), or null. Checked before it is read, so it is
+ * refused rather than failing halfway with a 500.
+ */
+export function messageEventIssues(event: unknown): FieldIssues | null {
+  const result = messageEventSchema.safeParse(event);
+  if (result.success) return null;
+  const fields: FieldIssues = {};
+  for (const issue of result.error.issues) (fields[['event', ...issue.path].join('.')] ??= []).push({ code: issue.code, message: issue.message });
+  return fields;
+}
+
+/** The top-level payload types Slack sends an Events API / interactivity endpoint (and bolt answers). */
+const PAYLOAD_TYPES = ['event_callback', 'url_verification', 'app_rate_limited', 'block_actions', 'block_suggestion', 'interactive_message', 'dialog_submission', 'dialog_suggestion', 'dialog_cancellation', 'view_submission', 'view_closed', 'shortcut', 'message_action'] as const;
+const payloadSchema = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('event_callback'), event: z.looseObject({ type: z.string() }) }),
+  z.looseObject({ type: z.enum(PAYLOAD_TYPES.filter((type) => type !== 'event_callback') as [string, ...string[]]) }),
+]);
+
+/** The 422 issues of a signed body that is no Slack payload (an array, no `type`, `event: null`), or null. */
+export function payloadIssues(body: unknown): FieldIssues | null {
+  const result = payloadSchema.safeParse(body);
+  // bolt reads a message event's `user` and `channel` before any listener: their types are checked here.
+  if (result.success) {
+    const event = (result.data as { event?: { type: string } }).event;
+    return event && (event.type === 'message' || event.type === 'app_mention') ? messageEventIssues(event) : null;
+  }
+  const fields: FieldIssues = {};
+  for (const issue of result.error.issues) (fields[issue.path.join('.') || 'body'] ??= []).push({ code: issue.code, message: issue.message });
+  return fields;
 }
 
 /** Where a conversation's replies go: the channel, and the thread (null: top level of a DM). */

@@ -10,7 +10,7 @@ import { platformReason } from './platform-reason';
 import { answeredBlocks, CONFIRM_ACTION_PREFIX, decodeChoice } from './confirm-buttons';
 import { SLACK_LIMITS } from './limits';
 import { slackSignatureCheck } from './signature';
-import { conversationOf, isConversationalEvent, normalizeChange, normalizeMessage, SLACK_CHANNEL, type SlackChangeEvent, type SlackMessageEvent } from './normalize';
+import { conversationOf, isConversationalEvent, messageEventIssues, payloadIssues, normalizeChange, normalizeMessage, SLACK_CHANNEL, type SlackChangeEvent, type SlackMessageEvent } from './normalize';
 import { followTurn, type FollowedTurn } from '../../src/core/follow-turn';
 import type { SendBudgetLimits } from '../shared/send-budget';
 import { offerPrompts, type AssistantThreadStartedEvent, type SuggestedPrompts } from './assistant-thread';
@@ -80,18 +80,48 @@ export class SlackAdapter implements ChannelAdapter {
       const receiver = new ExpressReceiver({
         signingSecret: config.signingSecret ?? '',
         endpoints: { events: SLACK_PATHS.events, interactions: SLACK_PATHS.interactions },
-        // Answer Slack only after the listener stored and queued the message (and 500 if it could not, so Slack retries).
+        // Answer Slack only after the listener stored and queued the message (and 503 if it could not, so Slack retries).
         processBeforeResponse: true,
         logger,
+        // Runs once the signature is verified and the body parsed, before bolt reads it: a body that
+        // is no Slack payload is refused (422) here, rather than left unanswered (bolt: 404 after 3 s)
+        // or failing inside bolt (500). Thrown, it reaches the app's error handler.
+        customPropertiesExtractor: (request) => {
+          const issues = payloadIssues(request.body);
+          if (issues) throw AppError.validation(issues, 'The body is not a Slack event or interaction.');
+          return {};
+        },
+        // A listener's failure goes to the app's error handler: the documented envelope.
+        processEventErrorHandler: async ({ error, request }) => {
+          nextOf.get(request)?.(listenerRefusal(error));
+          return false;
+        },
       });
       this.app = new App({ token: config.botToken, receiver, logger, clientOptions, deferInitialization });
       const router = receiver.router as unknown as RequestHandler;
       const signed = slackSignatureCheck(config.signingSecret ?? '', SLACK_LIMITS.maxRequestBytes);
+      const nextOf = new WeakMap<object, (error: AppError) => void>();
       // Until the token is verified (or while the channel is failed) Slack is told to deliver again later.
       this.routes = [
         {
           path: SLACK_PATHS.base,
-          handler: (req, res, next) => (this.hub ? signed(req, res, (error?: unknown) => (error ? next(error) : router(req, res, next))) : next(notRunning())),
+          handler: (req, res, next) => {
+            if (!this.hub) return next(notRunning());
+            nextOf.set(req, next);
+            // The signature is checked first (401 in the envelope). bolt's own refusals of what is left
+            // (an unparseable body) come as an empty 400: answered in the envelope too, through the
+            // app's error handler.
+            const send = res.send.bind(res);
+            res.send = ((body?: unknown) => {
+              res.send = send;
+              if (res.statusCode >= 400 && (body === undefined || body === '')) {
+                next(receiverRefusal(res.statusCode));
+                return res;
+              }
+              return send(body);
+            }) as typeof res.send;
+            return signed(req, res, (error?: unknown) => (error ? next(error) : router(req, res, next)));
+          },
         },
       ];
     }
@@ -139,6 +169,8 @@ export class SlackAdapter implements ChannelAdapter {
 
   private async onMessage(event: SlackMessageEvent, body: { event_id?: string; team_id?: string }, context: { botUserId?: string; teamId?: string }, client: WebClient): Promise<void> {
     const hub = this.requireHub();
+    const issues = messageEventIssues(event);
+    if (issues) throw AppError.validation(issues, 'The body is not a Slack message event.');
     if (event.subtype === 'message_changed' || event.subtype === 'message_deleted') {
       // An edit or deletion before the message's turn started changes what is answered.
       const change = normalizeChange(event as unknown as SlackChangeEvent, context.botUserId);
@@ -282,6 +314,28 @@ class WaitingReaction {
 const WAITING_REACTION = 'hourglass_flowing_sand';
 
 /** While the channel is not running: 503 (the error envelope), which makes Slack deliver the event again later. */
+/** bolt's empty refusals as our codes. */
+function receiverRefusal(status: number): AppError {
+  if (status === 401) return new AppError('UNAUTHORIZED', 'The Slack request signature is missing, stale or wrong.');
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The Slack request body is too large.');
+  return new AppError('BAD_REQUEST', 'The Slack request body could not be read or parsed.');
+}
+
+/**
+ * A listener's error, unwrapped from bolt's (it wraps them, several for several listeners): a
+ * refusal of ours as it is; anything else a 503, so that Slack delivers the event again (the
+ * message was not stored: the database or the queue failed).
+ */
+function listenerRefusal(error: unknown): AppError {
+  let cause: unknown = error;
+  for (let depth = 0; depth < 5 && cause && typeof cause === 'object' && !(cause instanceof AppError); depth += 1) {
+    const wrapped = cause as { original?: unknown; originals?: unknown[] };
+    cause = wrapped.original ?? wrapped.originals?.[0];
+  }
+  if (cause instanceof AppError && cause.status < 500) return cause;
+  return new AppError('SERVICE_UNAVAILABLE', 'The Slack event could not be taken in; deliver it again later.', { cause: error, headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) } });
+}
+
 function notRunning(): AppError {
   return new AppError('SERVICE_UNAVAILABLE', 'The Slack channel is not running; deliver again later.', { headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) } });
 }

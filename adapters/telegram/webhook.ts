@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type RequestHandler } from 'express';
 import type { Update } from 'telegraf/types';
-import { AppError } from '../../src/core/errors';
+import { z } from 'zod';
+import { AppError, type FieldIssues } from '../../src/core/errors';
 
 /** Under /api/v1 (decisions.md §7); the URL to give `setWebhook`. */
 export const TELEGRAM_WEBHOOK_PATH = '/channels/telegram/webhook';
@@ -16,7 +17,7 @@ export interface WebhookOptions {
   isRunning: () => boolean;
   /** Takes the update in (stored and queued) — the 200 is sent only after it resolves. */
   receive: (update: Update) => Promise<void>;
-  /** Logs a failure to take an update in (then answered 500, so that Telegram delivers it again). */
+  /** Logs a failure to take an update in (then answered 503, so that Telegram delivers it again). */
   onFailure: (error: unknown) => void;
 }
 
@@ -25,6 +26,32 @@ export function secretMatches(given: string | undefined, expected: string): bool
   if (typeof given !== 'string') return false;
   const digest = (value: string) => createHash('sha256').update(value).digest();
   return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** A message as far as the adapter reads one; every other field (and update kind) passes through unread. */
+const chat = z.looseObject({ id: z.number(), type: z.string() });
+const user = z.looseObject({ id: z.number(), is_bot: z.boolean().nullish(), first_name: z.string().nullish(), last_name: z.string().nullish(), username: z.string().nullish() });
+const message = z.looseObject({ message_id: z.number(), chat, from: user.optional(), text: z.string().optional() });
+
+/**
+ * The fields of an update the adapter reads, with the types the Bot API gives them. Telegram never
+ * sends anything else, so a body that does not fit did not come from Telegram: 422, not a 500 from
+ * reading `chat.id` of a string (and not redelivered, unlike a failure to store).
+ */
+export const telegramUpdateSchema = z.looseObject({
+  update_id: z.number().int(),
+  message: message.optional(),
+  edited_message: message.optional(),
+  callback_query: z.looseObject({ id: z.string(), from: user, data: z.string().optional(), message: message.optional() }).optional(),
+});
+
+/** The 422 field issues of a body that is not a Telegram update, or null when it is one. */
+export function updateIssues(body: unknown): FieldIssues | null {
+  const result = telegramUpdateSchema.safeParse(body);
+  if (result.success) return null;
+  const fields: FieldIssues = {};
+  for (const issue of result.error.issues) (fields[issue.path.join('.') || 'body'] ??= []).push({ code: issue.code, message: issue.message });
+  return fields;
 }
 
 /**
@@ -48,18 +75,17 @@ export function webhookHandler(options: WebhookOptions): RequestHandler {
     },
     express.json({ limit: options.maxBytes }),
     async (request, response, next) => {
-      const update = request.body as Update;
-      if (typeof update !== 'object' || update === null || typeof update.update_id !== 'number') {
-        next(new AppError('BAD_REQUEST', 'The body is not a Telegram update.'));
-        return;
-      }
+      // Refusals go to the app's error handler: the documented envelope, like every other route.
+      const issues = updateIssues(request.body);
+      if (issues) return next(AppError.validation(issues, 'The body is not a Telegram update.'));
       try {
-        await options.receive(update);
+        await options.receive(request.body as Update);
         response.status(200).json({ ok: true });
       } catch (error) {
         options.onFailure(error);
-        // Any non-2xx makes Telegram deliver the update again; the answer keeps the documented envelope.
-        next(error instanceof AppError ? error : new AppError('INTERNAL_ERROR', 'The update could not be taken in.'));
+        // A refusal of the update itself is answered as such; a failure to store it (database, queue)
+        // is a 503, so that Telegram delivers it again.
+        next(error instanceof AppError && error.status < 500 ? error : new AppError('SERVICE_UNAVAILABLE', 'The update could not be taken in; deliver it again.', { cause: error, headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) } }));
       }
     },
   );

@@ -175,8 +175,17 @@ export class WebAdapter implements ChannelAdapter {
   }
 }
 
-/** `?last_seq=<int>`; absent or not an integer: no replay. */
-function parseLastSeq(value: string | null): number | null {
-  if (value === null || !/^-?\d+$/.test(value)) return null;
-  return Number(value);
+/**
+ * Largest `last_seq` taken: far past any seq a session reaches (a million frames a second for 35
+ * years), and far below 2^53, where numbers stop counting by one. A client's seq raises the session's
+ * counter (the log restarted; its numbers keep increasing), so a larger one would leave no room.
+ */
+export const MAX_LAST_SEQ = 2 ** 50;
+
+/** `?last_seq=<int>`; absent, not an integer or above MAX_LAST_SEQ: no replay. Negative: everything kept. */
+export function parseLastSeq(value: string | null): number | null {
+  if (value === null || !/^-?\d{1,16}$/.test(value)) return null;
+  const seq = Number(value);
+  if (seq > MAX_LAST_SEQ) return null;
+  return Math.max(seq, -1);
 }

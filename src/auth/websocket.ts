@@ -22,6 +22,7 @@ import { AppError } from '../core/errors';
 import type { Principal, Role } from '../core/principal';
 import type { SocketAuthResult } from '../core/hub';
 import type { Authenticator } from './authenticator';
+import { hasRepeatedCredential } from './guard';
 
 export const WS_CLOSE = { UNAUTHORIZED: 4001, FORBIDDEN: 4003 } as const;
 
@@ -57,6 +58,7 @@ function offeredProtocols(req: IncomingMessage): string[] {
  * Returns null when there is none.
  */
 export function extractUpgradeCredential(req: IncomingMessage, options: { queryToken?: boolean } = {}): UpgradeCredential | null {
+  if (hasRepeatedCredential(req)) return null; // two Authorization headers name no single credential
   const authorization = req.headers.authorization;
   if (authorization !== undefined) {
     const match = BEARER_HEADER.exec(authorization);

@@ -11,7 +11,11 @@ export const userMessageText = z
     message: `Must be at most ${USER_MESSAGE_MAX_CHARS} characters.`,
   })
   // PostgreSQL cannot store U+0000 in text; REST bodies are refused earlier (src/api/middleware/input-guard.ts).
-  .refine((text) => !text.includes('\u0000'), { message: 'Must not contain NUL (U+0000) characters.' });
+  .refine((text) => !text.includes('\u0000'), { message: 'Must not contain NUL (U+0000) characters.' })
+  // A lone UTF-16 surrogate has no UTF-8 form: the stored message would hold U+FFFD instead (REST refuses it in input-guard.ts).
+  .refine((text) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text), {
+    message: 'Must not contain a lone UTF-16 surrogate (\\ud800-\\udfff without its pair).',
+  });
 
 export const turnMode = z.enum(TURN_MODES);
 

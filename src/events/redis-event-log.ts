@@ -17,7 +17,8 @@ local count = tonumber(ARGV[3])
 local first = redis.call('INCRBY', KEYS[1], count) - count + 1
 local frames = {}
 for i = 1, count do
-  local seq = first + i - 1
+  -- %d: Lua's own number to text switches to exponents (1e+14) long before seqs stop being integers.
+  local seq = string.format('%d', first + i - 1)
   local frame = ARGV[2 + 2 * i] .. seq .. ARGV[3 + 2 * i]
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], seq .. '-0', 'f', frame)
   frames[i] = frame
@@ -45,7 +46,7 @@ const RAISE_SCRIPT = `
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 local wanted = tonumber(ARGV[1])
 if wanted > current then
-  redis.call('SET', KEYS[1], wanted)
+  redis.call('SET', KEYS[1], ARGV[1]) -- the client's digits as given (a Lua number would be written 1.1e+15)
 end
 return current
 `;

@@ -100,7 +100,9 @@ export class KnowledgeService implements KnowledgeCollections, KnowledgeSearch {
     const collection = await this.collection(collectionIdOrName);
     const chunks = chunkText(document.text);
     const id = randomUUID();
-    const title = document.title.slice(0, KNOWLEDGE_DEFAULTS.maxTitleChars);
+    // Cut by characters (code points), as the schema counts them: a UTF-16 slice splits a surrogate pair
+    // (a 300-emoji title was stored as 150 emoji, the last one half).
+    const title = [...document.title].slice(0, KNOWLEDGE_DEFAULTS.maxTitleChars).join('');
     const row = await this.serialised(collection.id, () =>
       this.sequelize.transaction(async (transaction) => {
         const created = await this.models.Document.create(

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /** Node's default (5 s) is shorter than common load-balancer idle timeouts; keep connections a bit longer. */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -21,6 +23,7 @@ export interface HttpServer {
  */
 export async function listen(handler: RequestListener, host: string, port: number): Promise<HttpServer> {
   const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, handler);
+  server.on('clientError', answerUnparsable);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(describeListenError(error, host, port)));
     server.listen(port, host, () => {
@@ -45,6 +48,25 @@ export async function listen(handler: RequestListener, host: string, port: numbe
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * A request Node's parser refuses before any handler sees it (headers over 16 KiB, a malformed
+ * request line or header): Node would answer an empty 431 or 400. Answered instead in the
+ * documented envelope, as 400 BAD_REQUEST (the closed set has no 431), and the connection closed.
+ */
+function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const requestId = randomUUID();
+  const message =
+    error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are larger than the server takes (16 KiB).' : 'The request is not valid HTTP.';
+  const body = JSON.stringify({ data: null, error: { code: 'BAD_REQUEST', message, details: {} }, meta: { request_id: requestId, timestamp: new Date().toISOString() } });
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nX-Request-ID: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function describeListenError(error: NodeJS.ErrnoException, host: string, port: number): Error {

@@ -14,21 +14,42 @@ const NUL = '\u0000';
 /** The 422 issue for a string holding U+0000 (PostgreSQL cannot store it; SQLite truncates the SQL at it). */
 export const NUL_ISSUE = { code: 'invalid_characters', message: 'Must not contain NUL (U+0000) characters.' } as const;
 
-/** Shown in a field name instead of the raw character, so a client can print it. */
+/**
+ * A UTF-16 surrogate without its other half (`"\ud800"` in JSON). It has no UTF-8 form: the database
+ * would store U+FFFD instead, so what was accepted would not be what is read back. Refused like NUL.
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export const LONE_SURROGATE_ISSUE = { code: 'invalid_characters', message: 'Must not contain a lone UTF-16 surrogate (\\ud800-\\udfff without its pair).' } as const;
+
+/** The 422 issue for `text`, or null: NUL first (the documented one), then lone surrogates. */
+function characterIssue(text: string): { code: string; message: string } | null {
+  if (text.includes(NUL)) return NUL_ISSUE;
+  if (LONE_SURROGATE.test(text)) return LONE_SURROGATE_ISSUE;
+  return null;
+}
+
+/** True when `text` holds a lone surrogate (for schemas outside REST bodies: WebSocket frames). */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
+/** Shown in a field name instead of the raw character (NUL, a lone surrogate), so a client can print and parse it. */
 function printable(name: string): string {
-  return name.replaceAll(NUL, '\\u0000');
+  return name.replaceAll(NUL, '\\u0000').replace(new RegExp(LONE_SURROGATE.source, 'g'), (half) => `\\u${half.charCodeAt(0).toString(16)}`);
 }
 
 /**
- * Checks a parsed body before any schema sees it: nesting at most MAX_JSON_DEPTH, no NUL in any
- * string or key. Returns the 422 field issues, or null when the body is fine. Field names follow the
+ * Checks a parsed body before any schema sees it: nesting at most MAX_JSON_DEPTH, no NUL and no lone
+ * surrogate in any string or key. Returns the 422 field issues, or null when the body is fine. Field names follow the
  * validator's convention (`metadata.note`, `tags.0`; the body itself is `body`).
  */
 export function bodyIssues(body: unknown): FieldIssues | null {
   const fields: FieldIssues = {};
   const visit = (value: unknown, path: string[], depth: number): void => {
     if (typeof value === 'string') {
-      if (value.includes(NUL)) (fields[fieldName(path)] ??= []).push({ ...NUL_ISSUE });
+      const issue = characterIssue(value);
+      if (issue) (fields[fieldName(path)] ??= []).push({ ...issue });
       return;
     }
     if (typeof value !== 'object' || value === null) return;
@@ -39,7 +60,8 @@ export function bodyIssues(body: unknown): FieldIssues | null {
       return;
     }
     for (const [key, child] of Object.entries(value)) {
-      if (key.includes(NUL)) (fields[fieldName([...path, key])] ??= []).push({ ...NUL_ISSUE });
+      const issue = characterIssue(key);
+      if (issue) (fields[fieldName([...path, key])] ??= []).push({ ...issue });
       visit(child, [...path, key], depth + 1);
     }
   };

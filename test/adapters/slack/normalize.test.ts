@@ -1,4 +1,4 @@
-import { normalizeChange, normalizeMessage, stripBotMention, type SlackMessageEvent } from '../../../adapters/slack/normalize';
+import { messageEventIssues, normalizeChange, normalizeMessage, payloadIssues, stripBotMention, type SlackMessageEvent } from '../../../adapters/slack/normalize';
 import { decodeChoice, encodeChoice } from '../../../adapters/slack/confirm-buttons';
 import { slackText } from '../../../adapters/slack/render';
 
@@ -43,5 +43,22 @@ describe('buttons and text', () => {
 
   it('escapes Slack control characters', () => {
     expect(slackText('a <b> & c')).toBe('a &lt;b&gt; &amp; c');
+  });
+});
+
+describe('payload shapes (checked before bolt reads them)', () => {
+  const message = { type: 'message', channel_type: 'im', channel: 'D1', user: 'U1', text: 'hi', ts: '1.1' };
+
+  it('takes Slack payloads, whatever their event type', () => {
+    expect(payloadIssues({ type: 'event_callback', event: message })).toBeNull();
+    expect(payloadIssues({ type: 'event_callback', event: { type: 'reaction_added', user: null } })).toBeNull();
+    expect(payloadIssues({ type: 'url_verification', challenge: 'c' })).toBeNull();
+    expect(payloadIssues({ type: 'block_actions', actions: [] })).toBeNull();
+  });
+
+  it('refuses what is no Slack payload, and message events with fields of the wrong type', () => {
+    for (const body of [[], 'x', null, {}, { type: 'nope' }, { type: 'event_callback' }, { type: 'event_callback', event: null }]) expect(payloadIssues(body)).not.toBeNull();
+    expect(Object.keys(payloadIssues({ type: 'event_callback', event: { ...message, user: null } })!)).toEqual(['event.user']);
+    expect(Object.keys(messageEventIssues({ ...message, channel: 42, text: {} })!).sort()).toEqual(['event.channel', 'event.text']);
   });
 });

@@ -20,25 +20,25 @@ function appReceiving(receive: () => Promise<void>, failures: unknown[] = []) {
 
 const update = { update_id: 1, message: { message_id: 1, date: 0, chat: { id: 5, type: 'private' }, from: { id: 5, is_bot: false, first_name: 'A' }, text: 'hi' } };
 
-it('answers a failure to take an update in with 500 INTERNAL_ERROR in the envelope, without its details', async () => {
+it('answers a failure to store an update with 503 SERVICE_UNAVAILABLE and Retry-After in the envelope, without its details', async () => {
   const failures: unknown[] = [];
   const response = await request(appReceiving(() => Promise.reject(new Error('disk on fire at /var/lib/x')), failures))
     .post('/webhook')
     .set('x-telegram-bot-api-secret-token', SECRET)
     .send(update);
-  expect(response.status).toBe(500);
-  expect(response.body).toMatchObject({ data: null, error: { code: 'INTERNAL_ERROR', message: 'The update could not be taken in.' } });
+  expect(response.status).toBe(503);
+  expect(response.headers['retry-after']).toBe('30');
+  expect(response.body).toMatchObject({ data: null, error: { code: 'SERVICE_UNAVAILABLE' } });
   expect(JSON.stringify(response.body)).not.toContain('disk on fire');
   expect(failures).toHaveLength(1);
 });
 
-it('passes a documented refusal through as it is (a store that is down: 503 with Retry-After)', async () => {
-  const down = new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; try again shortly.', { headers: { 'Retry-After': '5' } });
-  const response = await request(appReceiving(() => Promise.reject(down)))
+it('passes a refusal of the update itself through as it is', async () => {
+  const refused = new AppError('VALIDATION_ERROR', 'The text is too long.');
+  const response = await request(appReceiving(() => Promise.reject(refused)))
     .post('/webhook')
     .set('x-telegram-bot-api-secret-token', SECRET)
     .send(update);
-  expect(response.status).toBe(503);
-  expect(response.headers['retry-after']).toBe('5');
-  expect(response.body).toMatchObject({ data: null, error: { code: 'SERVICE_UNAVAILABLE' } });
+  expect(response.status).toBe(refused.status);
+  expect(response.body).toMatchObject({ data: null, error: { code: 'VALIDATION_ERROR', message: 'The text is too long.' } });
 });
