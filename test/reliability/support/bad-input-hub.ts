@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { scaled } from '../scale';
 import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -230,7 +231,7 @@ export class BadInputHub {
   }
 
   /** Waits (up to `timeoutMs`: past the event log's 60 s replay retention) for the RSS to come back within `ratio` of `baselineKiB`; the last reading. */
-  async settledRss(baselineKiB: number, ratio: number, timeoutMs = 75_000): Promise<number> {
+  async settledRss(baselineKiB: number, ratio = PASS_BOUNDS.rssRatio, timeoutMs = PASS_BOUNDS.settleMs): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     let rss = this.rssKiB();
     while (rss > baselineKiB * ratio && Date.now() < deadline) {
@@ -365,11 +366,20 @@ export async function startBadInputHub(options: StartOptions = {}): Promise<BadI
 
 export { FAKE_SLACK };
 
+/**
+ * The bounds. The full run (in band, alone on the machine) holds the issue's: a probe never waits
+ * over 1 s, RSS back within 20 %. The short run shares 2 cores with the rest of `npm test` (another
+ * jest worker starting hub processes) and lasts seconds, so its probe waits and the allocator's
+ * slowness to hand pages back measure the machine more than the hub: it still fails a hang or a
+ * hub that keeps what it was sent (a 1 MiB body held per case), at looser bounds.
+ */
+export const PASS_BOUNDS = scaled({ healthWaitMs: 5_000, rssRatio: 1.6, settleMs: 15_000 }, { healthWaitMs: 1_000, rssRatio: 1.2, settleMs: 75_000 });
+
 /** The pass criteria, asserted at the end of each file. */
 export function expectPassed(hub: BadInputHub, figures: { health: HealthFigures; rssBaselineKiB: number; rssAfterKiB: number }): void {
   expect(hub.alive()).toBe(true);
   expect(hub.violations.slice(0, 25)).toEqual([]);
   expect(figures.health.failed).toBe(0);
-  expect(figures.health.maxWaitMs).toBeLessThanOrEqual(1_000);
-  expect(figures.rssAfterKiB).toBeLessThanOrEqual(figures.rssBaselineKiB * 1.2);
+  expect(figures.health.maxWaitMs).toBeLessThanOrEqual(PASS_BOUNDS.healthWaitMs);
+  expect(figures.rssAfterKiB).toBeLessThanOrEqual(figures.rssBaselineKiB * PASS_BOUNDS.rssRatio);
 }
