@@ -2,6 +2,9 @@ import type { SessionFrame, SessionFrameBody } from '../core/events';
 import type { EventLog, FrameListener, Replay, Unsubscribe } from '../core/turns';
 import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 
+/** How often frames past their retention are freed and idle sessions let go. */
+const SWEEP_MS = 5_000;
+
 interface SessionBuffer {
   seq: number;
   frames: SessionFrame[];
@@ -9,14 +12,21 @@ interface SessionBuffer {
   listeners: Set<FrameListener>;
 }
 
-/** The embedded event log: one process, memory only. */
+/**
+ * The embedded event log: one process, memory only. A session is held while it has frames kept for
+ * replay or a socket listening; once neither, only its seq counter stays (`countersKept` of them, the
+ * least recently retired go first), so memory follows the sessions active in the retention window,
+ * not every session the process ever saw.
+ */
 export class InProcessEventLog implements EventLog {
   readonly name = 'in-process' as const;
   private readonly sessions = new Map<string, SessionBuffer>();
+  /** The counters of sessions no longer held, oldest retirement first. */
+  private readonly counters = new Map<string, number>();
   private readonly sweep: NodeJS.Timeout;
 
   constructor(private readonly limits: Readonly<EventLogLimits> = EVENT_LOG_DEFAULTS) {
-    this.sweep = setInterval(() => this.dropExpired(), 5_000);
+    this.sweep = setInterval(() => this.dropExpired(), SWEEP_MS);
     this.sweep.unref();
   }
 
@@ -66,10 +76,17 @@ export class InProcessEventLog implements EventLog {
     clearInterval(this.sweep);
   }
 
+  /** Sessions held whole (frames or listeners) and counters kept of retired ones: for tests and diagnostics. */
+  held(): { sessions: number; counters: number } {
+    return { sessions: this.sessions.size, counters: this.counters.size };
+  }
+
   private buffer(sessionId: string): SessionBuffer {
     let buffer = this.sessions.get(sessionId);
     if (!buffer) {
-      buffer = { seq: 0, frames: [], expiresAt: Number.POSITIVE_INFINITY, listeners: new Set() };
+      // Nothing kept yet, so nothing to expire: the first append or the last unsubscribe sets the time.
+      buffer = { seq: this.counters.get(sessionId) ?? 0, frames: [], expiresAt: 0, listeners: new Set() };
+      this.counters.delete(sessionId);
       this.sessions.set(sessionId, buffer);
     }
     return buffer;
@@ -79,8 +96,18 @@ export class InProcessEventLog implements EventLog {
     if (buffer.listeners.size === 0 && buffer.expiresAt <= Date.now()) buffer.frames = [];
   }
 
-  /** Frees the frames of sessions nobody watches; the counter stays so seq keeps increasing. */
+  /** Frees the frames of sessions nobody watches, then lets go of them but for their counter. */
   private dropExpired(): void {
-    for (const buffer of this.sessions.values()) this.expireIfDue(buffer);
+    for (const [sessionId, buffer] of this.sessions) {
+      this.expireIfDue(buffer);
+      if (buffer.listeners.size === 0 && buffer.frames.length === 0) this.retire(sessionId, buffer);
+    }
+  }
+
+  private retire(sessionId: string, buffer: SessionBuffer): void {
+    this.sessions.delete(sessionId);
+    if (buffer.seq === 0) return;
+    this.counters.set(sessionId, buffer.seq);
+    if (this.counters.size > this.limits.countersKept) this.counters.delete(this.counters.keys().next().value!);
   }
 }

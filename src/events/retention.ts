@@ -2,6 +2,7 @@ export interface EventLogLimits {
   retentionAfterDisconnectMs: number;
   retentionAfterAppendMs: number;
   maxFramesPerSession: number;
+  countersKept: number;
 }
 
 /** Named limits of the replay buffer (spec: "kept for 30 seconds after disconnect"). */
@@ -12,4 +13,12 @@ export const EVENT_LOG_DEFAULTS: Readonly<EventLogLimits> = {
   retentionAfterAppendMs: 60_000,
   /** Frames kept per session at most; older ones are dropped (a reconnect past them gets the current state). */
   maxFramesPerSession: 10_000,
+  /**
+   * In-process log only: seq counters kept for sessions whose frames all expired (about 100 bytes
+   * each), so a session that speaks again keeps counting up; the least recently retired go first.
+   * Without a bound every session that ever had a frame stayed in memory for the life of the process.
+   * A session past it starts again at 1, like after a restart: a client that comes back with an older
+   * `last_seq` raises the counter and gets the current state (its frames had expired anyway).
+   */
+  countersKept: 10_000,
 };

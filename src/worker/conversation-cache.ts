@@ -3,12 +3,41 @@ import type { MessageRecord } from '../db/turn-store';
 export const CONVERSATION_CACHE_DEFAULTS = {
   /** Sessions whose conversation a worker keeps between turns (least recently used ones go first). */
   maxSessions: 1_000,
+  /**
+   * The estimated size of all kept conversations (see `messageBytes`); least recently used ones go
+   * first. A count alone did not bound memory: a message may carry up to 1 MiB (text and
+   * `metadata`), and 1,000 sessions of those held ~80 MB after a fuzz run. A conversation larger
+   * than this is not kept (its next turn reads it from the database, as on any miss).
+   */
+  maxBytes: 32 * 1024 * 1024,
 };
+
+/** What a kept message costs besides its text: the record's object, its fields and dates. */
+const MESSAGE_OVERHEAD_BYTES = 512;
+/** Each message's estimate, made once (the same records are kept turn after turn). */
+const sizes = new WeakMap<MessageRecord, number>();
+
+/** A message's size, estimated: two bytes per UTF-16 unit of its text and JSON, plus the record's overhead. */
+export function messageBytes(message: MessageRecord): number {
+  let bytes = sizes.get(message);
+  if (bytes === undefined) {
+    const units = message.content.length + jsonLength(message.metadata) + jsonLength(message.tool_calls);
+    bytes = 2 * units + MESSAGE_OVERHEAD_BYTES;
+    sizes.set(message, bytes);
+  }
+  return bytes;
+}
+
+function jsonLength(value: unknown): number {
+  return value === null || value === undefined ? 0 : (JSON.stringify(value)?.length ?? 0);
+}
 
 interface Entry {
   /** The session's `updated_at` as this worker's last write left it (ms). */
   updatedAt: number;
   messages: MessageRecord[];
+  /** The messages' estimated size. */
+  bytes: number;
 }
 
 /**
@@ -19,6 +48,7 @@ interface Entry {
  */
 export class ConversationCache {
   private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
 
   constructor(private readonly limits = CONVERSATION_CACHE_DEFAULTS) {}
 
@@ -40,12 +70,25 @@ export class ConversationCache {
 
   /** Keeps the conversation as this worker leaves it (its reply included) and the `updated_at` it wrote. */
   keep(sessionId: string, updatedAt: Date, messages: MessageRecord[]): void {
-    this.entries.delete(sessionId);
-    if (this.entries.size >= this.limits.maxSessions) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(sessionId, { updatedAt: updatedAt.getTime(), messages });
+    this.forget(sessionId);
+    const bytes = messages.reduce((sum, message) => sum + messageBytes(message), 0);
+    if (bytes > this.limits.maxBytes) return;
+    while (this.entries.size > 0 && (this.entries.size >= this.limits.maxSessions || this.bytes + bytes > this.limits.maxBytes)) {
+      this.forget(this.entries.keys().next().value!);
+    }
+    this.entries.set(sessionId, { updatedAt: updatedAt.getTime(), messages, bytes });
+    this.bytes += bytes;
   }
 
   forget(sessionId: string): void {
+    const entry = this.entries.get(sessionId);
+    if (!entry) return;
     this.entries.delete(sessionId);
+    this.bytes -= entry.bytes;
+  }
+
+  /** Sessions kept and their estimated size: for tests and diagnostics. */
+  held(): { sessions: number; bytes: number } {
+    return { sessions: this.entries.size, bytes: this.bytes };
   }
 }

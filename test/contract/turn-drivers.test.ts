@@ -142,6 +142,18 @@ describe.each([
       expect((await drivers.events.append(id, body('c'))).seq).toBe(3);
     });
 
+    it('forgets the frames of a session nobody ever watched, the append retention after the last one', async () => {
+      // A REST message without a socket: the worker appends, no one subscribes (in-process kept them forever).
+      const id = randomUUID();
+      await drivers.events.append(id, body('a'));
+      await drivers.events.append(id, body('b'));
+      expect((await drivers.events.replay(id, -1)).frames.map((frame) => frame.seq)).toEqual([1, 2]);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await drivers.events.replay(id, -1)).toEqual({ frames: [], complete: true });
+      expect(await drivers.events.replay(id, 0)).toEqual({ frames: [], complete: false });
+      expect((await drivers.events.append(id, body('c'))).seq).toBe(3);
+    });
+
     it('keeps at most the configured number of frames', async () => {
       const id = randomUUID();
       for (let i = 0; i < 80; i += 1) await drivers.events.append(id, body(String(i)));

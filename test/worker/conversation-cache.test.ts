@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import type { MessageRecord } from '../../src/db/turn-store';
+import { CONVERSATION_CACHE_DEFAULTS, ConversationCache, messageBytes } from '../../src/worker/conversation-cache';
+
+/** The worker's conversation cache is bounded by sessions and by bytes (the whole of it, whatever the messages carry). */
+function message(sessionId: string, ordinal: number, fields: Partial<MessageRecord> = {}): MessageRecord {
+  return {
+    ordinal,
+    id: randomUUID(),
+    session_id: sessionId,
+    role: 'user',
+    content: 'hello there',
+    tool_calls: [],
+    input_tokens: 0,
+    output_tokens: 0,
+    token_count: null,
+    workflow_id: null,
+    mode: null,
+    metadata: {},
+    reply_to: null,
+    turn_id: null,
+    sender: null,
+    created_at: new Date(),
+    ...fields,
+  };
+}
+
+const updatedAt = new Date('2026-11-26T12:00:00Z');
+const MIB = 1024 * 1024;
+
+it('stays within its byte budget when every session carries a message of 1 MiB (a count alone kept 1,000 of them)', () => {
+  const cache = new ConversationCache();
+  const ids = Array.from({ length: 1_000 }, () => randomUUID());
+  for (const id of ids) {
+    cache.keep(id, updatedAt, [message(id, 1, { metadata: { pad: 'p'.repeat(MIB - 20) } }), message(id, 2, { role: 'assistant', content: 'hi' })]);
+  }
+  const { sessions, bytes } = cache.held();
+  expect(bytes).toBeLessThanOrEqual(CONVERSATION_CACHE_DEFAULTS.maxBytes);
+  expect(sessions).toBe(Math.floor(CONVERSATION_CACHE_DEFAULTS.maxBytes / (bytes / sessions)));
+  // The most recent are the ones kept.
+  expect(cache.readAfter(ids.at(-1)!)).toBe(2);
+  expect(cache.readAfter(ids[0]!)).toBeUndefined();
+});
+
+it('keeps the last maxSessions small conversations, and counts their bytes out as they go', () => {
+  const cache = new ConversationCache({ maxSessions: 10, maxBytes: MIB });
+  const ids = Array.from({ length: 25 }, () => randomUUID());
+  for (const id of ids) cache.keep(id, updatedAt, [message(id, 1)]);
+  expect(cache.held()).toEqual({ sessions: 10, bytes: 10 * messageBytes(message(ids[0]!, 1)) });
+  for (const id of ids) cache.forget(id);
+  expect(cache.held()).toEqual({ sessions: 0, bytes: 0 });
+});
+
+it('does not keep a conversation larger than the whole budget, nor the one it replaces', () => {
+  const cache = new ConversationCache({ maxSessions: 10, maxBytes: 64 * 1024 });
+  const id = randomUUID();
+  const other = randomUUID();
+  cache.keep(other, updatedAt, [message(other, 1)]);
+  cache.keep(id, updatedAt, [message(id, 1)]);
+  cache.keep(id, updatedAt, [message(id, 1), message(id, 2, { content: 'x'.repeat(40 * 1024) })]);
+  expect(cache.readAfter(id)).toBeUndefined();
+  expect(cache.readAfter(other)).toBe(1);
+  expect(cache.held().sessions).toBe(1);
+});
+
+it('estimates text, metadata and tool calls (two bytes per UTF-16 unit) once per message', () => {
+  const small = message('s', 1);
+  const big = message('s', 2, { content: 'é'.repeat(1_000), metadata: { name: 'x'.repeat(500) }, tool_calls: [{ input: 'y'.repeat(500) }] });
+  expect(messageBytes(big) - messageBytes(small)).toBeGreaterThan(2 * 2_000);
+  big.content = ''; // records are not changed once stored; the first estimate stands
+  expect(messageBytes(big) - messageBytes(small)).toBeGreaterThan(2 * 2_000);
+});
