@@ -12,7 +12,7 @@ import type { SessionTools } from '../sessions/session-tools';
 import { parametersDigest } from '../audit/digest';
 import type { HubMetrics } from '../metrics/hub-metrics';
 import { failed, SpanKind, type Span, type Tracing } from '../tracing/tracing';
-import { toolRoundMessages } from './conversation';
+import { toolCallsMessage, toolResultMessages } from './conversation';
 import type { TurnEvents } from './turn-events';
 
 /** A `tool_confirm` as the worker receives it: the action, and who chose it (when the channel said). */
@@ -199,8 +199,15 @@ export class TurnContext implements LoopPorts {
     this.onCancel();
   }
 
-  recordToolRound(content: string, calls: ToolCall[], outcomes: ToolOutcome[]): Promise<void> {
-    return this.deps.store.insertMessages(toolRoundMessages({ session_id: this.sessionId, turn_id: this.turnId }, content, calls, outcomes, randomUUID));
+  async startToolRound(content: string, calls: ToolCall[]): Promise<string> {
+    const id = randomUUID();
+    await this.deps.store.insertMessages([toolCallsMessage({ session_id: this.sessionId, turn_id: this.turnId }, content, calls, id)]);
+    return id;
+  }
+
+  finishToolRound(roundId: string, calls: ToolCall[], outcomes: ToolOutcome[]): Promise<void> {
+    const ended = toolResultMessages({ session_id: this.sessionId, turn_id: this.turnId }, calls, outcomes, randomUUID);
+    return this.deps.store.finishToolRound(roundId, ended.calls, ended.results);
   }
 
   private async changeTools(changes: Parameters<SessionTools['apply']>[1]): Promise<void> {

@@ -17,7 +17,7 @@ import { toolNames } from '../workflows/workflow-schema';
 import type { Logger } from '../logs/logger';
 import type { SessionTools } from '../sessions/session-tools';
 import { midTurnPolicy, type ChannelPolicyDefault } from '../sessions/mid-turn-policy';
-import { conversationEntries, planTurn, type TurnPlan } from './conversation';
+import { conversationEntries, pendingToolRound, planTurn, type TurnPlan } from './conversation';
 import { ConversationCache } from './conversation-cache';
 import { TurnContext, type ConfirmAnswer, type ConfirmationWaiters } from './turn-context';
 import { TurnEvents } from './turn-events';
@@ -371,7 +371,9 @@ export class TurnWorker implements ConfirmationWaiters {
       await this.options.registry.update(session.id, userMessage.id, { workflowId: routing.decision.workflowId });
     }
     logger.debug({ session_id: session.id, workflow: workflow?.name ?? null, reason: routing.decision.reason, score: routing.decision.score }, 'routed');
-    const entries = conversationEntries(plan.rows);
+    // A tool round that started before a crash and never ended: its calls run first, as they were.
+    const pending = pendingToolRound(plan.rows, userMessage.id);
+    const entries = conversationEntries(pending ? plan.rows.filter((row) => row !== pending.row) : plan.rows);
     // The workflow's prompt replaces the default; its knowledge is searched for this message.
     const passages = workflow && workflow.knowledge_base_ids.length > 0 && this.options.knowledge
       ? await this.options.knowledge.passagesFor(workflow.knowledge_base_ids, userMessage.content)
@@ -382,7 +384,8 @@ export class TurnWorker implements ConfirmationWaiters {
     const system = systemWithSummary(prompt, session.memory_summary);
     const { messages: prompted, tokens: inputTokens } = fitEntries(system, entries, this.budget());
     const tools = sessionTools.toolBox(session, workflow ? toolNames(workflow.tool_list) : undefined);
-    const request = { provider, messages: prompted, tools, maxRounds: config.maxSteps ?? agent.max_tool_rounds, inputTokens };
+    const resume = pending ? { id: pending.row.id, content: pending.row.content, calls: pending.calls } : null;
+    const request = { provider, messages: prompted, tools, maxRounds: config.maxSteps ?? agent.max_tool_rounds, inputTokens, resume };
     const setState = (next: AgentState) => ports.emit({ type: 'agent_state', payload: { state: next } });
     let text: string;
     switch ((userMessage.mode ?? 'normal') as TurnMode) {

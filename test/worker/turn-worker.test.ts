@@ -176,6 +176,55 @@ it('a side-effecting call started before a crash is never run again when the tur
   expect((await framesOf(session.id)).some((frame) => frame.type === 'done')).toBe(true);
 });
 
+it('a tool round stored before a crash runs its own calls when redelivered: the model is not asked again (it would name them afresh)', async () => {
+  const session = await newSession();
+  await models.Session.update({ active_tools: ['save_note', 'lookup'], tool_state: { approved: ['save_note'], disabled: [] } }, { where: { id: session.id } });
+  const message = await accept(session.id, 'note it and look it up');
+  // The first delivery stored the round as its calls started, began the side-effecting one, then died.
+  const base = { session_id: session.id, workflow_id: null, mode: null, reply_to: null, turn_id: message.id };
+  const round = randomUUID();
+  await models.Message.create({
+    ...base,
+    id: round,
+    role: 'assistant',
+    content: 'On it. ',
+    tool_calls: [
+      { tool_call_id: 'first-1', tool_name: 'save_note', input: { text: 'x' }, output: null, duration_ms: null, error: null, arguments: '{"text":"x"}' },
+      { tool_call_id: 'first-2', tool_name: 'lookup', input: { word: 'y' }, output: null, duration_ms: null, error: null, arguments: '{"word":"y"}' },
+    ],
+    metadata: {},
+  });
+  await models.ToolRun.create({ tool_call_id: 'first-1', turn_id: message.id, session_id: session.id, name: 'save_note', status: 'running', created_at: new Date() });
+  await registry.update(session.id, message.id, { phase: 'running' });
+  // Were the model asked for the round again, it would call save_note under a new id.
+  provider.rounds = [{ text: ['Noted.'] }];
+  const calls = provider.requests.length;
+  tools.runs.length = 0;
+  await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  expect(provider.requests.length - calls).toBe(1);
+  expect(tools.runs).toEqual([{ tool: 'lookup', input: { word: 'y' } }]);
+  const frames = await framesOf(session.id);
+  // Calls of a round run in parallel: their ends come in either order.
+  const ends = frames.filter((frame) => frame.type === 'tool_end').map((frame) => [frame.payload.tool_call_id, frame.payload.error]);
+  expect(ends.sort((a, b) => String(a[0]).localeCompare(String(b[0])))).toEqual([
+    ['first-1', expect.stringMatching(/already started before an interruption/)],
+    ['first-2', null],
+  ]);
+  expect(frames.find((frame) => frame.type === 'done')?.payload.text).toBe('On it. Noted.');
+  // The round now holds its outcomes, and its results follow it: the model saw them in that order.
+  const stored = await models.Message.findOne({ where: { id: round } });
+  expect((stored!.tool_calls as { tool_call_id: string; error: string | null }[]).map((call) => [call.tool_call_id, call.error === null])).toEqual([
+    ['first-1', false],
+    ['first-2', true],
+  ]);
+  const sent = provider.requests.at(-1)!.messages;
+  expect(sent.slice(-3).map((entry) => [entry.role, (entry as { toolCallId?: string }).toolCallId ?? null])).toEqual([
+    ['assistant', null],
+    ['tool', 'first-1'],
+    ['tool', 'first-2'],
+  ]);
+});
+
 it('a redelivered turn resumes after its stored tool rounds instead of calling the tools again', async () => {
   const session = await newSession();
   await models.Session.update({ active_tools: ['lookup'] }, { where: { id: session.id } });
