@@ -301,9 +301,17 @@ export class TurnWorker implements ConfirmationWaiters {
     return store.loadConversation(sessionId, undefined, usage);
   }
 
-  /** The queue gave the job up (it kept failing): the session is freed and the client told. */
+  /**
+   * The queue gave the job up (it kept failing, or the workers running it kept dying): the message
+   * counts as answered (no process queues it again), the session is freed and the client told.
+   */
   private async giveUp(job: TurnJob, error: unknown): Promise<void> {
     this.options.logger.error({ err: error, job }, 'turn failed after every attempt');
+    if ((await this.options.registry.get(job.sessionId))?.turnId !== job.userMessageId) return; // ended meanwhile
+    this.conversations.forget(job.sessionId);
+    await this.options.store
+      .endTurn({ sessionId: job.sessionId, turnId: job.userMessageId, reply: null, usage: { inputTokens: 0, outputTokens: 0 } })
+      .catch((failure: unknown) => this.options.logger.error({ err: failure, job }, 'could not mark a given-up turn answered'));
     if (!(await this.release(job.sessionId, job.userMessageId))) return;
     const events = new TurnEvents(this.options, job.sessionId, job.userMessageId);
     await events.send({ type: 'error', payload: { code: 'INTERNAL_ERROR', message: 'The agent failed: an internal error occurred.' } });
