@@ -83,7 +83,11 @@ export class SessionConnection {
   async open(lastSeq: number | null, session: Pick<SessionSummary, 'state' | 'turnId' | 'pendingConfirmation'>): Promise<void> {
     const { state: currentState, pendingConfirmation } = session;
     const turn = session.turnId ? { turn_id: session.turnId } : {};
-    this.unsubscribe = await this.hub.events.subscribe(this.sessionId, (frame, text) => this.onFrame(frame, text));
+    this.unsubscribe = await this.hub.events.subscribe(
+      this.sessionId,
+      (frame, text) => this.onFrame(frame, text),
+      () => void this.catchUp(),
+    );
     let replayed: SessionFrame[] = [];
     if (lastSeq !== null) {
       const replay = await this.hub.events.replay(this.sessionId, lastSeq);
@@ -102,6 +106,18 @@ export class SessionConnection {
     this.pending = null;
     for (const [frame, text] of buffered) this.send(frame, text);
     this.markOpen();
+  }
+
+  /**
+   * The live tail dropped and came back (Redis restarted): frames published meanwhile are replayed
+   * from the log, after the last one sent (each seq still goes out once). When they are no longer
+   * kept, the client is told to reconnect with `last_seq` (it then gets the current state).
+   */
+  private async catchUp(): Promise<void> {
+    if (this.closed || this.pending || !Number.isFinite(this.lastSentSeq)) return; // still opening: its own replay follows
+    const replay = await this.hub.events.replay(this.sessionId, this.lastSentSeq).catch(() => null);
+    if (!replay?.complete) return this.close(CLOSE.TRY_AGAIN_LATER, 'missed frames; reconnect with last_seq');
+    for (const frame of replay.frames) this.send(frame, JSON.stringify(frame), false);
   }
 
   close(code: number, reason: string): void {

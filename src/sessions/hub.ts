@@ -77,7 +77,10 @@ export class SwitchboardHub implements Hub {
     const { models, turns } = this.deps;
     if (message.externalId) {
       const seen = await models.InboundEvent.findOne({ where: { channel: message.channel, external_id: message.externalId } });
-      if (seen) return { ingested: duplicate(seen.session_id ?? '', seen.message_id ?? ''), queuedMark: null };
+      if (seen && !abandoned(seen)) return { ingested: duplicate(seen.session_id ?? '', seen.message_id ?? ''), queuedMark: null };
+      // Its first request died before storing the message and could not free the id (the database went
+      // away, the process was killed): this retry takes it in (of two racing, one claims it below).
+      if (seen) await models.InboundEvent.destroy({ where: { channel: message.channel, external_id: message.externalId, message_id: null } });
     }
     // A web message names its session (checked at connect); a chat message finds or makes its own.
     const sessionId = message.sessionId ?? (await this.chatSession(message)).id;
@@ -198,6 +201,16 @@ export class SwitchboardHub implements Hub {
 /** Whose message it is, as usage counts it: the chat contact (`slack:U123`), else the user account. */
 export function senderKey(message: InboundMessage): string {
   return message.sender.contactId ? `${message.channel}:${message.sender.contactId}` : message.sender.userId;
+}
+
+/**
+ * How long an event id may stay claimed with no stored message before a retry takes it over: far
+ * longer than taking a message in takes, even with Redis or the database slow to answer.
+ */
+export const ABANDONED_CLAIM_MS = 15_000;
+
+function abandoned(seen: { message_id: string | null; created_at: Date }): boolean {
+  return seen.message_id === null && Date.now() - new Date(seen.created_at).getTime() > ABANDONED_CLAIM_MS;
 }
 
 function duplicate(sessionId: string, userMessageId: string): Ingested {

@@ -22,8 +22,11 @@ export interface ConfirmAnswer {
 }
 
 export interface ConfirmationWaiters {
-  /** Registers a waiter for `confirmationId`; the worker resolves it when tool_confirm arrives. */
-  wait(confirmationId: string): { answer: Promise<ConfirmAnswer>; release(): void };
+  /**
+   * Registers a waiter for `confirmationId`; the worker resolves it when tool_confirm arrives, and
+   * calls `askAgain` when answers may have been lost on the way (the control bus's connection dropped).
+   */
+  wait(confirmationId: string, askAgain?: () => Promise<void>): { answer: Promise<ConfirmAnswer>; release(): void };
 }
 
 /**
@@ -83,8 +86,9 @@ export class TurnContext implements LoopPorts {
 
   /** Asks (the pending confirmation lives in the turn registry) and waits for the answer, a timeout or the turn's end. */
   private async ask(confirmationId: string, request: { tool: string; parameters: Record<string, unknown>; message: string }): Promise<ConfirmAnswer> {
-    const { answer, release } = this.deps.waiters.wait(confirmationId);
     const pending = { confirmation_id: confirmationId, ...request, workflow: this.workflow };
+    // An answer lost while the control bus reconnected: the question is asked again (same id).
+    const { answer, release } = this.deps.waiters.wait(confirmationId, () => this.emit({ type: 'tool_confirm_request', payload: pending }));
     // Kept with the running turn, so a socket that connects meanwhile is asked again.
     await this.deps.registry.update(this.sessionId, this.turnId, { pending });
     let timer: NodeJS.Timeout | undefined;

@@ -99,7 +99,7 @@ export class TurnWorker implements ConfirmationWaiters {
   readonly id = randomUUID();
   private readonly running = new Map<string, RunningTurn>();
   private readonly conversations = new ConversationCache();
-  private readonly confirmations = new Map<string, (answer: ConfirmAnswer) => void>();
+  private readonly confirmations = new Map<string, { resolve: (answer: ConfirmAnswer) => void; askAgain?: () => Promise<void> }>();
   private stopControl: Unsubscribe | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
 
@@ -113,8 +113,8 @@ export class TurnWorker implements ConfirmationWaiters {
         if (message.steer) turn.steer.abort();
         else turn.controller.abort(new TurnStopped('cancel'));
       }
-      if (message.kind === 'tool_confirm') this.confirmations.get(message.confirmationId)?.({ action: message.action as ConfirmAction, actor: message.actor });
-    });
+      if (message.kind === 'tool_confirm') this.confirmations.get(message.confirmationId)?.resolve({ action: message.action as ConfirmAction, actor: message.actor });
+    }, () => this.askAgain());
     await this.beat();
     this.heartbeat = setInterval(() => void this.beat(), this.options.heartbeatMs);
     this.heartbeat.unref();
@@ -132,11 +132,18 @@ export class TurnWorker implements ConfirmationWaiters {
     this.stopControl?.();
   }
 
-  wait(confirmationId: string) {
+  wait(confirmationId: string, askAgain?: () => Promise<void>) {
     let resolve!: (answer: ConfirmAnswer) => void;
     const answer = new Promise<ConfirmAnswer>((settle) => (resolve = settle));
-    this.confirmations.set(confirmationId, resolve);
+    this.confirmations.set(confirmationId, { resolve, askAgain });
     return { answer, release: () => this.confirmations.delete(confirmationId) };
+  }
+
+  /** The control bus was cut off for a while: answers sent meanwhile never came, so every waiting question is asked again. */
+  private askAgain(): void {
+    for (const waiter of this.confirmations.values()) {
+      void waiter.askAgain?.().catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not ask a confirmation again'));
+    }
   }
 
   /**
