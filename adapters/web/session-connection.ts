@@ -114,10 +114,19 @@ export class SessionConnection {
    * kept, the client is told to reconnect with `last_seq` (it then gets the current state).
    */
   private async catchUp(): Promise<void> {
-    if (this.closed || this.pending || !Number.isFinite(this.lastSentSeq)) return; // still opening: its own replay follows
+    if (this.closed || this.pending || !Number.isFinite(this.lastSentSeq)) return; // opening or filling a gap: a replay is under way
+    this.pending = [];
+    await this.fillGap();
+  }
+
+  /** Replays what follows the last frame sent, then what the live tail brought meanwhile (held in `pending`). */
+  private async fillGap(): Promise<void> {
     const replay = await this.hub.events.replay(this.sessionId, this.lastSentSeq).catch(() => null);
+    const buffered = this.pending ?? [];
+    this.pending = null;
     if (!replay?.complete) return this.close(CLOSE.TRY_AGAIN_LATER, 'missed frames; reconnect with last_seq');
     for (const frame of replay.frames) this.send(frame, JSON.stringify(frame), false);
+    for (const [frame, text] of buffered) this.send(frame, text);
   }
 
   close(code: number, reason: string): void {
@@ -139,6 +148,13 @@ export class SessionConnection {
   private onFrame(frame: SessionFrame, text: string): void {
     if (this.pending) {
       this.pending.push([frame, text]);
+      return;
+    }
+    // The live tail numbers every frame of the session: a jump means frames were missed (its
+    // connection dropped meanwhile). They are replayed from the log before this one goes out.
+    if (Number.isFinite(this.lastSentSeq) && frame.seq > this.lastSentSeq + 1) {
+      this.pending = [[frame, text]];
+      void this.fillGap();
       return;
     }
     this.send(frame, text);
