@@ -29,7 +29,7 @@ export class ResilientSession {
   lastSeq = 0;
   private ws: WebSocket | null = null;
   private stopped = false;
-  private waiters: { predicate: (frame: ReceivedFrame) => boolean; resolve: (frame: ReceivedFrame) => void }[] = [];
+  private waiters: { predicate: (frame: ReceivedFrame) => boolean; resolve: (frame: ReceivedFrame) => void; timer?: NodeJS.Timeout }[] = [];
   private readonly heldConfirms: { matches: (payload: any) => boolean; resolve: (frame: ReceivedFrame) => void }[] = [];
 
   constructor(
@@ -105,7 +105,7 @@ export class ResilientSession {
     const seen = this.frames.find(predicate);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const waiter = {
+      const waiter: { predicate: typeof predicate; resolve: (frame: ReceivedFrame) => void; timer?: NodeJS.Timeout } = {
         predicate,
         resolve: (frame: ReceivedFrame) => {
           clearTimeout(timer);
@@ -116,6 +116,7 @@ export class ResilientSession {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
         reject(new Error(`${this.sessionId}: no ${what} in ${timeoutMs} ms; last frames ${JSON.stringify(this.frames.slice(-8).map((f) => [f.seq, f.type, f.payload.state ?? f.payload.code ?? '']))}`));
       }, timeoutMs);
+      waiter.timer = timer;
       this.waiters.push(waiter);
     });
   }
@@ -161,7 +162,7 @@ export class ResilientSession {
   close(): void {
     this.stopped = true;
     this.ws?.close();
-    for (const waiter of this.waiters.splice(0)) void waiter;
+    for (const waiter of this.waiters.splice(0)) clearTimeout(waiter.timer); // nothing more comes
   }
 
   /** Frames of one turn, in order. */

@@ -76,7 +76,16 @@ export interface ChaosClusterOptions {
   env?: Record<string, string>;
   /** Whether Redis keeps its data across a restart (default true). */
   persistentRedis?: boolean;
+  /** Each process serves /metrics on a port of its own (METRICS_TOKEN). */
+  metrics?: boolean;
+  /** The API processes keep their rate-limit counters in the cluster's Redis (SERVICE_SHARED_STORE_URL). */
+  sharedStore?: boolean;
+  /** The fake model's pause between tokens (default 15 ms). */
+  tokenDelayMs?: number;
 }
+
+/** The bearer token of every process's /metrics when `metrics` is on. */
+export const METRICS_TOKEN = 'chaos-metrics-token-0123456789';
 
 /**
  * The scaled-out hub for chaos: API processes (`dist/src/main.js`, no embedded worker) and worker
@@ -100,7 +109,7 @@ export class ChaosCluster {
 
   constructor(private readonly options: ChaosClusterOptions = {}) {
     this.redis = new ChaosRedis(options.persistentRedis ?? true);
-    this.model = new ChaosModel(() => this.workerPids());
+    this.model = new ChaosModel(() => this.workerPids(), options.tokenDelayMs);
   }
 
   /** The database itself, not through the proxy (for the test's own checks). */
@@ -148,6 +157,8 @@ export class ChaosCluster {
       SERVICE_LLM_MODEL: 'fake-model',
       SERVICE_LLM_API_KEY: 'sk-chaos',
       SERVICE_EMBEDDED_WORKER: 'false',
+      ...(this.options.sharedStore ? { SERVICE_SHARED_STORE_URL: this.redis.url } : {}),
+      ...(this.options.metrics ? { SERVICE_METRICS_ENABLED: 'true', SERVICE_METRICS_PORT: '0', SERVICE_METRICS_TOKEN: METRICS_TOKEN } : {}),
       ...this.options.env,
     });
     await this.startApi(0); // migrates first
@@ -177,6 +188,12 @@ export class ChaosCluster {
       if (child.child.signalCode !== 'SIGKILL') throw error;
     });
     return child;
+  }
+
+  /** Where a process serves /metrics (`metrics` on). */
+  async metricsUrl(service: ServiceProcess): Promise<string> {
+    const line = await service.waitForLog((entry) => typeof entry.metrics_listening === 'string');
+    return `http://${line.metrics_listening as string}/metrics`;
   }
 
   /** SIGKILL: the process vanishes mid-whatever, its sockets reset by the kernel. */
