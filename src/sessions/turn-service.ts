@@ -212,7 +212,17 @@ export class TurnService {
         await registry.markWaiting(turn.sessionId);
         continue;
       }
-      if (!live && !(await registry.claim(turn.sessionId, turn.messageId))) continue;
+      if (!live) {
+        if (!(await registry.claim(turn.sessionId, turn.messageId))) continue;
+        // Its turn may have ended since the list was read (the reply stored, then the session freed):
+        // claimed now, it is queued only if still owed, or the session would stay busy with a turn
+        // that never runs again (its job is done) and the client would get its `done` twice.
+        const [owed] = await store.owedTurns(turn.sessionId, 1);
+        if (owed?.id !== turn.messageId) {
+          await registry.release(turn.sessionId, turn.messageId);
+          continue;
+        }
+      }
       await queue.enqueue({ sessionId: turn.sessionId, userMessageId: turn.messageId, queuedAt: Date.now() });
       queued += 1;
     }

@@ -133,6 +133,29 @@ it('a redelivered job whose reply is stored does not run the model again, and re
   expect(await registry.get(session.id)).toBeNull();
 });
 
+it('queueing unfinished turns again skips one that ended after the list was read: the session stays free, no second done', async () => {
+  const session = await newSession();
+  const message = await accept(session.id, 'ends meanwhile');
+  await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  expect(await registry.get(session.id)).toBeNull();
+  // A starting worker read the unanswered turns just before this one stored its reply and freed the session.
+  const stale = Object.assign(Object.create(store) as SqliteTurnStore, { unansweredTurns: async () => [{ sessionId: session.id, messageId: message.id }] });
+  const queued: unknown[] = [];
+  const requeuer = new TurnService({
+    store: stale,
+    registry,
+    queue: { name: 'in-process', enqueue: async (job: unknown) => void queued.push(job) } as never,
+    events,
+    control,
+    logger,
+    hasWorkflow: async () => false,
+    pickup: new PickupWatch({ registry, events, workers: new InProcessWorkerPresence(), logger }, { warnAfterMs: 60_000, sweepMs: 60_000 }),
+  });
+  expect(await requeuer.requeueUnfinished()).toBe(0);
+  expect(queued).toEqual([]);
+  expect(await registry.get(session.id)).toBeNull();
+});
+
 it('skips a job that is no longer the session turn (finished or cancelled meanwhile)', async () => {
   const session = await newSession();
   const calls = provider.requests.length;
