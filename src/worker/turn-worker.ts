@@ -166,6 +166,7 @@ export class TurnWorker implements ConfirmationWaiters {
     // Taken only while it is still the session's turn (it may have been cancelled in the queue).
     if (!(await registry.update(job.sessionId, turnId, { phase: 'running' }))) {
       logger.debug({ job }, 'turn no longer current (finished or cancelled); skipped');
+      await this.doneIfMissing(job);
       return;
     }
     const controller = new AbortController();
@@ -306,6 +307,22 @@ export class TurnWorker implements ConfirmationWaiters {
     if (joined) return { session: loaded.session, messages: joined, usage: loaded.usage };
     this.conversations.forget(sessionId);
     return store.loadConversation(sessionId, undefined, usage);
+  }
+
+  /**
+   * A redelivered job whose turn is no longer the session's: cancelled, or ended. A worker that
+   * stored the reply and freed the session (before `done`, so the client's next message finds it
+   * free) may have died before `done` went out: then the client never learns the turn ended, so
+   * `done` goes out now, unless the log has it.
+   */
+  private async doneIfMissing(job: TurnJob): Promise<void> {
+    const loaded = await this.options.store.loadConversation(job.sessionId);
+    const reply = loaded ? findLast(loaded.messages, (message) => message.reply_to === job.userMessageId) : undefined;
+    if (!reply) return;
+    const { frames } = await this.options.events.replay(job.sessionId, -1);
+    if (frames.some((frame) => frame.type === 'done' && frame.payload.turn_id === job.userMessageId)) return;
+    this.options.logger.info({ job }, 'a turn that ended without its done (its worker died): done sent');
+    await this.emitEnd(new TurnEvents(this.options, job.sessionId, job.userMessageId), reply, { durationMs: 0, toolCalls: Number(reply.metadata?.tool_calls ?? 0) });
   }
 
   /**

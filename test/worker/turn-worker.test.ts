@@ -156,6 +156,31 @@ it('queueing unfinished turns again skips one that ended after the list was read
   expect(await registry.get(session.id)).toBeNull();
 });
 
+it('a redelivered job whose worker stored the reply and freed the session but died before done sends that done, once', async () => {
+  const session = await newSession();
+  const message = await accept(session.id, 'almost done');
+  // The first worker stored the reply and freed the session, then died before `done` went out.
+  const reply = await models.Message.create({
+    id: randomUUID(),
+    session_id: session.id,
+    role: 'assistant',
+    content: 'Stored, never announced.',
+    tool_calls: [],
+    workflow_id: null,
+    mode: 'normal',
+    metadata: { tool_calls: 0 },
+    reply_to: message.id,
+    turn_id: message.id,
+  });
+  await registry.release(session.id, message.id);
+  const calls = provider.requests.length;
+  await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  expect(provider.requests.length).toBe(calls);
+  const dones = (await framesOf(session.id)).filter((frame) => frame.type === 'done');
+  expect(dones.map((frame) => [frame.payload.message_id, frame.payload.text, frame.payload.turn_id])).toEqual([[reply.id, 'Stored, never announced.', message.id]]);
+});
+
 it('skips a job that is no longer the session turn (finished or cancelled meanwhile)', async () => {
   const session = await newSession();
   const calls = provider.requests.length;
