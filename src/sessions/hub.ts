@@ -77,7 +77,11 @@ export class SwitchboardHub implements Hub {
     const { models, turns } = this.deps;
     if (message.externalId) {
       const seen = await models.InboundEvent.findOne({ where: { channel: message.channel, external_id: message.externalId } });
-      if (seen && !(await this.abandoned(seen))) return { ingested: duplicate(seen.session_id ?? '', seen.message_id ?? ''), queuedMark: null };
+      if (seen && !(await this.abandoned(seen))) {
+        // Its first request may have died after storing the message but before queueing its turn.
+        if (seen.session_id && seen.message_id) await turns.queueIfStranded(seen.session_id, seen.message_id);
+        return { ingested: duplicate(seen.session_id ?? '', seen.message_id ?? ''), queuedMark: null };
+      }
       // Its first request died before storing the message and could not free the id (the database went
       // away, the process was killed): this retry takes it in (of two racing, one claims it below).
       if (seen) await models.InboundEvent.destroy({ where: { channel: message.channel, external_id: message.externalId, message_id: seen.message_id } });

@@ -199,6 +199,19 @@ export class TurnService {
   }
 
   /**
+   * A retried message (same event id) whose first request stored it and claimed the session, then
+   * died before queueing the turn: the turn is queued now. Harmless otherwise: only while the message
+   * is still owed and still the session's turn, and the queue drops a job id it already holds.
+   */
+  async queueIfStranded(sessionId: string, messageId: string): Promise<void> {
+    const live = await this.deps.registry.get(sessionId);
+    if (live?.turnId !== messageId || live.phase !== 'queued') return;
+    const [owed] = await this.deps.store.owedTurns(sessionId, 1);
+    if (owed?.id !== messageId) return;
+    await this.deps.queue.enqueue({ sessionId, userMessageId: messageId, queuedAt: Date.now() });
+  }
+
+  /**
    * Turns the database still owes (their process died, or they waited behind a turn whose process
    * died): the oldest of each session is claimed and queued again (deduplicated by id); the others
    * wait behind it and start in order.

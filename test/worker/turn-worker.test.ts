@@ -181,6 +181,33 @@ it('a redelivered job whose worker stored the reply and freed the session but di
   expect(dones.map((frame) => [frame.payload.message_id, frame.payload.text, frame.payload.turn_id])).toEqual([[reply.id, 'Stored, never announced.', message.id]]);
 });
 
+it('a retried message whose first request stored it and claimed the session but died before queueing gets its turn queued, once', async () => {
+  const session = await newSession();
+  const queued: { userMessageId: string }[] = [];
+  const retrying = new TurnService({
+    store,
+    registry,
+    queue: { name: 'in-process', enqueue: async (job: { userMessageId: string }) => void queued.push(job) } as never,
+    events,
+    control,
+    logger,
+    hasWorkflow: async () => false,
+    pickup: new PickupWatch({ registry, events, workers: new InProcessWorkerPresence(), logger }, { warnAfterMs: 60_000, sweepMs: 60_000 }),
+  });
+  // Stored and claimed by the first request (`accept` here queues nowhere), which then died.
+  const message = await accept(session.id, 'stranded');
+  await retrying.queueIfStranded(session.id, message.id);
+  expect(queued.map((job) => job.userMessageId)).toEqual([message.id]);
+  // A worker has it: nothing to do.
+  await registry.update(session.id, message.id, { phase: 'running' });
+  await retrying.queueIfStranded(session.id, message.id);
+  expect(queued).toHaveLength(1);
+  // Ended: nothing to do either.
+  await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  await retrying.queueIfStranded(session.id, message.id);
+  expect(queued).toHaveLength(1);
+});
+
 it('skips a job that is no longer the session turn (finished or cancelled meanwhile)', async () => {
   const session = await newSession();
   const calls = provider.requests.length;
