@@ -3,6 +3,12 @@ import type { MessageRecord } from '../db/turn-store';
 export const CONVERSATION_CACHE_DEFAULTS = {
   /** Sessions whose conversation a worker keeps between turns (least recently used ones go first). */
   maxSessions: 1_000,
+  /**
+   * Messages kept in all, whatever the number of sessions: a session's window is bounded only by
+   * the context window (hundreds of messages), so a bound in sessions alone let a worker's memory
+   * grow with every long session it ran (the soak run's workers grew for its whole 10 minutes).
+   */
+  maxMessages: 20_000,
 };
 
 interface Entry {
@@ -19,6 +25,8 @@ interface Entry {
  */
 export class ConversationCache {
   private readonly entries = new Map<string, Entry>();
+  /** Messages of all entries. */
+  private size = 0;
 
   constructor(private readonly limits = CONVERSATION_CACHE_DEFAULTS) {}
 
@@ -40,12 +48,24 @@ export class ConversationCache {
 
   /** Keeps the conversation as this worker leaves it (its reply included) and the `updated_at` it wrote. */
   keep(sessionId: string, updatedAt: Date, messages: MessageRecord[]): void {
-    this.entries.delete(sessionId);
-    if (this.entries.size >= this.limits.maxSessions) this.entries.delete(this.entries.keys().next().value!);
+    this.forget(sessionId);
+    if (messages.length > this.limits.maxMessages) return;
+    while (this.entries.size > 0 && (this.entries.size >= this.limits.maxSessions || this.size + messages.length > this.limits.maxMessages)) {
+      this.forget(this.entries.keys().next().value!);
+    }
     this.entries.set(sessionId, { updatedAt: updatedAt.getTime(), messages });
+    this.size += messages.length;
   }
 
   forget(sessionId: string): void {
+    const entry = this.entries.get(sessionId);
+    if (!entry) return;
     this.entries.delete(sessionId);
+    this.size -= entry.messages.length;
+  }
+
+  /** Messages kept now (all sessions). */
+  get messages(): number {
+    return this.size;
   }
 }

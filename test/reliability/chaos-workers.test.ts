@@ -10,18 +10,19 @@ import { socketOwner } from './support/chaos-procs';
 
 /**
  * Chaos, part 1 (issue 19 §3): worker processes SIGKILLed at chosen points of real turns, under
- * load. Two API processes and two workers on PostgreSQL and Redis; every turn is killed once at one
- * of five points, each proven reached before the kill:
+ * load. Two API processes and two workers on PostgreSQL and Redis; background sessions keep sending
+ * turns while target turns, one after the other, are each killed at one of five points, proven
+ * reached before the kill:
  *
- * - mid_stream: the client has a `token` of the answer and the model is holding the rest;
+ * - mid_stream: the model holds the answer after three tokens and the client has all three;
  * - mid_tool: `run_command` is running (its HTTP call reached the effect server, which holds it);
  * - confirm: the turn waits for the person to confirm `run_command` (the client holds its answer);
  * - store_request / store_response: the worker is storing the reply (the PostgreSQL proxy caught
  *   the statement and holds it before the server, or holds the server's answer after the commit).
  *
  * A killed worker is replaced at once (the other one keeps working). Whatever else the killed
- * worker ran was killed at a random point. Recovery of a turn: kill → its next frame, from the worker
- * that took it over (defaults: `worker.turn_lock_s` 4, `worker.stalled_check_s` 2).
+ * worker ran died at a random point. Recovery of a target: kill → the first frame of its new
+ * attempt (defaults: `worker.turn_lock_s` 4, `worker.stalled_check_s` 2).
  */
 /** Turns killed at a chosen point, one after the other (each kind in turn). */
 const TARGETS = scaled(5, 100);

@@ -20,8 +20,11 @@ import { rssTrend, type Sample } from './support/soak-stats';
  */
 const DURATION_MS = scaled(30_000, 600_000);
 const SOCKETS = scaled(20, 200);
-/** Pause between a socket's turns (uniform). */
-const THINK_MS: [number, number] = [1_000, 6_000];
+/**
+ * Pause between a socket's turns (uniform): a person's pace in the full run (about 20 turns/s for 200
+ * sockets); the short run, with few sockets, goes faster.
+ */
+const THINK_MS: [number, number] = scaled([1_000, 6_000], [5_000, 15_000]);
 /** REST calls per second, all API processes together. */
 const REST_PER_SECOND = scaled(10, 25);
 const SCRAPE_MS = scaled(3_000, 10_000);
