@@ -83,7 +83,11 @@ export class SessionConnection {
   async open(lastSeq: number | null, session: Pick<SessionSummary, 'state' | 'turnId' | 'pendingConfirmation'>): Promise<void> {
     const { state: currentState, pendingConfirmation } = session;
     const turn = session.turnId ? { turn_id: session.turnId } : {};
-    this.unsubscribe = await this.hub.events.subscribe(this.sessionId, (frame, text) => this.onFrame(frame, text));
+    this.unsubscribe = await this.hub.events.subscribe(
+      this.sessionId,
+      (frame, text) => this.onFrame(frame, text),
+      () => void this.catchUp(),
+    );
     let replayed: SessionFrame[] = [];
     if (lastSeq !== null) {
       const replay = await this.hub.events.replay(this.sessionId, lastSeq);
@@ -102,6 +106,27 @@ export class SessionConnection {
     this.pending = null;
     for (const [frame, text] of buffered) this.send(frame, text);
     this.markOpen();
+  }
+
+  /**
+   * The live tail dropped and came back (Redis restarted): frames published meanwhile are replayed
+   * from the log, after the last one sent (each seq still goes out once). When they are no longer
+   * kept, the client is told to reconnect with `last_seq` (it then gets the current state).
+   */
+  private async catchUp(): Promise<void> {
+    if (this.closed || this.pending || !Number.isFinite(this.lastSentSeq)) return; // opening or filling a gap: a replay is under way
+    this.pending = [];
+    await this.fillGap();
+  }
+
+  /** Replays what follows the last frame sent, then what the live tail brought meanwhile (held in `pending`). */
+  private async fillGap(): Promise<void> {
+    const replay = await this.hub.events.replay(this.sessionId, this.lastSentSeq).catch(() => null);
+    const buffered = this.pending ?? [];
+    this.pending = null;
+    if (!replay?.complete) return this.close(CLOSE.TRY_AGAIN_LATER, 'missed frames; reconnect with last_seq');
+    for (const frame of replay.frames) this.send(frame, JSON.stringify(frame), false);
+    for (const [frame, text] of buffered) this.send(frame, text);
   }
 
   close(code: number, reason: string): void {
@@ -123,6 +148,13 @@ export class SessionConnection {
   private onFrame(frame: SessionFrame, text: string): void {
     if (this.pending) {
       this.pending.push([frame, text]);
+      return;
+    }
+    // The live tail numbers every frame of the session: a jump means frames were missed (its
+    // connection dropped meanwhile). They are replayed from the log before this one goes out.
+    if (Number.isFinite(this.lastSentSeq) && frame.seq > this.lastSentSeq + 1) {
+      this.pending = [[frame, text]];
+      void this.fillGap();
       return;
     }
     this.send(frame, text);

@@ -24,8 +24,20 @@ export interface LoopPorts extends ToolTurnPorts {
    * model call or tool round under way), and what was said so far is the answer.
    */
   readonly steered?: AbortSignal;
-  /** Stores an assistant round that called tools, and each tool result (the turn can resume from them). */
-  recordToolRound(content: string, calls: ToolCall[], outcomes: ToolOutcome[]): Promise<void>;
+  /**
+   * Stores an assistant round's tool calls before they run, and returns its id: a turn redelivered
+   * after a crash runs these calls from there (LoopRequest.resume) instead of asking the model again.
+   */
+  startToolRound(content: string, calls: ToolCall[]): Promise<string>;
+  /** Stores each call's outcome and result, ending the round (the turn resumes after it). */
+  finishToolRound(roundId: string, calls: ToolCall[], outcomes: ToolOutcome[]): Promise<void>;
+}
+
+/** A tool round the turn stored before a crash whose calls never ended: run them, then go on. */
+export interface ResumedRound {
+  id: string;
+  content: string;
+  calls: ToolCall[];
 }
 
 export interface LoopRequest {
@@ -37,6 +49,8 @@ export interface LoopRequest {
   maxRounds: number;
   /** Tokens of `messages`, when the caller knows them (stored counts): used when the provider reports no usage. */
   inputTokens?: number;
+  /** The round to finish first (its calls, with their stored ids); `messages` do not hold it yet. */
+  resume?: ResumedRound | null;
 }
 
 export function newTurnState(): TurnState {
@@ -52,25 +66,46 @@ export async function runModelLoop(request: LoopRequest, ports: LoopPorts, state
   const messages = [...request.messages];
   let inputTokens = request.inputTokens;
   let text = '';
-  for (let round = 0; ; round += 1) {
-    const offerTools = request.tools !== null && round < request.maxRounds;
-    const { text: roundText, calls } = await callModel(request.provider, messages, offerTools ? request.tools : null, request.stream, ports, state, inputTokens);
-    text += roundText;
-    // Steered after the model spoke: its tool calls are not run.
-    if (calls.length === 0 || ports.steered?.aborted) return text;
-    state.toolCallSeen = true;
-    const outcomes = await executeToolCalls(calls, request.tools!, ports, state);
+  const runRound = async (roundId: string, roundText: string, calls: ToolCall[]) => {
+    const outcomes = await executeToolCalls(calls, request.tools ?? NO_TOOLS, ports, state);
     ports.signal.throwIfAborted();
-    await ports.recordToolRound(roundText, calls, outcomes);
-    if (ports.steered?.aborted) return text;
+    await ports.finishToolRound(roundId, calls, outcomes);
     const added: ChatMessage[] = [
       { role: 'assistant', content: roundText, toolCalls: calls },
       ...outcomes.map((outcome): ChatMessage => ({ role: 'tool', toolCallId: outcome.call.id, name: outcome.call.name, content: outcome.content })),
     ];
     messages.push(...added);
     if (inputTokens !== undefined) inputTokens += added.reduce((sum, message) => sum + messageTokens(message), 0);
+  };
+  let round = 0;
+  if (request.resume) {
+    // The model asked for these calls before the crash (its text was streamed then): they run now.
+    state.toolCallSeen = true;
+    text += request.resume.content;
+    await runRound(request.resume.id, request.resume.content, request.resume.calls);
+    round += 1;
+    if (ports.steered?.aborted) return text;
+  }
+  for (; ; round += 1) {
+    const offerTools = request.tools !== null && round < request.maxRounds;
+    const { text: roundText, calls } = await callModel(request.provider, messages, offerTools ? request.tools : null, request.stream, ports, state, inputTokens);
+    text += roundText;
+    // Steered after the model spoke: its tool calls are not run.
+    if (calls.length === 0 || ports.steered?.aborted) return text;
+    state.toolCallSeen = true;
+    // Stored before the calls run: a crash from here on resumes with these calls, not new ones.
+    const roundId = await ports.startToolRound(roundText, calls);
+    await runRound(roundId, roundText, calls);
+    if (ports.steered?.aborted) return text;
   }
 }
+
+/** No tools this turn (a resumed round's calls are refused as unknown). */
+const NO_TOOLS: ToolBox = {
+  specs: () => [],
+  get: () => undefined,
+  validate: () => ({ ok: false, error: 'no tools are loaded' }),
+};
 
 /** One model call: streams (or collects) its text, returns its tool calls, adds its usage. */
 export async function callModel(

@@ -1,5 +1,5 @@
 import type { AgentState } from '../core/events';
-import { callModel, runModelLoop, type LoopPorts, type TurnState } from './model-loop';
+import { callModel, runModelLoop, type LoopPorts, type ResumedRound, type TurnState } from './model-loop';
 import type { ChatMessage, LlmProvider } from './provider';
 import type { ToolBox } from './tool-box';
 
@@ -9,6 +9,8 @@ export interface ModeRequest {
   messages: ChatMessage[];
   tools: ToolBox | null;
   maxRounds: number;
+  /** A tool round stored before a crash: the answer's loop finishes it first (the other steps start afresh). */
+  resume?: ResumedRound | null;
 }
 
 /** Most sub-tasks a delegate turn runs in parallel. */
@@ -70,7 +72,7 @@ export async function runDelegate(request: ModeRequest, ports: LoopPorts, state:
 
 async function writeAnswer(request: ModeRequest, notes: string[], ports: LoopPorts, state: TurnState, extra = 'Now write the final answer to the user.'): Promise<string> {
   const messages = withInstruction(request.messages, `${notes.join('\n\n')}\n\n${extra}`);
-  return runModelLoop({ provider: request.provider, messages, tools: request.tools, stream: true, maxRounds: request.maxRounds }, ports, state);
+  return runModelLoop({ provider: request.provider, messages, tools: request.tools, stream: true, maxRounds: request.maxRounds, resume: request.resume }, ports, state);
 }
 
 /** The conversation with working notes added to the system prompt (they are not stored as messages). */

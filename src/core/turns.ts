@@ -83,8 +83,11 @@ export interface EventLog {
    * `afterSeq` so that what follows stays increasing for it.
    */
   replay(sessionId: string, afterSeq: number): Promise<Replay>;
-  /** Calls `listener` for every frame appended from now on, from any process. */
-  subscribe(sessionId: string, listener: FrameListener): Promise<Unsubscribe>;
+  /**
+   * Calls `listener` for every frame appended from now on, from any process. `onGap`: frames may
+   * have been missed (the live tail's connection dropped and came back): replay to catch up.
+   */
+  subscribe(sessionId: string, listener: FrameListener, onGap?: () => void): Promise<Unsubscribe>;
   close(): Promise<void>;
 }
 
@@ -173,8 +176,11 @@ export type ControlMessage =
 export interface ControlBus {
   readonly name: 'in-process' | 'redis';
   publish(message: ControlMessage): Promise<void>;
-  /** Every message published on any process, including this one. */
-  subscribe(listener: (message: ControlMessage) => void): Promise<Unsubscribe>;
+  /**
+   * Every message published on any process, including this one. `onGap`: messages may have been
+   * missed (the bus's connection dropped and came back).
+   */
+  subscribe(listener: (message: ControlMessage) => void, onGap?: () => void): Promise<Unsubscribe>;
   close(): Promise<void>;
 }
 

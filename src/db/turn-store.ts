@@ -120,8 +120,13 @@ export interface TurnStore {
    * is refused, or none was given) and the session's new `updated_at`.
    */
   endTurn(end: TurnEnd): Promise<{ reply: MessageRecord | null; updatedAt: Date }>;
-  /** Messages of a turn's tool rounds (each call and its result), so a redelivered turn resumes from them. */
+  /** Messages of a turn's tool rounds (a round's calls as they start), so a redelivered turn resumes from them. */
   insertMessages(messages: NewMessage[]): Promise<void>;
+  /**
+   * Ends a tool round stored when its calls started, in one transaction: the calls with their
+   * outcomes on the round's assistant message, and the results (one `tool` message each).
+   */
+  finishToolRound(roundId: string, calls: unknown[], results: NewMessage[]): Promise<void>;
   /** Forgets a user message that was stored but could not be queued. */
   deleteMessage(id: string): Promise<void>;
   /** Records a side-effecting tool call before it runs; false when this call of this turn was started before. */

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { SessionFrame, SessionFrameBody } from '../core/events';
 import type { EventLog, FrameListener, Replay, Unsubscribe } from '../core/turns';
-import { redisKey } from '../redis/connection';
+import { onSubscriberResumed, redisKey } from '../redis/connection';
 import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 
 /**
@@ -61,6 +61,8 @@ export class RedisEventLog implements EventLog {
   readonly name = 'redis' as const;
   private readonly redis: RedisWithScripts;
   private readonly listeners = new Map<string, Set<FrameListener>>();
+  /** Each live listener's catch-up, called when the subscriber is back after a drop. */
+  private readonly gaps = new Map<FrameListener, () => void>();
   /** Appends waiting for the end of this tick, per session. */
   private readonly batches = new Map<string, PendingAppend[]>();
 
@@ -77,6 +79,9 @@ export class RedisEventLog implements EventLog {
     });
     redis.defineCommand('eventLogRaise', { numberOfKeys: 1, lua: RAISE_SCRIPT });
     this.redis = redis as RedisWithScripts;
+    onSubscriberResumed(subscriber, () => {
+      for (const onGap of this.gaps.values()) onGap();
+    });
     this.subscriber.on('message', (channel: string, message: string) => {
       const listeners = this.listeners.get(channel);
       if (!listeners) return;
@@ -140,7 +145,7 @@ export class RedisEventLog implements EventLog {
     return { frames, complete: true };
   }
 
-  async subscribe(sessionId: string, listener: FrameListener): Promise<Unsubscribe> {
+  async subscribe(sessionId: string, listener: FrameListener, onGap?: () => void): Promise<Unsubscribe> {
     const channel = this.channel(sessionId);
     let set = this.listeners.get(channel);
     if (!set) {
@@ -149,7 +154,9 @@ export class RedisEventLog implements EventLog {
       await this.subscriber.subscribe(channel);
     }
     set.add(listener);
+    if (onGap) this.gaps.set(listener, onGap);
     return () => {
+      this.gaps.delete(listener);
       const current = this.listeners.get(channel);
       if (!current) return;
       current.delete(listener);
@@ -163,6 +170,7 @@ export class RedisEventLog implements EventLog {
 
   async close(): Promise<void> {
     this.listeners.clear();
+    this.gaps.clear();
   }
 
   private seqKey(sessionId: string): string {

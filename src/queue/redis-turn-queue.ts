@@ -1,4 +1,4 @@
-import { Queue, Worker } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { TurnHandler, TurnJob, TurnQueue } from '../core/turns';
 import type { Logger } from '../logs/logger';
@@ -65,12 +65,10 @@ export class RedisTurnQueue implements TurnQueue {
     );
     this.worker.on('error', (error) => this.logger.warn({ err: error.message }, 'turn worker error'));
     this.worker.on('failed', (job, error) => {
-      const finalAttempt = job !== undefined && job.attemptsMade >= (job.opts.attempts ?? 1);
-      if (job && finalAttempt && options.onGiveUp) {
-        void options.onGiveUp(job.data, error).catch((failure: unknown) => this.logger.error({ err: failure, job: job.data }, 'could not end a failed turn'));
-      } else {
-        this.logger.error({ job: job?.data, err: error.message }, 'turn job failed');
-      }
+      void (async () => {
+        if (job && options.onGiveUp && (await finalFailure(job))) await options.onGiveUp(job.data, error);
+        else this.logger.error({ job: job?.data, err: error.message }, 'turn job failed');
+      })().catch((failure: unknown) => this.logger.error({ err: failure, job: job?.data }, 'could not end a failed turn'));
     });
   }
 
@@ -96,4 +94,14 @@ export class RedisTurnQueue implements TurnQueue {
     await this.stopConsuming();
     await this.queue.close();
   }
+}
+
+/**
+ * Whether a failed job is over (no other attempt comes): its last attempt failed, or it stalled more
+ * often than `maxStalledCount` (the workers running it kept dying), which fails it at once whatever
+ * attempts are left.
+ */
+async function finalFailure(job: Job): Promise<boolean> {
+  if (job.attemptsMade >= (job.opts.attempts ?? 1)) return true;
+  return (await job.getState().catch(() => 'unknown')) === 'failed';
 }

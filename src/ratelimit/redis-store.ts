@@ -6,10 +6,13 @@ import type { HitResult, RateLimitStore } from './store';
 /** Limits of the Redis store. */
 export const REDIS_STORE_DEFAULTS = {
   /**
-   * A hit that gets no answer within this is treated as a store error (the request passes): a slow
-   * or dead Redis may add at most this much latency to a request.
+   * A hit that gets no answer within this is treated as a store error (the request passes): a hung
+   * Redis may add at most this much latency to a request. Not shorter: the timer runs on the API
+   * process's event loop, which a burst of requests (when limiting matters most) can hold up for a
+   * few hundred milliseconds; with 150 ms such a burst read as a dead store and passed unlimited
+   * (test/reliability/limiter-exactness.test.ts). A Redis that is down fails at once (no queueing).
    */
-  commandTimeoutMs: 150,
+  commandTimeoutMs: 1_000,
   /** How long startup waits for the first connection before serving anyway (failing open). */
   connectTimeoutMs: 2_000,
   /** Longest pause between reconnection attempts while Redis is down. */

@@ -2,14 +2,21 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 
 /**
+ * Reconnection attempts a command waits through before it fails (ioredis retries after 50 ms, 100 ms,
+ * … so 14 attempts are about 5 s): a Redis restart (a second or two) is ridden out, a dead Redis
+ * still surfaces as an error instead of a hang.
+ */
+export const REDIS_COMMAND_RETRIES = 14;
+
+/**
  * A Redis connection for one purpose. `blocking` connections (BullMQ workers, subscribers) must
- * retry forever (`maxRetriesPerRequest: null`, as BullMQ requires); others fail a command after one
- * retry so a dead Redis surfaces as an error instead of a hang.
+ * retry forever (`maxRetriesPerRequest: null`, as BullMQ requires); others fail a command after
+ * REDIS_COMMAND_RETRIES reconnection attempts.
  */
 export function createRedis(url: string, logger: Logger, purpose: string, options: { blocking?: boolean; autoPipelining?: boolean } = {}): Redis {
   const settings: RedisOptions = {
     connectionName: `switchboard:${purpose}`,
-    maxRetriesPerRequest: options.blocking ? null : 1,
+    maxRetriesPerRequest: options.blocking ? null : REDIS_COMMAND_RETRIES,
     enableReadyCheck: true,
     enableAutoPipelining: options.autoPipelining ?? false,
   };
@@ -25,6 +32,23 @@ export function createRedis(url: string, logger: Logger, purpose: string, option
     reported = false;
   });
   return redis;
+}
+
+/**
+ * Calls `onResumed` each time a subscriber connection is back after a drop, once its subscriptions
+ * are restored (ioredis re-subscribes on reconnect; a PING answered after that proves they are in
+ * place). What was published meanwhile never reached it: the caller catches up.
+ */
+export function onSubscriberResumed(subscriber: Redis, onResumed: () => void): void {
+  let dropped = false;
+  subscriber.on('close', () => {
+    dropped = true;
+  });
+  subscriber.on('ready', () => {
+    if (!dropped) return;
+    dropped = false;
+    void subscriber.ping().then(onResumed, onResumed);
+  });
 }
 
 /** Every Redis key and channel of this hub starts with the configured prefix (decisions.md §7). */

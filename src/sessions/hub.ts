@@ -77,8 +77,18 @@ export class SwitchboardHub implements Hub {
     const { models, turns } = this.deps;
     if (message.externalId) {
       const seen = await models.InboundEvent.findOne({ where: { channel: message.channel, external_id: message.externalId } });
-      if (seen) return { ingested: duplicate(seen.session_id ?? '', seen.message_id ?? ''), queuedMark: null };
+      if (seen && !(await this.abandoned(seen))) {
+        // Its first request may have died after storing the message but before queueing its turn.
+        if (seen.session_id && seen.message_id) await turns.queueIfStranded(seen.session_id, seen.message_id);
+        return { ingested: duplicate(seen.session_id ?? '', seen.message_id ?? ''), queuedMark: null };
+      }
+      // Its first request died before storing the message and could not free the id (the database went
+      // away, the process was killed): this retry takes it in (of two racing, one claims it below).
+      if (seen) await models.InboundEvent.destroy({ where: { channel: message.channel, external_id: message.externalId, message_id: seen.message_id } });
     }
+    // The turn's id is the claim's from the start: a retry can tell a message that was stored (it is
+    // answered with it) from one that never was.
+    const turnId = message.turnId ?? randomUUID();
     // A web message names its session (checked at connect); a chat message finds or makes its own.
     const sessionId = message.sessionId ?? (await this.chatSession(message)).id;
     if (message.externalId) {
@@ -86,7 +96,7 @@ export class SwitchboardHub implements Hub {
       const [, created] = await findOrInsert(
         models.InboundEvent,
         { channel: message.channel, external_id: message.externalId },
-        { channel: message.channel, external_id: message.externalId, session_id: sessionId, message_id: null, created_at: new Date() },
+        { channel: message.channel, external_id: message.externalId, session_id: sessionId, message_id: turnId, created_at: new Date() },
       );
       if (!created) return { ingested: duplicate(sessionId, ''), queuedMark: null };
     }
@@ -98,7 +108,7 @@ export class SwitchboardHub implements Hub {
         text: message.text,
         mode: message.mode,
         metadata: message.metadata,
-        turnId: message.turnId,
+        turnId,
         trace,
         sender: senderKey(message),
         // The web channel keeps the spec's TURN_IN_PROGRESS; chat channels follow their policy.
@@ -110,14 +120,24 @@ export class SwitchboardHub implements Hub {
       // a turn; a web client told 409 may retry with the same Idempotency-Key.
       if (message.externalId && (web || !(error instanceof AppError && error.code === 'TURN_IN_PROGRESS'))) {
         await models.InboundEvent.destroy({ where: { channel: message.channel, external_id: message.externalId } });
+      } else if (message.externalId) {
+        // Answered "busy" and kept: no message stands behind it, and it is never taken over.
+        await models.InboundEvent.update({ message_id: null }, { where: { channel: message.channel, external_id: message.externalId } });
       }
       throw error;
     }
     const stored = accepted.message;
-    if (message.externalId) {
-      await models.InboundEvent.update({ message_id: stored.id }, { where: { channel: message.channel, external_id: message.externalId } });
-    }
     return { ingested: { sessionId, userMessageId: stored.id, duplicate: false, disposition: accepted.disposition, createdAt: stored.created_at }, queuedMark: accepted.queuedMark };
+  }
+
+  /**
+   * A claimed event id whose message is not stored ABANDONED_CLAIM_MS after the claim: the request
+   * that claimed it died before storing it and could not free the id. (No message id: an event
+   * answered "busy", kept so that its retries are dropped.)
+   */
+  private async abandoned(seen: { message_id: string | null; created_at: Date }): Promise<boolean> {
+    if (seen.message_id === null || Date.now() - new Date(seen.created_at).getTime() <= ABANDONED_CLAIM_MS) return false;
+    return (await this.deps.models.Message.count({ where: { id: seen.message_id } })) === 0;
   }
 
   async amendWaiting(channel: ChannelName, externalId: string, text: string | null): Promise<boolean> {
@@ -199,6 +219,12 @@ export class SwitchboardHub implements Hub {
 export function senderKey(message: InboundMessage): string {
   return message.sender.contactId ? `${message.channel}:${message.sender.contactId}` : message.sender.userId;
 }
+
+/**
+ * How long an event id may stay claimed with no stored message before a retry takes it over: far
+ * longer than taking a message in takes, even with Redis or the database slow to answer.
+ */
+export const ABANDONED_CLAIM_MS = 15_000;
 
 function duplicate(sessionId: string, userMessageId: string): Ingested {
   return { sessionId, userMessageId, duplicate: true, disposition: 'duplicate', createdAt: null };

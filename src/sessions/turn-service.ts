@@ -199,6 +199,19 @@ export class TurnService {
   }
 
   /**
+   * A retried message (same event id) whose first request stored it and claimed the session, then
+   * died before queueing the turn: the turn is queued now. Harmless otherwise: only while the message
+   * is still owed and still the session's turn, and the queue drops a job id it already holds.
+   */
+  async queueIfStranded(sessionId: string, messageId: string): Promise<void> {
+    const live = await this.deps.registry.get(sessionId);
+    if (live?.turnId !== messageId || live.phase !== 'queued') return;
+    const [owed] = await this.deps.store.owedTurns(sessionId, 1);
+    if (owed?.id !== messageId) return;
+    await this.deps.queue.enqueue({ sessionId, userMessageId: messageId, queuedAt: Date.now() });
+  }
+
+  /**
    * Turns the database still owes (their process died, or they waited behind a turn whose process
    * died): the oldest of each session is claimed and queued again (deduplicated by id); the others
    * wait behind it and start in order.
@@ -212,7 +225,17 @@ export class TurnService {
         await registry.markWaiting(turn.sessionId);
         continue;
       }
-      if (!live && !(await registry.claim(turn.sessionId, turn.messageId))) continue;
+      if (!live) {
+        if (!(await registry.claim(turn.sessionId, turn.messageId))) continue;
+        // Its turn may have ended since the list was read (the reply stored, then the session freed):
+        // claimed now, it is queued only if still owed, or the session would stay busy with a turn
+        // that never runs again (its job is done) and the client would get its `done` twice.
+        const [owed] = await store.owedTurns(turn.sessionId, 1);
+        if (owed?.id !== turn.messageId) {
+          await registry.release(turn.sessionId, turn.messageId);
+          continue;
+        }
+      }
       await queue.enqueue({ sessionId: turn.sessionId, userMessageId: turn.messageId, queuedAt: Date.now() });
       queued += 1;
     }

@@ -10,6 +10,12 @@ export const CONVERSATION_CACHE_DEFAULTS = {
    * than this is not kept (its next turn reads it from the database, as on any miss).
    */
   maxBytes: 32 * 1024 * 1024,
+  /**
+   * Messages kept in all, whatever the number of sessions: a session's window is bounded only by
+   * the context window (hundreds of messages), so a bound in sessions alone let a worker's memory
+   * grow with every long session it ran (the soak run's workers grew for its whole 10 minutes).
+   */
+  maxMessages: 20_000,
 };
 
 /** What a kept message costs besides its text: the record's object, its fields and dates. */
@@ -49,6 +55,8 @@ interface Entry {
 export class ConversationCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
+  /** Messages of all entries. */
+  private size = 0;
 
   constructor(private readonly limits = CONVERSATION_CACHE_DEFAULTS) {}
 
@@ -72,12 +80,13 @@ export class ConversationCache {
   keep(sessionId: string, updatedAt: Date, messages: MessageRecord[]): void {
     this.forget(sessionId);
     const bytes = messages.reduce((sum, message) => sum + messageBytes(message), 0);
-    if (bytes > this.limits.maxBytes) return;
-    while (this.entries.size > 0 && (this.entries.size >= this.limits.maxSessions || this.bytes + bytes > this.limits.maxBytes)) {
-      this.forget(this.entries.keys().next().value!);
-    }
+    if (bytes > this.limits.maxBytes || messages.length > this.limits.maxMessages) return;
+    const full = () =>
+      this.entries.size >= this.limits.maxSessions || this.bytes + bytes > this.limits.maxBytes || this.size + messages.length > this.limits.maxMessages;
+    while (this.entries.size > 0 && full()) this.forget(this.entries.keys().next().value!);
     this.entries.set(sessionId, { updatedAt: updatedAt.getTime(), messages, bytes });
     this.bytes += bytes;
+    this.size += messages.length;
   }
 
   forget(sessionId: string): void {
@@ -85,10 +94,16 @@ export class ConversationCache {
     if (!entry) return;
     this.entries.delete(sessionId);
     this.bytes -= entry.bytes;
+    this.size -= entry.messages.length;
   }
 
   /** Sessions kept and their estimated size: for tests and diagnostics. */
   held(): { sessions: number; bytes: number } {
     return { sessions: this.entries.size, bytes: this.bytes };
+  }
+
+  /** Messages kept now (all sessions). */
+  get messages(): number {
+    return this.size;
   }
 }

@@ -44,34 +44,61 @@ export function toChatMessage(row: Pick<MessageRecord, 'role' | 'content' | 'too
   return { role: 'user', content: row.content };
 }
 
-/** The messages of one tool round: the assistant's calls (protocol vocabulary) and each result. */
-export function toolRoundMessages(base: Pick<NewMessage, 'session_id' | 'turn_id'>, content: string, calls: ToolCall[], outcomes: ToolOutcome[], newId: () => string): NewMessage[] {
-  const byCall = new Map(outcomes.map((outcome) => [outcome.call.id, outcome]));
-  const stored: StoredToolCall[] = calls.map((call) => {
-    const outcome = byCall.get(call.id);
-    return {
-      tool_call_id: call.id,
-      tool_name: call.name,
-      input: outcome?.input ?? {},
-      output: outcome?.content ?? null,
-      duration_ms: outcome?.durationMs ?? null,
-      error: outcome?.error ?? null,
-      arguments: call.arguments,
-    };
-  });
-  const common = { ...base, input_tokens: 0, output_tokens: 0, workflow_id: null, mode: null, reply_to: null, sender: null };
-  const assistant: NewMessage = {
-    ...common,
-    id: newId(),
+/** One stored call of a round: the call, and its outcome once it ran (none yet: the round started, its calls did not end). */
+function storedCall(call: ToolCall, outcome: ToolOutcome | undefined): StoredToolCall {
+  return {
+    tool_call_id: call.id,
+    tool_name: call.name,
+    input: outcome?.input ?? parsedArguments(call.arguments),
+    output: outcome?.content ?? null,
+    duration_ms: outcome?.durationMs ?? null,
+    error: outcome?.error ?? null,
+    arguments: call.arguments,
+  };
+}
+
+function parsedArguments(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+const ROUND_COMMON = { input_tokens: 0, output_tokens: 0, workflow_id: null, mode: null, reply_to: null, sender: null };
+
+/**
+ * The assistant message of a tool round, stored before its calls run (outcomes empty until the
+ * round ends), so a turn redelivered after a crash runs these very calls, with the same ids (a
+ * side-effecting one that started is not run again), instead of asking the model anew: a model asked
+ * again names its calls afresh, and a claim kept by call id would not recognise them.
+ */
+export function toolCallsMessage(base: Pick<NewMessage, 'session_id' | 'turn_id'>, content: string, calls: ToolCall[], id: string): NewMessage {
+  return {
+    ...base,
+    ...ROUND_COMMON,
+    id,
     role: 'assistant',
     content,
-    tool_calls: stored,
+    tool_calls: calls.map((call) => storedCall(call, undefined)),
     metadata: {},
     token_count: messageTokens({ role: 'assistant', content, toolCalls: calls }),
   };
+}
+
+/** The end of a tool round: each call with its outcome (for the round's assistant message) and one `tool` message per result. */
+export function toolResultMessages(
+  base: Pick<NewMessage, 'session_id' | 'turn_id'>,
+  calls: ToolCall[],
+  outcomes: ToolOutcome[],
+  newId: () => string,
+): { calls: StoredToolCall[]; results: NewMessage[] } {
+  const byCall = new Map(outcomes.map((outcome) => [outcome.call.id, outcome]));
   const results = outcomes.map(
     (outcome): NewMessage => ({
-      ...common,
+      ...base,
+      ...ROUND_COMMON,
       id: newId(),
       role: 'tool',
       content: outcome.content,
@@ -80,7 +107,25 @@ export function toolRoundMessages(base: Pick<NewMessage, 'session_id' | 'turn_id
       token_count: messageTokens({ role: 'tool', toolCallId: outcome.call.id, name: outcome.call.name, content: outcome.content }),
     }),
   );
-  return [assistant, ...results];
+  return { calls: calls.map((call) => storedCall(call, byCall.get(call.id))), results };
+}
+
+/** A tool round of this turn that was stored when its calls started and never ended: the worker died meanwhile. */
+export interface PendingRound {
+  row: MessageRecord;
+  calls: ToolCall[];
+}
+
+/** The turn's last tool round, when its calls never ended (a round's results are stored at once, so none is there). */
+export function pendingToolRound(rows: readonly MessageRecord[], turnId: string): PendingRound | null {
+  for (let index = rows.length - 1; index >= 0; index -= 1) {
+    const row = rows[index]!;
+    if (row.id === turnId) return null; // back at the turn's own message
+    if (row.turn_id !== turnId) continue;
+    if (row.role === 'tool') return null; // the turn's last round ended
+    if (row.role === 'assistant' && (row.tool_calls ?? []).length > 0) return { row, calls: (row.tool_calls ?? []).map(toProviderCall) };
+  }
+  return null;
 }
 
 /** What a turn answers and the rows its prompt is made of. */

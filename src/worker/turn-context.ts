@@ -12,7 +12,7 @@ import type { SessionTools } from '../sessions/session-tools';
 import { parametersDigest } from '../audit/digest';
 import type { HubMetrics } from '../metrics/hub-metrics';
 import { failed, SpanKind, type Span, type Tracing } from '../tracing/tracing';
-import { toolRoundMessages } from './conversation';
+import { toolCallsMessage, toolResultMessages } from './conversation';
 import type { TurnEvents } from './turn-events';
 
 /** A `tool_confirm` as the worker receives it: the action, and who chose it (when the channel said). */
@@ -22,8 +22,11 @@ export interface ConfirmAnswer {
 }
 
 export interface ConfirmationWaiters {
-  /** Registers a waiter for `confirmationId`; the worker resolves it when tool_confirm arrives. */
-  wait(confirmationId: string): { answer: Promise<ConfirmAnswer>; release(): void };
+  /**
+   * Registers a waiter for `confirmationId`; the worker resolves it when tool_confirm arrives, and
+   * calls `askAgain` when answers may have been lost on the way (the control bus's connection dropped).
+   */
+  wait(confirmationId: string, askAgain?: () => Promise<void>): { answer: Promise<ConfirmAnswer>; release(): void };
 }
 
 /**
@@ -83,8 +86,9 @@ export class TurnContext implements LoopPorts {
 
   /** Asks (the pending confirmation lives in the turn registry) and waits for the answer, a timeout or the turn's end. */
   private async ask(confirmationId: string, request: { tool: string; parameters: Record<string, unknown>; message: string }): Promise<ConfirmAnswer> {
-    const { answer, release } = this.deps.waiters.wait(confirmationId);
     const pending = { confirmation_id: confirmationId, ...request, workflow: this.workflow };
+    // An answer lost while the control bus reconnected: the question is asked again (same id).
+    const { answer, release } = this.deps.waiters.wait(confirmationId, () => this.emit({ type: 'tool_confirm_request', payload: pending }));
     // Kept with the running turn, so a socket that connects meanwhile is asked again.
     await this.deps.registry.update(this.sessionId, this.turnId, { pending });
     let timer: NodeJS.Timeout | undefined;
@@ -199,8 +203,15 @@ export class TurnContext implements LoopPorts {
     this.onCancel();
   }
 
-  recordToolRound(content: string, calls: ToolCall[], outcomes: ToolOutcome[]): Promise<void> {
-    return this.deps.store.insertMessages(toolRoundMessages({ session_id: this.sessionId, turn_id: this.turnId }, content, calls, outcomes, randomUUID));
+  async startToolRound(content: string, calls: ToolCall[]): Promise<string> {
+    const id = randomUUID();
+    await this.deps.store.insertMessages([toolCallsMessage({ session_id: this.sessionId, turn_id: this.turnId }, content, calls, id)]);
+    return id;
+  }
+
+  finishToolRound(roundId: string, calls: ToolCall[], outcomes: ToolOutcome[]): Promise<void> {
+    const ended = toolResultMessages({ session_id: this.sessionId, turn_id: this.turnId }, calls, outcomes, randomUUID);
+    return this.deps.store.finishToolRound(roundId, ended.calls, ended.results);
   }
 
   private async changeTools(changes: Parameters<SessionTools['apply']>[1]): Promise<void> {

@@ -17,7 +17,7 @@ import { toolNames } from '../workflows/workflow-schema';
 import type { Logger } from '../logs/logger';
 import type { SessionTools } from '../sessions/session-tools';
 import { midTurnPolicy, type ChannelPolicyDefault } from '../sessions/mid-turn-policy';
-import { conversationEntries, planTurn, type TurnPlan } from './conversation';
+import { conversationEntries, pendingToolRound, planTurn, type TurnPlan } from './conversation';
 import { ConversationCache } from './conversation-cache';
 import { TurnContext, type ConfirmAnswer, type ConfirmationWaiters } from './turn-context';
 import { TurnEvents } from './turn-events';
@@ -99,7 +99,7 @@ export class TurnWorker implements ConfirmationWaiters {
   readonly id = randomUUID();
   private readonly running = new Map<string, RunningTurn>();
   private readonly conversations = new ConversationCache();
-  private readonly confirmations = new Map<string, (answer: ConfirmAnswer) => void>();
+  private readonly confirmations = new Map<string, { resolve: (answer: ConfirmAnswer) => void; askAgain?: () => Promise<void> }>();
   private stopControl: Unsubscribe | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
 
@@ -113,8 +113,8 @@ export class TurnWorker implements ConfirmationWaiters {
         if (message.steer) turn.steer.abort();
         else turn.controller.abort(new TurnStopped('cancel'));
       }
-      if (message.kind === 'tool_confirm') this.confirmations.get(message.confirmationId)?.({ action: message.action as ConfirmAction, actor: message.actor });
-    });
+      if (message.kind === 'tool_confirm') this.confirmations.get(message.confirmationId)?.resolve({ action: message.action as ConfirmAction, actor: message.actor });
+    }, () => this.askAgain());
     await this.beat();
     this.heartbeat = setInterval(() => void this.beat(), this.options.heartbeatMs);
     this.heartbeat.unref();
@@ -132,11 +132,18 @@ export class TurnWorker implements ConfirmationWaiters {
     this.stopControl?.();
   }
 
-  wait(confirmationId: string) {
+  wait(confirmationId: string, askAgain?: () => Promise<void>) {
     let resolve!: (answer: ConfirmAnswer) => void;
     const answer = new Promise<ConfirmAnswer>((settle) => (resolve = settle));
-    this.confirmations.set(confirmationId, resolve);
+    this.confirmations.set(confirmationId, { resolve, askAgain });
     return { answer, release: () => this.confirmations.delete(confirmationId) };
+  }
+
+  /** The control bus was cut off for a while: answers sent meanwhile never came, so every waiting question is asked again. */
+  private askAgain(): void {
+    for (const waiter of this.confirmations.values()) {
+      void waiter.askAgain?.().catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not ask a confirmation again'));
+    }
   }
 
   /**
@@ -159,6 +166,7 @@ export class TurnWorker implements ConfirmationWaiters {
     // Taken only while it is still the session's turn (it may have been cancelled in the queue).
     if (!(await registry.update(job.sessionId, turnId, { phase: 'running' }))) {
       logger.debug({ job }, 'turn no longer current (finished or cancelled); skipped');
+      await this.doneIfMissing(job);
       return;
     }
     const controller = new AbortController();
@@ -303,9 +311,33 @@ export class TurnWorker implements ConfirmationWaiters {
     return store.loadConversation(sessionId, undefined, usage);
   }
 
-  /** The queue gave the job up (it kept failing): the session is freed and the client told. */
+  /**
+   * A redelivered job whose turn is no longer the session's: cancelled, or ended. A worker that
+   * stored the reply and freed the session (before `done`, so the client's next message finds it
+   * free) may have died before `done` went out: then the client never learns the turn ended, so
+   * `done` goes out now, unless the log has it.
+   */
+  private async doneIfMissing(job: TurnJob): Promise<void> {
+    const loaded = await this.options.store.loadConversation(job.sessionId);
+    const reply = loaded ? findLast(loaded.messages, (message) => message.reply_to === job.userMessageId) : undefined;
+    if (!reply) return;
+    const { frames } = await this.options.events.replay(job.sessionId, -1);
+    if (frames.some((frame) => frame.type === 'done' && frame.payload.turn_id === job.userMessageId)) return;
+    this.options.logger.info({ job }, 'a turn that ended without its done (its worker died): done sent');
+    await this.emitEnd(new TurnEvents(this.options, job.sessionId, job.userMessageId), reply, { durationMs: 0, toolCalls: Number(reply.metadata?.tool_calls ?? 0) });
+  }
+
+  /**
+   * The queue gave the job up (it kept failing, or the workers running it kept dying): the message
+   * counts as answered (no process queues it again), the session is freed and the client told.
+   */
   private async giveUp(job: TurnJob, error: unknown): Promise<void> {
     this.options.logger.error({ err: error, job }, 'turn failed after every attempt');
+    if ((await this.options.registry.get(job.sessionId))?.turnId !== job.userMessageId) return; // ended meanwhile
+    this.conversations.forget(job.sessionId);
+    await this.options.store
+      .endTurn({ sessionId: job.sessionId, turnId: job.userMessageId, reply: null, usage: { inputTokens: 0, outputTokens: 0 } })
+      .catch((failure: unknown) => this.options.logger.error({ err: failure, job }, 'could not mark a given-up turn answered'));
     if (!(await this.release(job.sessionId, job.userMessageId)).ours) return;
     const events = new TurnEvents(this.options, job.sessionId, job.userMessageId);
     await events.send({ type: 'error', payload: { code: 'INTERNAL_ERROR', message: 'The agent failed: an internal error occurred.' } });
@@ -373,7 +405,9 @@ export class TurnWorker implements ConfirmationWaiters {
       await this.options.registry.update(session.id, userMessage.id, { workflowId: routing.decision.workflowId });
     }
     logger.debug({ session_id: session.id, workflow: workflow?.name ?? null, reason: routing.decision.reason, score: routing.decision.score }, 'routed');
-    const entries = conversationEntries(plan.rows);
+    // A tool round that started before a crash and never ended: its calls run first, as they were.
+    const pending = pendingToolRound(plan.rows, userMessage.id);
+    const entries = conversationEntries(pending ? plan.rows.filter((row) => row !== pending.row) : plan.rows);
     // The workflow's prompt replaces the default; its knowledge is searched for this message.
     const passages = workflow && workflow.knowledge_base_ids.length > 0 && this.options.knowledge
       ? await this.options.knowledge.passagesFor(workflow.knowledge_base_ids, userMessage.content)
@@ -384,7 +418,8 @@ export class TurnWorker implements ConfirmationWaiters {
     const system = systemWithSummary(prompt, session.memory_summary);
     const { messages: prompted, tokens: inputTokens } = fitEntries(system, entries, this.budget());
     const tools = sessionTools.toolBox(session, workflow ? toolNames(workflow.tool_list) : undefined);
-    const request = { provider, messages: prompted, tools, maxRounds: config.maxSteps ?? agent.max_tool_rounds, inputTokens };
+    const resume = pending ? { id: pending.row.id, content: pending.row.content, calls: pending.calls } : null;
+    const request = { provider, messages: prompted, tools, maxRounds: config.maxSteps ?? agent.max_tool_rounds, inputTokens, resume };
     const setState = (next: AgentState) => ports.emit({ type: 'agent_state', payload: { state: next } });
     let text: string;
     switch ((userMessage.mode ?? 'normal') as TurnMode) {

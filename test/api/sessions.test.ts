@@ -1,3 +1,5 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { ABANDONED_CLAIM_MS } from '../../src/sessions/hub';
 import { startService, type RunningService } from '../../src/main';
 import { ScriptedProvider } from '../fakes/scripted-provider';
 import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
@@ -218,6 +220,29 @@ describe('Idempotency-Key on POST /sessions/{id}/messages', () => {
     const late = await send(id, 'sync-1', 'wait for me', '?sync=true');
     expect([late.status, late.body.data.message_id]).toEqual([200, a.body.data.message_id]);
     expect(await userTexts(id)).toEqual(['wait for me']);
+  });
+
+  it('a key whose first request died before its message was stored is taken over by a retry after a while; one stored is never stored again', async () => {
+    const id = (await post(ann, '/sessions', {})).body.data.id;
+    const externalId = `${id}:${createHash('sha256').update('orphan-1').digest('base64url')}`;
+    const { sequelize } = service.storage;
+    const claimedAgo = (ageMs: number) => new Date(Date.now() - ageMs);
+    // The first request claimed the key and died (its process killed, the database gone) before storing.
+    await sequelize.query('INSERT INTO inbound_events (channel, external_id, session_id, message_id, created_at) VALUES (?, ?, ?, ?, ?)', {
+      replacements: ['web', externalId, id, randomUUID(), claimedAgo(1_000)],
+    });
+    const early = await send(id, 'orphan-1', 'lost once');
+    expect([early.status, early.body.error.code]).toEqual([409, 'CONFLICT']); // it may still be on its way
+    await sequelize.query('UPDATE inbound_events SET created_at = ? WHERE external_id = ?', { replacements: [claimedAgo(ABANDONED_CLAIM_MS + 1_000), externalId] });
+    const late = await send(id, 'orphan-1', 'lost once');
+    expect(late.status).toBe(202);
+    await idle(id);
+    // Long after, the key still names the message that was stored: no second copy.
+    await sequelize.query('UPDATE inbound_events SET created_at = ? WHERE external_id = ?', { replacements: [claimedAgo(ABANDONED_CLAIM_MS + 1_000), externalId] });
+    const again = await send(id, 'orphan-1', 'lost once');
+    expect([again.status, again.body.data.id]).toEqual([202, late.body.data.id]);
+    await idle(id);
+    expect(await userTexts(id)).toEqual(['lost once']);
   });
 
   it('refuses a key that is empty, too long or not printable ASCII (422 naming the header)', async () => {

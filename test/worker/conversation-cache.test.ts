@@ -43,7 +43,7 @@ it('stays within its byte budget when every session carries a message of 1 MiB (
 });
 
 it('keeps the last maxSessions small conversations, and counts their bytes out as they go', () => {
-  const cache = new ConversationCache({ maxSessions: 10, maxBytes: MIB });
+  const cache = new ConversationCache({ ...CONVERSATION_CACHE_DEFAULTS, maxSessions: 10, maxBytes: MIB });
   const ids = Array.from({ length: 25 }, () => randomUUID());
   for (const id of ids) cache.keep(id, updatedAt, [message(id, 1)]);
   expect(cache.held()).toEqual({ sessions: 10, bytes: 10 * messageBytes(message(ids[0]!, 1)) });
@@ -52,7 +52,7 @@ it('keeps the last maxSessions small conversations, and counts their bytes out a
 });
 
 it('does not keep a conversation larger than the whole budget, nor the one it replaces', () => {
-  const cache = new ConversationCache({ maxSessions: 10, maxBytes: 64 * 1024 });
+  const cache = new ConversationCache({ ...CONVERSATION_CACHE_DEFAULTS, maxSessions: 10, maxBytes: 64 * 1024 });
   const id = randomUUID();
   const other = randomUUID();
   cache.keep(other, updatedAt, [message(other, 1)]);
@@ -69,4 +69,30 @@ it('estimates text, metadata and tool calls (two bytes per UTF-16 unit) once per
   expect(messageBytes(big) - messageBytes(small)).toBeGreaterThan(2 * 2_000);
   big.content = ''; // records are not changed once stored; the first estimate stands
   expect(messageBytes(big) - messageBytes(small)).toBeGreaterThan(2 * 2_000);
+});
+
+const rows = (count: number, from = 1) => Array.from({ length: count }, (_, index) => message('s', from + index));
+const at = new Date(1_000);
+
+it('keeps at most maxMessages in all, dropping the least recently kept sessions first', () => {
+  const cache = new ConversationCache({ maxSessions: 100, maxBytes: MIB, maxMessages: 10 });
+  cache.keep('a', at, rows(4));
+  cache.keep('b', at, rows(4));
+  cache.keep('a', at, rows(5)); // a is now the most recent
+  expect(cache.messages).toBe(9);
+  cache.keep('c', at, rows(3)); // 12 > 10: b (least recent) goes
+  expect([cache.readAfter('a'), cache.readAfter('b'), cache.readAfter('c')]).toEqual([5, undefined, 3]);
+  expect(cache.messages).toBe(8);
+  cache.keep('d', at, rows(11)); // larger than the whole budget: not kept, nothing else dropped for it
+  expect([cache.readAfter('d'), cache.messages]).toEqual([undefined, 8]);
+  cache.forget('a');
+  expect(cache.messages).toBe(3);
+});
+
+it('keeps at most maxSessions sessions', () => {
+  const cache = new ConversationCache({ maxSessions: 2, maxBytes: MIB, maxMessages: 1_000 });
+  cache.keep('a', at, rows(1));
+  cache.keep('b', at, rows(1));
+  cache.keep('c', at, rows(1));
+  expect([cache.readAfter('a'), cache.readAfter('b'), cache.readAfter('c'), cache.messages]).toEqual([undefined, 1, 1, 2]);
 });

@@ -133,6 +133,81 @@ it('a redelivered job whose reply is stored does not run the model again, and re
   expect(await registry.get(session.id)).toBeNull();
 });
 
+it('queueing unfinished turns again skips one that ended after the list was read: the session stays free, no second done', async () => {
+  const session = await newSession();
+  const message = await accept(session.id, 'ends meanwhile');
+  await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  expect(await registry.get(session.id)).toBeNull();
+  // A starting worker read the unanswered turns just before this one stored its reply and freed the session.
+  const stale = Object.assign(Object.create(store) as SqliteTurnStore, { unansweredTurns: async () => [{ sessionId: session.id, messageId: message.id }] });
+  const queued: unknown[] = [];
+  const requeuer = new TurnService({
+    store: stale,
+    registry,
+    queue: { name: 'in-process', enqueue: async (job: unknown) => void queued.push(job) } as never,
+    events,
+    control,
+    logger,
+    hasWorkflow: async () => false,
+    pickup: new PickupWatch({ registry, events, workers: new InProcessWorkerPresence(), logger }, { warnAfterMs: 60_000, sweepMs: 60_000 }),
+  });
+  expect(await requeuer.requeueUnfinished()).toBe(0);
+  expect(queued).toEqual([]);
+  expect(await registry.get(session.id)).toBeNull();
+});
+
+it('a redelivered job whose worker stored the reply and freed the session but died before done sends that done, once', async () => {
+  const session = await newSession();
+  const message = await accept(session.id, 'almost done');
+  // The first worker stored the reply and freed the session, then died before `done` went out.
+  const reply = await models.Message.create({
+    id: randomUUID(),
+    session_id: session.id,
+    role: 'assistant',
+    content: 'Stored, never announced.',
+    tool_calls: [],
+    workflow_id: null,
+    mode: 'normal',
+    metadata: { tool_calls: 0 },
+    reply_to: message.id,
+    turn_id: message.id,
+  });
+  await registry.release(session.id, message.id);
+  const calls = provider.requests.length;
+  await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  expect(provider.requests.length).toBe(calls);
+  const dones = (await framesOf(session.id)).filter((frame) => frame.type === 'done');
+  expect(dones.map((frame) => [frame.payload.message_id, frame.payload.text, frame.payload.turn_id])).toEqual([[reply.id, 'Stored, never announced.', message.id]]);
+});
+
+it('a retried message whose first request stored it and claimed the session but died before queueing gets its turn queued, once', async () => {
+  const session = await newSession();
+  const queued: { userMessageId: string }[] = [];
+  const retrying = new TurnService({
+    store,
+    registry,
+    queue: { name: 'in-process', enqueue: async (job: { userMessageId: string }) => void queued.push(job) } as never,
+    events,
+    control,
+    logger,
+    hasWorkflow: async () => false,
+    pickup: new PickupWatch({ registry, events, workers: new InProcessWorkerPresence(), logger }, { warnAfterMs: 60_000, sweepMs: 60_000 }),
+  });
+  // Stored and claimed by the first request (`accept` here queues nowhere), which then died.
+  const message = await accept(session.id, 'stranded');
+  await retrying.queueIfStranded(session.id, message.id);
+  expect(queued.map((job) => job.userMessageId)).toEqual([message.id]);
+  // A worker has it: nothing to do.
+  await registry.update(session.id, message.id, { phase: 'running' });
+  await retrying.queueIfStranded(session.id, message.id);
+  expect(queued).toHaveLength(1);
+  // Ended: nothing to do either.
+  await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  await retrying.queueIfStranded(session.id, message.id);
+  expect(queued).toHaveLength(1);
+});
+
 it('skips a job that is no longer the session turn (finished or cancelled meanwhile)', async () => {
   const session = await newSession();
   const calls = provider.requests.length;
@@ -174,6 +249,55 @@ it('a side-effecting call started before a crash is never run again when the tur
   const end = (await framesOf(session.id)).find((frame) => frame.type === 'tool_end');
   expect(end?.payload).toMatchObject({ tool_call_id: 'side-1', error: expect.stringMatching(/already started before an interruption; it was not run again/) });
   expect((await framesOf(session.id)).some((frame) => frame.type === 'done')).toBe(true);
+});
+
+it('a tool round stored before a crash runs its own calls when redelivered: the model is not asked again (it would name them afresh)', async () => {
+  const session = await newSession();
+  await models.Session.update({ active_tools: ['save_note', 'lookup'], tool_state: { approved: ['save_note'], disabled: [] } }, { where: { id: session.id } });
+  const message = await accept(session.id, 'note it and look it up');
+  // The first delivery stored the round as its calls started, began the side-effecting one, then died.
+  const base = { session_id: session.id, workflow_id: null, mode: null, reply_to: null, turn_id: message.id };
+  const round = randomUUID();
+  await models.Message.create({
+    ...base,
+    id: round,
+    role: 'assistant',
+    content: 'On it. ',
+    tool_calls: [
+      { tool_call_id: 'first-1', tool_name: 'save_note', input: { text: 'x' }, output: null, duration_ms: null, error: null, arguments: '{"text":"x"}' },
+      { tool_call_id: 'first-2', tool_name: 'lookup', input: { word: 'y' }, output: null, duration_ms: null, error: null, arguments: '{"word":"y"}' },
+    ],
+    metadata: {},
+  });
+  await models.ToolRun.create({ tool_call_id: 'first-1', turn_id: message.id, session_id: session.id, name: 'save_note', status: 'running', created_at: new Date() });
+  await registry.update(session.id, message.id, { phase: 'running' });
+  // Were the model asked for the round again, it would call save_note under a new id.
+  provider.rounds = [{ text: ['Noted.'] }];
+  const calls = provider.requests.length;
+  tools.runs.length = 0;
+  await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  expect(provider.requests.length - calls).toBe(1);
+  expect(tools.runs).toEqual([{ tool: 'lookup', input: { word: 'y' } }]);
+  const frames = await framesOf(session.id);
+  // Calls of a round run in parallel: their ends come in either order.
+  const ends = frames.filter((frame) => frame.type === 'tool_end').map((frame) => [frame.payload.tool_call_id, frame.payload.error]);
+  expect(ends.sort((a, b) => String(a[0]).localeCompare(String(b[0])))).toEqual([
+    ['first-1', expect.stringMatching(/already started before an interruption/)],
+    ['first-2', null],
+  ]);
+  expect(frames.find((frame) => frame.type === 'done')?.payload.text).toBe('On it. Noted.');
+  // The round now holds its outcomes, and its results follow it: the model saw them in that order.
+  const stored = await models.Message.findOne({ where: { id: round } });
+  expect((stored!.tool_calls as { tool_call_id: string; error: string | null }[]).map((call) => [call.tool_call_id, call.error === null])).toEqual([
+    ['first-1', false],
+    ['first-2', true],
+  ]);
+  const sent = provider.requests.at(-1)!.messages;
+  expect(sent.slice(-3).map((entry) => [entry.role, (entry as { toolCallId?: string }).toolCallId ?? null])).toEqual([
+    ['assistant', null],
+    ['tool', 'first-1'],
+    ['tool', 'first-2'],
+  ]);
 });
 
 it('a redelivered turn resumes after its stored tool rounds instead of calling the tools again', async () => {

@@ -181,6 +181,19 @@ export class PostgresTurnStore implements TurnStore {
     await this.pool.query(`INSERT INTO messages (${MESSAGE_LIST}) VALUES ${rows}`, messages.flatMap((message) => messageValues(message, createdAt)));
   }
 
+  async finishToolRound(roundId: string, calls: unknown[], results: NewMessage[]): Promise<void> {
+    const createdAt = new Date();
+    // One statement, so one implicit transaction: the round's outcomes and its results together.
+    const rows = results.map((_, index) => `(${parameters(index * COUNT + 3, COUNT).join(', ')})`).join(', ');
+    const insert = results.length > 0 ? `INSERT INTO messages (${MESSAGE_LIST}) VALUES ${rows}` : 'SELECT 1';
+    this.statements.writes += 1;
+    await this.pool.query(`WITH round AS (UPDATE messages SET tool_calls = $1::json WHERE id = $2::uuid) ${insert}`, [
+      JSON.stringify(calls),
+      roundId,
+      ...results.flatMap((message) => messageValues(message, createdAt)),
+    ]);
+  }
+
   async deleteMessage(id: string): Promise<void> {
     await this.write('deleteMessage', [id]);
   }

@@ -57,6 +57,7 @@ const SQL = {
     memory_updated_at = CASE WHEN ? THEN ? ELSE memory_updated_at END,
     updated_at = ? WHERE id = ?`,
   deleteMessage: 'DELETE FROM messages WHERE id = ?',
+  setToolCalls: 'UPDATE messages SET tool_calls = ? WHERE id = ?',
   mergeIntoTurn: 'UPDATE messages SET turn_id = ? WHERE id = ?',
   owedTurns: `SELECT m.id AS id, m.ordinal AS ordinal FROM sessions s JOIN messages m ON m.session_id = s.id AND m.ordinal > COALESCE(s.answered_through, 0)
     WHERE s.id = ? AND s.archived_at IS NULL AND m.role = 'user' ORDER BY m.ordinal LIMIT ?`,
@@ -149,6 +150,14 @@ export class SqliteTurnStore implements TurnStore {
     const createdAt = toSqliteDate(new Date());
     await this.writer.write(async (execute) => {
       for (const message of messages) await execute(SQL.insertMessage, messageValues(message, createdAt));
+    });
+  }
+
+  async finishToolRound(roundId: string, calls: unknown[], results: NewMessage[]): Promise<void> {
+    const createdAt = toSqliteDate(new Date());
+    await this.writer.write(async (execute) => {
+      await execute(SQL.setToolCalls, [JSON.stringify(calls), roundId]);
+      for (const message of results) await execute(SQL.insertMessage, messageValues(message, createdAt));
     });
   }
 
