@@ -196,10 +196,20 @@ async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle
  */
 async function reachRedis(url: string, probes: Redis[], all: Redis[]): Promise<void> {
   let lastError: string | null = null;
-  const remember = (error: Error) => void (lastError = error.message);
+  // Commands ride out a short Redis restart (REDIS_COMMAND_RETRIES, ~5 s each); at startup the first
+  // connection error is the answer, so a wrong URL fails at once instead of after every retry.
+  let refused!: (error: Error) => void;
+  const firstError = new Promise<never>((_resolve, reject) => (refused = reject));
+  firstError.catch(() => undefined);
+  const remember = (error: Error) => {
+    lastError = error.message;
+    refused(error);
+  };
   for (const redis of probes) redis.on('error', remember);
   try {
-    await Promise.all(probes.map((redis) => redis.ping()));
+    const pinged = Promise.all(probes.map((redis) => redis.ping()));
+    pinged.catch(() => undefined); // lost the race: its rejection (the connections closed) is expected
+    await Promise.race([pinged, firstError]);
   } catch (error) {
     for (const redis of all) redis.disconnect();
     const reason = lastError ?? (error instanceof Error ? error.message : String(error));
