@@ -4,11 +4,12 @@ export const CONVERSATION_CACHE_DEFAULTS = {
   /** Sessions whose conversation a worker keeps between turns (least recently used ones go first). */
   maxSessions: 1_000,
   /**
-   * Messages kept in all, whatever the number of sessions: a session's window is bounded only by
-   * the context window (hundreds of messages), so a bound in sessions alone let a worker's memory
-   * grow with every long session it ran (the soak run's workers grew for its whole 10 minutes).
+   * Messages kept in all (a few kilobytes each: about 15 MB), whatever the number of sessions: a
+   * session's window is bounded only by the context window (hundreds of messages), so a bound in
+   * sessions alone let a worker's memory grow with every long session it ran (the soak run's workers
+   * grew for its whole 10 minutes). Ten 500-message sessions still fit.
    */
-  maxMessages: 20_000,
+  maxMessages: 5_000,
 };
 
 interface Entry {
