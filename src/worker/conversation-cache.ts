@@ -11,11 +11,12 @@ export const CONVERSATION_CACHE_DEFAULTS = {
    */
   maxBytes: 32 * 1024 * 1024,
   /**
-   * Messages kept in all, whatever the number of sessions: a session's window is bounded only by
-   * the context window (hundreds of messages), so a bound in sessions alone let a worker's memory
-   * grow with every long session it ran (the soak run's workers grew for its whole 10 minutes).
+   * Messages kept in all (a few kilobytes each: about 15 MB), whatever the number of sessions: a
+   * session's window is bounded only by the context window (hundreds of messages), so a bound in
+   * sessions alone let a worker's memory grow with every long session it ran (the soak run's workers
+   * grew for its whole 10 minutes). Ten 500-message sessions still fit.
    */
-  maxMessages: 20_000,
+  maxMessages: 5_000,
 };
 
 /** What a kept message costs besides its text: the record's object, its fields and dates. */
