@@ -27,6 +27,8 @@ export class ResilientSession {
   /** Messages whose sending gave up (never answered 202 within the retry budget). */
   readonly unsent: string[] = [];
   lastSeq = 0;
+  /** The API process (base URL) the socket is open to now; null while reconnecting. */
+  connectedTo: string | null = null;
   private ws: WebSocket | null = null;
   private stopped = false;
   private waiters: { predicate: (frame: ReceivedFrame) => boolean; resolve: (frame: ReceivedFrame) => void; timer?: NodeJS.Timeout }[] = [];
@@ -57,6 +59,7 @@ export class ResilientSession {
       ws.on('open', () => {
         opened = true;
         this.ws = ws;
+        this.connectedTo = api;
         resolve(true);
       });
       ws.on('message', (data) => this.onFrame(JSON.parse(data.toString()) as { type: string; seq: number; payload: any }));
@@ -64,7 +67,10 @@ export class ResilientSession {
       ws.on('unexpected-response', () => resolve(false));
       ws.on('close', (code, reason) => {
         if (!opened) return resolve(false);
-        if (this.ws === ws) this.ws = null;
+        if (this.ws === ws) {
+          this.ws = null;
+          this.connectedTo = null;
+        }
         if (this.stopped) return;
         this.closes.push({ code, reason: reason.toString(), at: Date.now() });
         this.reconnects += 1;
