@@ -58,21 +58,32 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
 }
 
 /** The answers the chat shows, in the order Telegram took them. */
-const answered = (chatId: number) =>
-  cluster.telegram.calls.filter((call) => call.method === 'sendMessage' && Number(call.params.chat_id) === chatId && call.status === 200 && /^Answer /.test(call.params.text)).map((call) => call.params.text);
+const answerCalls = (chatId: number) =>
+  cluster.telegram.calls.filter((call) => call.method === 'sendMessage' && Number(call.params.chat_id) === chatId && call.status === 200 && /^Answer /.test(call.params.text));
+const answered = (chatId: number) => answerCalls(chatId).map((call) => call.params.text as string);
+
+/**
+ * Each answer and the message it quotes. Turns run in order (the model's requests show it), but the
+ * answers of consecutive turns are sent by whichever API processes follow them, each with its own
+ * send budget, so across processes the chat may show the next answer a moment before the previous
+ * one (docs/guides/mid-turn-policy.md); each answer quotes the message it answers.
+ */
+const quoted = (chatId: number) => Object.fromEntries(answerCalls(chatId).map((call) => [call.params.text as string, call.params.reply_parameters?.message_id as number]));
 
 it('queue: messages sent to either process during a turn are answered next, one turn each, in order', async () => {
   const chat = await chatWith('queue', 7101);
   const held = heldReply(['Answer', ' one.']);
   cluster.model.enqueue(held.reply, openAiTextReply(['Answer', ' two.']), openAiTextReply(['Answer', ' three.']));
   const requests = cluster.model.requests.length;
-  await cluster.telegramUpdate(0, textUpdate(chat, 'first question'));
+  const updates = [textUpdate(chat, 'first question'), textUpdate(chat, 'second question'), textUpdate(chat, 'third question')];
+  await cluster.telegramUpdate(0, updates[0]!);
   await held.atHold;
-  await cluster.telegramUpdate(1, textUpdate(chat, 'second question'));
-  await cluster.telegramUpdate(0, textUpdate(chat, 'third question'));
+  await cluster.telegramUpdate(1, updates[1]!);
+  await cluster.telegramUpdate(0, updates[2]!);
   held.open();
   await until(() => answered(chat).length === 3);
-  expect(answered(chat)).toEqual(['Answer one.', 'Answer two.', 'Answer three.']);
+  expect([...answered(chat)].sort()).toEqual(['Answer one.', 'Answer three.', 'Answer two.']);
+  expect(quoted(chat)).toEqual({ 'Answer one.': updates[0]!.message.message_id, 'Answer two.': updates[1]!.message.message_id, 'Answer three.': updates[2]!.message.message_id });
   expect(cluster.model.requests.length - requests).toBe(3);
   expect(userMessagesOf(requests + 1)).toEqual(['first question', 'second question']);
   expect(userMessagesOf(requests + 2)).toEqual(['first question', 'second question', 'third question']);
@@ -101,14 +112,16 @@ it('collect: messages sent to both processes during a turn are answered together
   const held = heldReply(['Answer', ' one.']);
   cluster.model.enqueue(held.reply, openAiTextReply(['Answer', ' both.']));
   const requests = cluster.model.requests.length;
-  await cluster.telegramUpdate(1, textUpdate(chat, 'start'));
+  const start = textUpdate(chat, 'start');
+  await cluster.telegramUpdate(1, start);
   await held.atHold;
   await cluster.telegramUpdate(0, textUpdate(chat, 'also this'));
   await cluster.telegramUpdate(1, textUpdate(chat, 'and this'));
   held.open();
   await until(() => answered(chat).length === 2);
   await new Promise((resolve) => setTimeout(resolve, 300));
-  expect(answered(chat)).toEqual(['Answer one.', 'Answer both.']);
+  expect([...answered(chat)].sort()).toEqual(['Answer both.', 'Answer one.']);
+  expect(quoted(chat)['Answer one.']).toBe(start.message.message_id);
   expect(cluster.model.requests.length - requests).toBe(2);
   expect(userMessagesOf(requests + 1)).toEqual(['start', 'also this', 'and this']);
 });
