@@ -27,22 +27,7 @@ export async function startOwnRedis(options: { password?: string } = {}): Promis
   const port = await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
   if (options.password) args.push('--requirepass', options.password);
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${output}`)), 10_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (output.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server exited (${code}):\n${output}`));
-    });
-  });
+  const child = await spawnRedisServer(args);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const auth = options.password ? `:${options.password}@` : '';
   return {
@@ -54,4 +39,25 @@ export async function startOwnRedis(options: { password?: string } = {}): Promis
       await exited;
     },
   };
+}
+
+/** Starts `redis-server` with `args` and resolves once it accepts connections (10 s at most). */
+export async function spawnRedisServer(args: string[]): Promise<ChildProcess> {
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${output}`)), 10_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited (${code}):\n${output}`));
+    });
+  });
+  return child;
 }

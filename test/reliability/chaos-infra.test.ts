@@ -1,5 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import { jsonBody, request } from '../helpers/http';
 import { removeTempDirs } from '../helpers/temp-dir';
 import { scaled } from './scale';
 import { ResilientSession } from './support/chaos-client';
@@ -34,21 +32,13 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  for (const session of sessions) session.close();
-  if (process.env.CHAOS_DEBUG) {
-    cluster?.dumpLogs(process.env.CHAOS_DEBUG);
-    writeFileSync(`${process.env.CHAOS_DEBUG}.frames.json`, JSON.stringify(sessions.map((session) => ({ id: session.sessionId, frames: session.frames })), null, 1));
-  }
-  await cluster?.stop();
+  await cluster?.tearDown(sessions);
   removeTempDirs();
 });
 
 it('Redis restarted, PostgreSQL gone for a while, an API process killed, all under load: nothing accepted is lost, clients replay', async () => {
   for (let index = 0; index < SESSIONS; index += 1) {
-    const created = await request(`${cluster.apiUrls[0]}/api/v1/sessions`, jsonBody({}, { authorization: `Bearer ${cluster.adminToken}` }));
-    const session = new ResilientSession(created.body.data.id, cluster.adminToken, () => cluster.liveApis());
-    sessions.push(session);
-    await session.connect();
+    await cluster.openSession(sessions);
   }
   const sent: SentTurn[] = [];
   /** Per session: when its last turn ended (to see every session go on after a fault). */

@@ -1,5 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import { jsonBody, request } from '../helpers/http';
 import { removeTempDirs } from '../helpers/temp-dir';
 import { scaled } from './scale';
 import { ResilientSession, type ReceivedFrame } from './support/chaos-client';
@@ -43,12 +41,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  for (const session of sessions) session.close();
-  if (process.env.CHAOS_DEBUG) {
-    cluster?.dumpLogs(process.env.CHAOS_DEBUG);
-    writeFileSync(`${process.env.CHAOS_DEBUG}.frames.json`, JSON.stringify(sessions.map((session) => ({ id: session.sessionId, frames: session.frames })), null, 1));
-  }
-  await cluster?.stop();
+  await cluster?.tearDown(sessions);
   removeTempDirs();
 });
 
@@ -62,11 +55,7 @@ interface Kill {
 }
 
 async function newSession(): Promise<ResilientSession> {
-  const created = await request(`${cluster.apiUrls[0]}/api/v1/sessions`, jsonBody({}, { authorization: `Bearer ${cluster.adminToken}` }));
-  const session = new ResilientSession(created.body.data.id, cluster.adminToken, () => cluster.liveApis());
-  sessions.push(session);
-  await session.connect();
-  return session;
+  return cluster.openSession(sessions);
 }
 
 it(`${TARGETS} turns each SIGKILLed at a chosen point, under load: nothing accepted is lost, nothing runs or is answered twice`, async () => {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { SEED } from './bad-input-values';
 import { scaled } from '../scale';
 import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -375,8 +376,16 @@ export { FAKE_SLACK };
  */
 export const PASS_BOUNDS = scaled({ healthWaitMs: 5_000, rssRatio: 1.6, settleMs: 15_000 }, { healthWaitMs: 1_000, rssRatio: 1.2, settleMs: 75_000 });
 
-/** The pass criteria, asserted at the end of each file. */
-export function expectPassed(hub: BadInputHub, figures: { health: HealthFigures; rssBaselineKiB: number; rssAfterKiB: number }): void {
+/** Each file's last step: the probe stopped, RSS given time to settle, the figures printed, the pass criteria asserted. */
+export async function expectRunPassed(hub: BadInputHub, rssBaselineKiB: number): Promise<void> {
+  const health = await hub.stopProbe();
+  const rssAfterKiB = await hub.settledRss(rssBaselineKiB);
+  console.log(hub.summary({ seed: SEED, health, rssBaselineKiB, rssAfterKiB, rssRatio: Number((rssAfterKiB / rssBaselineKiB).toFixed(2)), violations: hub.violations.length }));
+  expectPassed(hub, { health, rssBaselineKiB, rssAfterKiB });
+}
+
+/** The pass criteria. */
+function expectPassed(hub: BadInputHub, figures: { health: HealthFigures; rssBaselineKiB: number; rssAfterKiB: number }): void {
   expect(hub.alive()).toBe(true);
   expect(hub.violations.slice(0, 25)).toEqual([]);
   expect(figures.health.failed).toBe(0);

@@ -1,12 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { GENEROUS_RATE_LIMITS } from '../../helpers/auth-service';
 import { testEnv } from '../../helpers/env';
 import { createTestPostgresDatabase, TEST_POSTGRES_URL, type TestPostgresDatabase } from '../../helpers/postgres';
 import { readyUrl, spawnService, type ServiceProcess } from '../../helpers/process';
-import { freePort } from '../../helpers/redis-server';
+import { freePort, spawnRedisServer } from '../../helpers/redis-server';
+import { jsonBody, request } from '../../helpers/http';
 import { makeTempDir } from '../../helpers/temp-dir';
+import { ResilientSession } from './chaos-client';
 import { registerUser } from '../../helpers/users';
 import { ChaosModel, EffectServer } from './chaos-model';
 import { PgChaosProxy } from './chaos-proxy';
@@ -31,22 +33,7 @@ export class ChaosRedis {
     if (this.port === 0) this.port = await freePort();
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', ''];
     args.push(...(this.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']));
-    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${output}`)), 10_000);
-      child.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-        if (output.includes('Ready to accept connections')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`redis-server exited (${code}):\n${output}`));
-      });
-    });
+    const child = await spawnRedisServer(args);
     this.child = child;
   }
 
@@ -218,6 +205,25 @@ export class ChaosCluster {
   /** Every process's output, for a post-mortem (CHAOS_DEBUG=<file>). */
   dumpLogs(file: string): void {
     writeFileSync(file, this.all.map((child) => `=== pid ${child.child.pid}\n${child.stdout()}\n${child.stderr()}`).join('\n'));
+  }
+
+  /** A new session of the admin's, its client connected to any live API process and added to `sessions`. */
+  async openSession(sessions: ResilientSession[]): Promise<ResilientSession> {
+    const created = await request(`${this.apiUrls[0]}/api/v1/sessions`, jsonBody({}, { authorization: `Bearer ${this.adminToken}` }));
+    const session = new ResilientSession(created.body.data.id, this.adminToken, () => this.liveApis());
+    sessions.push(session);
+    await session.connect();
+    return session;
+  }
+
+  /** A run's end: the clients closed, with CHAOS_DEBUG=<file> every log and every client's frames written, everything stopped. */
+  async tearDown(sessions: readonly ResilientSession[]): Promise<void> {
+    for (const session of sessions) session.close();
+    if (process.env.CHAOS_DEBUG) {
+      this.dumpLogs(process.env.CHAOS_DEBUG);
+      writeFileSync(`${process.env.CHAOS_DEBUG}.frames.json`, JSON.stringify(sessions.map((session) => ({ id: session.sessionId, frames: session.frames })), null, 1));
+    }
+    await this.stop();
   }
 
   /** What every process wrote to stderr, and their error log lines (for a failure's message). */
