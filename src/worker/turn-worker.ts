@@ -305,8 +305,8 @@ export class TurnWorker implements ConfirmationWaiters {
     if (!loaded || after === undefined) return loaded;
     const joined = this.conversations.join(sessionId, loaded.session.updated_at, loaded.session.memory_through, loaded.messages);
     // A message stored while the last turn ran sits before that turn's reply, so the rows read after
-    // the reply miss it: the turn's own message not among them means the window is read afresh.
-    if (joined && joined.some((message) => message.id === turnId)) return { session: loaded.session, messages: joined, usage: loaded.usage };
+    // the reply miss it: the turn's own message not among the new rows means the window is read afresh.
+    if (joined && loaded.messages.some((message) => message.id === turnId)) return { session: loaded.session, messages: joined, usage: loaded.usage };
     this.conversations.forget(sessionId);
     return store.loadConversation(sessionId, undefined, usage);
   }
