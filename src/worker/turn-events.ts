@@ -10,6 +10,8 @@ import type { EventLog, TurnRegistry } from '../core/turns';
 export class TurnEvents {
   private pending: Promise<unknown>[] = [];
   private failure: unknown = null;
+  /** Tool calls whose `tool_start` went out and whose `tool_end` did not (yet), by call id. */
+  private readonly open = new Map<string, { toolName: string; startedAt: number }>();
 
   constructor(
     private readonly deps: { events: EventLog; registry: TurnRegistry },
@@ -25,12 +27,20 @@ export class TurnEvents {
       this.onFirstToken();
       this.onFirstToken = null;
     }
+    if (event.type === 'tool_start') this.open.set(event.payload.tool_call_id, { toolName: event.payload.tool_name, startedAt: performance.now() });
+    else if (event.type === 'tool_end') this.open.delete(event.payload.tool_call_id);
     const payload = { ...event.payload, turn_id: this.turnId };
     this.track(this.deps.events.append(this.sessionId, { type: event.type, payload } as AgentEvent));
     if (event.type === 'agent_state' && WORKING_STATES.has(event.payload.state)) {
       this.track(this.deps.registry.update(this.sessionId, this.turnId, { state: event.payload.state }));
     }
     return Promise.resolve();
+  }
+
+  /** The calls started and not ended, oldest first, with how long they have been open. */
+  openToolCalls(): { toolCallId: string; toolName: string; durationMs: number }[] {
+    const now = performance.now();
+    return [...this.open].map(([toolCallId, call]) => ({ toolCallId, toolName: call.toolName, durationMs: Math.round(now - call.startedAt) }));
   }
 
   /** Waits until every event sent so far is in the log; throws the first append that failed. */

@@ -6,6 +6,8 @@ import { parseCommand, runCommand, type Command } from '../agent/commands';
 import { compact, fitEntries, systemWithSummary, type Compaction, type MemoryEntry, type MemoryMode } from '../agent/memory';
 import { newTurnState, runModelLoop, type TurnState } from '../agent/model-loop';
 import { runDelegate, runThink } from '../agent/modes';
+import { TurnStopped } from '../agent/turn-stopped';
+import { CANCELLED_CALL_ERROR } from '../agent/tool-executor';
 import { ProviderError, type LlmProvider } from '../agent/provider';
 import { countTokens } from '../agent/tokens';
 import type { ConfirmAction } from '../agent/tool-box';
@@ -17,7 +19,7 @@ import { toolNames } from '../workflows/workflow-schema';
 import type { Logger } from '../logs/logger';
 import type { SessionTools } from '../sessions/session-tools';
 import { midTurnPolicy, type ChannelPolicyDefault } from '../sessions/mid-turn-policy';
-import { conversationEntries, pendingToolRound, planTurn, type TurnPlan } from './conversation';
+import { conversationEntries, endedToolRounds, pendingToolRound, planTurn, type TurnPlan } from './conversation';
 import { ConversationCache } from './conversation-cache';
 import { TurnContext, type ConfirmAnswer, type ConfirmationWaiters } from './turn-context';
 import { TurnEvents } from './turn-events';
@@ -62,13 +64,6 @@ export interface TurnWorkerOptions {
 
 export interface TurnKnowledge {
   passagesFor(knowledgeBaseIds: readonly string[], query: string): Promise<string | null>;
-}
-
-/** Why a running turn was stopped early. */
-class TurnStopped extends Error {
-  constructor(readonly reason: 'cancel' | 'shutdown') {
-    super(reason);
-  }
 }
 
 interface RunningTurn {
@@ -267,6 +262,9 @@ export class TurnWorker implements ConfirmationWaiters {
       if (stopped?.reason === 'shutdown') throw error; // hand the job back: it is redelivered
       if (stopped?.reason === 'cancel') {
         await this.endWithoutReply(job, state);
+        for (const call of events.openToolCalls()) {
+          await events.send({ type: 'tool_end', payload: { tool_name: call.toolName, tool_call_id: call.toolCallId, duration_ms: call.durationMs, error: CANCELLED_CALL_ERROR } });
+        }
         await events.send({ type: 'agent_state', payload: { state: 'idle' } });
         await events.send({ type: 'error', payload: { code: 'CANCELLED', message: 'The turn was cancelled.' } });
         await events.flush();
@@ -419,6 +417,8 @@ export class TurnWorker implements ConfirmationWaiters {
     const { messages: prompted, tokens: inputTokens } = fitEntries(system, entries, this.budget());
     const tools = sessionTools.toolBox(session, workflow ? toolNames(workflow.tool_list) : undefined);
     const resume = pending ? { id: pending.row.id, content: pending.row.content, calls: pending.calls } : null;
+    // A redelivered turn's rounds stored before count against its limit (the pending one counts when resumed).
+    state.rounds = endedToolRounds(plan.rows, userMessage.id, pending);
     const request = { provider, messages: prompted, tools, maxRounds: config.maxSteps ?? agent.max_tool_rounds, inputTokens, resume };
     const setState = (next: AgentState) => ports.emit({ type: 'agent_state', payload: { state: next } });
     let text: string;
