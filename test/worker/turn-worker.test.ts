@@ -8,10 +8,10 @@ import { InProcessEventLog } from '../../src/events/in-process-event-log';
 import { InProcessTurnRegistry } from '../../src/events/in-process-turn-registry';
 import { InProcessWorkerPresence } from '../../src/events/worker-presence';
 import { SqliteTurnStore } from '../../src/db/sqlite/sqlite-turn-store';
-import { PickupWatch } from '../../src/sessions/pickup-watch';
+import { PickupWatch } from '../../src/turns/pickup-watch';
 import { createLogger } from '../../src/logs/logger';
 import { InProcessTurnQueue } from '../../src/queue/in-process-turn-queue';
-import { TurnService } from '../../src/sessions/turn-service';
+import { TurnService } from '../../src/turns/turn-service';
 import { TurnWorker } from '../../src/worker/turn-worker';
 import { ProviderError } from '../../src/agent/provider';
 import { ScriptedProvider } from '../fakes/scripted-provider';
@@ -47,24 +47,6 @@ beforeAll(async () => {
   const { config } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: makeTempDir() });
   const routing = new RoutingService(models, CHANNELS);
   const presence = new InProcessWorkerPresence();
-  worker = new TurnWorker({
-    store,
-    registry,
-    presence,
-    heartbeatMs: 60_000,
-    queue,
-    events,
-    control,
-    provider,
-    logger,
-    concurrency: 1,
-    sessionTools: new SessionTools(tools),
-    agent: config.agent,
-    contextWindow: config.llm.context_window,
-    routing,
-    turns: { startNext: (sessionId) => turns.startNext(sessionId) },
-    midTurnDefault: () => 'queue',
-  });
   turns = new TurnService({
     store,
     registry,
@@ -74,6 +56,23 @@ beforeAll(async () => {
     logger,
     hasWorkflow: (name) => routing.hasWorkflow(name),
     pickup: new PickupWatch({ registry, events, workers: presence, logger }, { warnAfterMs: 60_000, sweepMs: 60_000 }),
+  });
+  worker = new TurnWorker({
+    store,
+    presence,
+    heartbeatMs: 60_000,
+    queue,
+    control,
+    provider,
+    logger,
+    concurrency: 1,
+    sessionTools: new SessionTools(tools),
+    agent: config.agent,
+    contextWindow: config.llm.context_window,
+    routing,
+    // Takes and ends the turns it is handed through the service's lifecycle (whose queue queues nowhere here).
+    turns: turns.lifecycle,
+    midTurnDefault: () => 'queue',
   });
 });
 
