@@ -15,7 +15,7 @@ import { SpanKind, type Tracing } from '../tracing/tracing';
 import type { TurnLifecycle } from '../turns/turn-lifecycle';
 import type { DailyBudgets } from '../usage/budgets';
 import type { TurnKnowledge } from './agent-turn';
-import type { ConfirmAnswer, ConfirmationWaiters } from './turn-context';
+import { PendingConfirmations } from './confirmation-waiters';
 import { TurnLoader } from './turn-loader';
 import { TurnObserver } from './turn-observer';
 import { TurnRun, type RunningTurn, type TurnRunDeps } from './turn-run';
@@ -59,20 +59,20 @@ export interface TurnWorkerOptions {
  * (abort controllers, confirmation waiters, the conversations it keeps). It never talks to a
  * platform; channels render the events.
  */
-export class TurnWorker implements ConfirmationWaiters {
+export class TurnWorker {
   readonly id = randomUUID();
   private readonly running = new Map<string, RunningTurn>();
-  private readonly confirmations = new Map<string, { resolve: (answer: ConfirmAnswer) => void; askAgain?: () => Promise<void> }>();
+  private readonly confirmations = new PendingConfirmations();
   private readonly runDeps: TurnRunDeps;
   private stopControl: Unsubscribe | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: TurnWorkerOptions) {
-    this.runDeps = { ...options, audit: options.audit ?? NO_AUDIT, waiters: this, loader: new TurnLoader(options.store) };
+    this.runDeps = { ...options, audit: options.audit ?? NO_AUDIT, waiters: this.confirmations, loader: new TurnLoader(options.store) };
   }
 
   async start(): Promise<void> {
-    this.stopControl = await this.options.control.subscribe((message) => this.onControl(message), () => this.askAgain());
+    this.stopControl = await this.options.control.subscribe((message) => this.onControl(message), () => this.confirmations.askAgain(this.options.logger));
     await this.beat();
     this.heartbeat = setInterval(() => void this.beat(), this.options.heartbeatMs);
     this.heartbeat.unref();
@@ -88,13 +88,6 @@ export class TurnWorker implements ConfirmationWaiters {
     if (this.heartbeat) clearInterval(this.heartbeat);
     await this.options.presence.leave(this.id).catch(() => undefined);
     this.stopControl?.();
-  }
-
-  wait(confirmationId: string, askAgain?: () => Promise<void>) {
-    let resolve!: (answer: ConfirmAnswer) => void;
-    const answer = new Promise<ConfirmAnswer>((settle) => (resolve = settle));
-    this.confirmations.set(confirmationId, { resolve, askAgain });
-    return { answer, release: () => this.confirmations.delete(confirmationId) };
   }
 
   /**
@@ -117,14 +110,7 @@ export class TurnWorker implements ConfirmationWaiters {
       if (message.steer) turn.steer.abort();
       else turn.controller.abort(new TurnStopped('cancel'));
     }
-    if (message.kind === 'tool_confirm') this.confirmations.get(message.confirmationId)?.resolve({ action: message.action as ConfirmAction, actor: message.actor });
-  }
-
-  /** The control bus was cut off for a while: answers sent meanwhile never came, so every waiting question is asked again. */
-  private askAgain(): void {
-    for (const waiter of this.confirmations.values()) {
-      void waiter.askAgain?.().catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not ask a confirmation again'));
-    }
+    if (message.kind === 'tool_confirm') this.confirmations.answer(message.confirmationId, { action: message.action as ConfirmAction, actor: message.actor });
   }
 
   private async run(job: TurnJob, context: QueueContext, tracing: Tracing | null): Promise<void> {

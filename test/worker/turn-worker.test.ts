@@ -338,3 +338,23 @@ it.each([
   expect(frames.filter((frame) => frame.seq > error.seq).map((frame) => frame.type === 'agent_state' && frame.payload.state)).toEqual(['error', 'idle']);
   expect(await registry.get(session.id)).toBeNull();
 });
+
+it('a redelivered turn counts the tool rounds it stored against its limit: past max_steps a call is refused, never run', async () => {
+  const session = await newSession();
+  await models.Session.update({ active_tools: ['lookup'], config: { max_steps: 1 } }, { where: { id: session.id } });
+  const message = await accept(session.id, 'look it up');
+  // The first delivery ran its one round (stored with its result), then the worker died.
+  const base = { session_id: session.id, workflow_id: null, mode: null, reply_to: null, turn_id: message.id };
+  await models.Message.create({ ...base, id: randomUUID(), role: 'assistant', content: '', tool_calls: [{ tool_call_id: 'r1', tool_name: 'lookup', input: { word: 'a' }, output: '{"ok":true}', duration_ms: 1, error: null, arguments: '{"word":"a"}' }], metadata: {} });
+  await models.Message.create({ ...base, id: randomUUID(), role: 'tool', content: '{"ok":true}', tool_calls: [], metadata: { tool_call_id: 'r1', name: 'lookup' } });
+  await registry.update(session.id, message.id, { phase: 'running' });
+  provider.rounds = [{ calls: [{ id: 'r2', name: 'lookup', arguments: '{"word":"b"}' }] }];
+  const calls = provider.requests.length;
+  tools.runs.length = 0;
+  await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  expect(provider.requests.slice(calls).map((request) => (request.tools ?? []).length)).toEqual([0]);
+  expect(tools.runs).toEqual([]);
+  const end = (await framesOf(session.id)).find((frame) => frame.type === 'tool_end');
+  expect(end?.payload).toMatchObject({ tool_call_id: 'r2', error: expect.stringMatching(/tool-round limit \(1\)/) });
+  expect((await framesOf(session.id)).some((frame) => frame.type === 'done')).toBe(true);
+});
