@@ -111,7 +111,7 @@ export class TurnService {
     }
     if (policy === 'steer') {
       // A turn no worker took yet is simply cancelled; a running one stops at its next boundary.
-      if (running.phase === 'queued') await this.cancelQueued(input.sessionId, running.turnId);
+      if (running.phase === 'queued') await this.lifecycle.cancelQueued({ sessionId: input.sessionId, turnId: running.turnId });
       else await this.deps.control.publish({ kind: 'cancel', sessionId: input.sessionId, turnId: running.turnId, steer: true });
     }
     return message;
@@ -169,13 +169,8 @@ export class TurnService {
     const { registry, control } = this.deps;
     const live = await registry.get(sessionId);
     if (!live) throw new AppError('CONFLICT', 'No turn is running in this session.');
-    if (await this.cancelQueued(sessionId, live.turnId)) return;
+    if (await this.lifecycle.cancelQueued({ sessionId, turnId: live.turnId })) return;
     await control.publish({ kind: 'cancel', sessionId, turnId: live.turnId });
-  }
-
-  /** Cancels a turn no worker took yet, where it waits; false when a worker has it (or it ended). */
-  private cancelQueued(sessionId: string, turnId: string): Promise<boolean> {
-    return this.lifecycle.cancelQueued({ sessionId, turnId });
   }
 
   /**
