@@ -41,6 +41,14 @@ module.exports = {
       to: { path: REPO, pathNot: ['^src/config/', '^src/core/'] },
     },
     {
+      name: 'turns-below-their-callers',
+      comment:
+        "src/turns owns a turn's life (accept, take, end, release, start the next) and writes the frames that end it; the worker, the sessions' hub, the API and the server ask it. It never imports them: a turn's transitions do not depend on who runs or shows the turn.",
+      severity: 'error',
+      from: { path: '^src/turns/' },
+      to: { path: '^src/(worker|sessions|api|server|auth)/|^src/(main|worker-main)\\.ts$' },
+    },
+    {
       name: 'only-main-knows-adapters',
       comment: 'src/main.ts is the composition root: the only file of src/ that knows the channel registry and the concrete adapters. Others take channel descriptors as data (src/core/channel.ts).',
       severity: 'error',

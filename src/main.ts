@@ -54,7 +54,7 @@ import { RedisTurnRegistry } from './events/redis-turn-registry';
 import { InProcessWorkerPresence, RedisWorkerPresence, WORKER_PRESENCE_DEFAULTS } from './events/worker-presence';
 import { openTurnStore } from './db/open-turn-store';
 import type { TurnStore } from './db/turn-store';
-import { PickupWatch } from './sessions/pickup-watch';
+import { PickupWatch } from './turns/pickup-watch';
 import { SessionAccess } from './sessions/session-access';
 import { LogHub } from './logs/log-hub';
 import { LOG_STREAM_DEFAULTS, LogStreamSocket } from './logs/log-stream-socket';
@@ -75,7 +75,7 @@ import type { ReadinessCheck } from './server/readiness';
 import { attachUpgradeRouter } from './server/upgrade-router';
 import { SwitchboardHub } from './sessions/hub';
 import { SessionService } from './sessions/session-service';
-import { TurnService } from './sessions/turn-service';
+import { TurnService } from './turns/turn-service';
 import { VERSION } from './version';
 import { TurnWorker } from './worker/turn-worker';
 import { ChannelStatusBoard } from './server/channel-status';
@@ -365,11 +365,9 @@ async function serveMetricsPort(config: Readonly<Config>, metrics: HubMetrics, l
 async function startWorker(core: Core, provider: LlmProvider): Promise<void> {
   const worker = new TurnWorker({
     store: core.store,
-    registry: core.drivers.registry,
     presence: core.drivers.presence,
     heartbeatMs: WORKER_PRESENCE_DEFAULTS.heartbeatMs,
     queue: core.drivers.queue,
-    events: core.drivers.events,
     control: core.drivers.control,
     provider: observedProvider(provider, core.metrics, core.tracing),
     metrics: core.metrics,
@@ -382,7 +380,7 @@ async function startWorker(core: Core, provider: LlmProvider): Promise<void> {
     agent: core.config.agent,
     contextWindow: core.config.llm.context_window,
     routing: core.routing,
-    turns: core.turns,
+    turns: core.turns.lifecycle,
     midTurnDefault: core.midTurnDefault,
     knowledge: {
       // The workflow's collections (ids or names) searched for this message, as a system-prompt block.

@@ -3,6 +3,7 @@ import { messageTokens } from './memory';
 import { countTokens } from './tokens';
 import type { ToolBox } from './tool-box';
 import { executeToolCalls, type ToolOutcome, type ToolTurnPorts, type ToolTurnState } from './tool-executor';
+import { cancelledBy } from './turn-stopped';
 
 export interface Usage {
   inputTokens: number;
@@ -16,6 +17,11 @@ export interface TurnState extends ToolTurnState {
   /** `agent_state writing` was sent. */
   writing: boolean;
   usage: Usage;
+  /**
+   * Tool rounds this turn ran, over all its model loops (a think turn's research and its answer):
+   * `maxRounds` bounds them. A redelivered turn starts from the rounds it stored before.
+   */
+  rounds: number;
 }
 
 export interface LoopPorts extends ToolTurnPorts {
@@ -46,6 +52,7 @@ export interface LoopRequest {
   tools: ToolBox | null;
   /** Stream `token` events (the writing phase) or only collect the text (analysis, research). */
   stream: boolean;
+  /** The most tool rounds the turn may run (`max_steps`): a hard bound, shared by every loop of the turn (TurnState.rounds). */
   maxRounds: number;
   /** Tokens of `messages`, when the caller knows them (stored counts): used when the provider reports no usage. */
   inputTokens?: number;
@@ -54,49 +61,55 @@ export interface LoopRequest {
 }
 
 export function newTurnState(): TurnState {
-  return { forbidden: false, calls: 0, toolCallSeen: false, writing: false, usage: { inputTokens: 0, outputTokens: 0 } };
+  return { forbidden: false, calls: 0, toolCallSeen: false, writing: false, usage: { inputTokens: 0, outputTokens: 0 }, rounds: 0 };
 }
 
 /**
  * Calls the model until it answers without tool calls: each round's tool calls are executed and
- * their results fed back. Past `maxRounds` the model is asked once more without tools, so a turn
- * always ends. Returns the text of every round.
+ * their results fed back. Once the turn has run `maxRounds` tool rounds the model is asked once more
+ * without tools, so a turn always ends; calls it makes anyway never run (each gets a tool error
+ * saying why, stored and reported) and the turn ends there. Returns the text of every round.
  */
 export async function runModelLoop(request: LoopRequest, ports: LoopPorts, state: TurnState): Promise<string> {
   const messages = [...request.messages];
   let inputTokens = request.inputTokens;
   let text = '';
-  const runRound = async (roundId: string, roundText: string, calls: ToolCall[]) => {
-    const outcomes = await executeToolCalls(calls, request.tools ?? NO_TOOLS, ports, state);
-    ports.signal.throwIfAborted();
-    await ports.finishToolRound(roundId, calls, outcomes);
+  const runRound = async (round: { id: string; content: string; calls: ToolCall[] }, tools: ToolBox) => {
+    const outcomes = await executeToolCalls(round.calls, tools, ports, state);
+    if (ports.signal.aborted) {
+      // Cancelled: the round ends with each call's outcome, so the history says why a call did not
+      // run. At a shutdown it stays open: the redelivered turn runs its calls.
+      if (cancelledBy(ports.signal)) await ports.finishToolRound(round.id, round.calls, outcomes);
+      ports.signal.throwIfAborted();
+    }
+    await ports.finishToolRound(round.id, round.calls, outcomes);
     const added: ChatMessage[] = [
-      { role: 'assistant', content: roundText, toolCalls: calls },
+      { role: 'assistant', content: round.content, toolCalls: round.calls },
       ...outcomes.map((outcome): ChatMessage => ({ role: 'tool', toolCallId: outcome.call.id, name: outcome.call.name, content: outcome.content })),
     ];
     messages.push(...added);
     if (inputTokens !== undefined) inputTokens += added.reduce((sum, message) => sum + messageTokens(message), 0);
   };
-  let round = 0;
   if (request.resume) {
     // The model asked for these calls before the crash (its text was streamed then): they run now.
     state.toolCallSeen = true;
+    state.rounds += 1;
     text += request.resume.content;
-    await runRound(request.resume.id, request.resume.content, request.resume.calls);
-    round += 1;
+    await runRound(request.resume, request.tools ?? NO_TOOLS);
     if (ports.steered?.aborted) return text;
   }
-  for (; ; round += 1) {
-    const offerTools = request.tools !== null && round < request.maxRounds;
-    const { text: roundText, calls } = await callModel(request.provider, messages, offerTools ? request.tools : null, request.stream, ports, state, inputTokens);
+  for (;;) {
+    const offered = request.tools !== null && state.rounds < request.maxRounds ? request.tools : null;
+    const { text: roundText, calls } = await callModel(request.provider, messages, offered, request.stream, ports, state, inputTokens);
     text += roundText;
     // Steered after the model spoke: its tool calls are not run.
     if (calls.length === 0 || ports.steered?.aborted) return text;
     state.toolCallSeen = true;
     // Stored before the calls run: a crash from here on resumes with these calls, not new ones.
-    const roundId = await ports.startToolRound(roundText, calls);
-    await runRound(roundId, roundText, calls);
-    if (ports.steered?.aborted) return text;
+    const id = await ports.startToolRound(roundText, calls);
+    if (offered) state.rounds += 1;
+    await runRound({ id, content: roundText, calls }, offered ?? (request.tools ? overTheLimit(request.maxRounds) : NO_TOOLS));
+    if (!offered || ports.steered?.aborted) return text;
   }
 }
 
@@ -106,6 +119,11 @@ const NO_TOOLS: ToolBox = {
   get: () => undefined,
   validate: () => ({ ok: false, error: 'no tools are loaded' }),
 };
+
+/** The tools of a model call past the turn's tool-round limit: none; a call the model makes anyway is refused. */
+function overTheLimit(maxRounds: number): ToolBox {
+  return { ...NO_TOOLS, refusal: (name) => `Over the tool-round limit (${maxRounds}) of this turn: "${name}" was not run.` };
+}
 
 /** One model call: streams (or collects) its text, returns its tool calls, adds its usage. */
 export async function callModel(

@@ -11,6 +11,8 @@ export interface ToolBox {
   get(name: string): Tool | undefined;
   /** Parses the model's raw JSON arguments and validates them against the tool's schema. */
   validate(name: string, rawArguments: string): Validation;
+  /** Why a call for a tool this box does not hold is refused (default: no such tool in the session). */
+  refusal?(name: string): string;
 }
 
 export { CONFIRM_ACTIONS, type ConfirmAction } from '../core/events';

@@ -41,6 +41,15 @@ export interface ToolTurnState {
   calls: number;
 }
 
+/**
+ * The `error` of a call that did not end because its turn was cancelled (at its confirmation, or
+ * while it ran): on its closing `tool_end` and in the history (decisions.md §8).
+ */
+export const CANCELLED_CALL_ERROR = 'CANCELLED';
+
+/** The outcome of a call the cancel of its turn interrupted (or the human cancelled at its confirmation). */
+const CANCELLED_CALL = { content: 'Error: The user cancelled the turn; this call did not run to its end.', error: CANCELLED_CALL_ERROR };
+
 export interface ToolOutcome {
   call: ToolCall;
   /** The arguments as validated (empty when they were not valid JSON of the tool's schema). */
@@ -75,7 +84,8 @@ export async function executeToolCalls(calls: ToolCall[], tools: ToolBox, ports:
     validated.map(async ({ call, validation }) => {
       const started = performance.now();
       const run = () => runOne(call, validation, tools, ports, state, askInTurn);
-      const result = ports.observeTool ? ((await ports.observeTool(call, run)) as Awaited<ReturnType<typeof run>>) : await run();
+      const running = ports.observeTool ? (ports.observeTool(call, run) as ReturnType<typeof run>) : run();
+      const result = await unlessCancelled(running, ports.signal);
       const durationMs = Math.round(performance.now() - started);
       await ports.emit({ type: 'tool_end', payload: { tool_name: call.name, tool_call_id: call.id, duration_ms: durationMs, error: result.error } });
       return { ...result, call, input: validation.ok ? validation.input : {}, durationMs };
@@ -93,7 +103,8 @@ async function runOne(
 ): Promise<Pick<ToolOutcome, 'content' | 'error'>> {
   const refuse = (error: string) => ({ content: `Error: ${error}`, error });
   const tool = tools.get(call.name);
-  if (!tool) return refuse(`There is no tool "${call.name}" in this session.`);
+  // Never run: a tool this round did not offer (its box does not hold it), whatever the model asks.
+  if (!tool) return refuse(tools.refusal?.(call.name) ?? `There is no tool "${call.name}" in this session.`);
   if (!validation.ok) return refuse(`Invalid arguments: ${validation.error}`);
   if (ports.isDisabled(tool.name)) return refuse(`The user disabled "${tool.name}" for this session.`);
   if (state.forbidden) return refuse('The user blocked all further tool use in this turn.');
@@ -121,9 +132,11 @@ async function runOne(
         return refuse('The user blocked all further tool use in this turn.');
       case 'cancel':
         ports.cancelTurn();
-        return refuse('The user cancelled the turn.');
+        return CANCELLED_CALL;
     }
   }
+  // A turn stopped while this call waited (for its confirmation, or the ones before it) starts nothing.
+  if (ports.signal.aborted) return CANCELLED_CALL;
   if (tool.sideEffects && !(await ports.claimSideEffect(call.id, tool.name))) {
     // Started once already (the turn is being redelivered after a crash): never run it twice.
     return refuse('This call was already started before an interruption; it was not run again, and its outcome is unknown.');
@@ -138,5 +151,29 @@ async function runOne(
     if (ports.signal.aborted) throw error;
     const message = error instanceof Error ? error.message : String(error);
     return refuse(message);
+  }
+}
+
+/**
+ * A call's outcome, or CANCELLED_CALL once the turn is stopped (cancel or shutdown): a stopped turn
+ * does not wait for a tool that ignores its signal, and every call of the round still gets an outcome
+ * (a cancelled round is stored with them). Other failures (the database, the registry) are thrown.
+ */
+async function unlessCancelled(running: Promise<Pick<ToolOutcome, 'content' | 'error'>>, signal: AbortSignal): Promise<Pick<ToolOutcome, 'content' | 'error'>> {
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<typeof CANCELLED_CALL>((resolve) => {
+    onAbort = () => resolve(CANCELLED_CALL);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  // What the call does after the turn stopped is no longer awaited: its failure is not unhandled.
+  running.catch(() => undefined);
+  try {
+    return await Promise.race([running, stopped]);
+  } catch (error) {
+    if (signal.aborted) return CANCELLED_CALL;
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort!);
   }
 }

@@ -181,7 +181,7 @@ const agentSchema = z.strictObject({
   system_prompt: z.string().min(1).default('You are Switchboard, a helpful assistant for teams. Answer clearly and briefly.'),
   /** Tools loaded in a new session (tools that need configuration stay unavailable until configured). */
   default_tools: z.array(z.string().min(1)).default(['current_time', 'calculator', 'knowledge_search', 'http_fetch', 'write_file']),
-  /** Model rounds with tool calls per turn; then the model must answer without tools. */
+  /** Model rounds with tool calls per turn, a hard bound (a session's `max_steps` overrides it); then the model answers without tools. */
   max_tool_rounds: positiveInt.default(8),
   /** How long a `tool_confirm_request` waits for an answer before it counts as `deny` (spec: 5 minutes). */
   confirmation_timeout_s: positiveInt.default(300),

@@ -13,7 +13,7 @@ import type { HubMetrics } from '../metrics/hub-metrics';
 import type { TurnArrivals } from '../metrics/turn-arrivals';
 import { failed, SpanKind, type Tracing } from '../tracing/tracing';
 import type { Actor } from '../core/actor';
-import type { TurnService } from './turn-service';
+import type { TurnService } from '../turns/turn-service';
 
 export interface HubDependencies {
   models: Models;

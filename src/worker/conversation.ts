@@ -128,6 +128,20 @@ export function pendingToolRound(rows: readonly MessageRecord[], turnId: string)
   return null;
 }
 
+/**
+ * The turn's tool rounds whose results are stored: a redelivered turn ran them already (they count
+ * against its limit). Looked for from the end back to the turn's own message, as pendingToolRound does.
+ */
+export function endedToolRounds(rows: readonly MessageRecord[], turnId: string, pending: PendingRound | null): number {
+  let rounds = 0;
+  for (let index = rows.length - 1; index >= 0; index -= 1) {
+    const row = rows[index]!;
+    if (row.id === turnId) break;
+    if (row.turn_id === turnId && row.role === 'assistant' && (row.tool_calls ?? []).length > 0 && row !== pending?.row) rounds += 1;
+  }
+  return rounds;
+}
+
 /** What a turn answers and the rows its prompt is made of. */
 export interface TurnPlan {
   /** The conversation, each turn's rows together (a reply right after the messages it answers). */

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { systemActor, type Actor } from '../core/actor';
 import type { AuditSink } from '../core/audit';
 import type { AgentEvent } from '../core/events';
-import type { TurnRegistry } from '../core/turns';
 import type { LoopPorts } from '../agent/model-loop';
 import type { ToolCall } from '../agent/provider';
 import type { ConfirmAction } from '../agent/tool-box';
@@ -13,7 +12,8 @@ import { parametersDigest } from '../audit/digest';
 import type { HubMetrics } from '../metrics/hub-metrics';
 import { failed, SpanKind, type Span, type Tracing } from '../tracing/tracing';
 import { toolCallsMessage, toolResultMessages } from './conversation';
-import type { TurnEvents } from './turn-events';
+import type { TurnEvents } from '../turns/turn-events';
+import type { TurnLifecycle } from '../turns/turn-lifecycle';
 
 /** A `tool_confirm` as the worker receives it: the action, and who chose it (when the channel said). */
 export interface ConfirmAnswer {
@@ -43,7 +43,8 @@ export class TurnContext implements LoopPorts {
   constructor(
     private readonly deps: {
       store: TurnStore;
-      registry: TurnRegistry;
+      /** The pending confirmation is kept with the running turn (src/turns writes a turn's state). */
+      turns: TurnLifecycle;
       sessionTools: SessionTools;
       waiters: ConfirmationWaiters;
       confirmationTimeoutMs: number;
@@ -90,7 +91,7 @@ export class TurnContext implements LoopPorts {
     // An answer lost while the control bus reconnected: the question is asked again (same id).
     const { answer, release } = this.deps.waiters.wait(confirmationId, () => this.emit({ type: 'tool_confirm_request', payload: pending }));
     // Kept with the running turn, so a socket that connects meanwhile is asked again.
-    await this.deps.registry.update(this.sessionId, this.turnId, { pending });
+    await this.deps.turns.awaitConfirmation(this, pending);
     let timer: NodeJS.Timeout | undefined;
     try {
       await this.emit({ type: 'tool_confirm_request', payload: pending });
@@ -114,7 +115,7 @@ export class TurnContext implements LoopPorts {
       clearTimeout(timer);
       release();
       // Confirmations of a turn are asked one at a time, so the pending one is this one.
-      await this.deps.registry.update(this.sessionId, this.turnId, { pending: null });
+      await this.deps.turns.awaitConfirmation(this, null);
     }
   }
 

@@ -49,6 +49,9 @@ it('fails, naming the rule, for each kind of forbidden import', async () => {
     // only main.ts knows the adapters; nothing imports main.ts
     'src/routing/scope.ts': "import { CHANNELS } from '../../adapters';\nimport { started } from '../main';\nexport const scope = [CHANNELS, started];\n",
     'src/main.ts': 'export const started = true;\n',
+    // src/turns is below those who ask it: it never imports the worker (nor the sessions, the API, the server)
+    'src/turns/owner.ts': "import { runner } from '../worker/runner';\nexport const owner = runner;\n",
+    'src/worker/runner.ts': 'export const runner = 5;\n',
     // shipped code never imports tests
     'src/sessions/fixture.ts': "import { fake } from '../../test/fakes/fake';\nexport const fixture = fake;\n",
     'test/fakes/fake.ts': 'export const fake = 3;\n',
@@ -72,6 +75,7 @@ it('fails, naming the rule, for each kind of forbidden import', async () => {
     adaptersOutsideMain: violated('only-main-knows-adapters', 'src/routing/scope.ts'),
     main: violated('nothing-imports-main', 'src/routing/scope.ts'),
     tests: violated('no-tests-in-product', 'src/sessions/fixture.ts'),
+    turns: violated('turns-below-their-callers', 'src/turns/owner.ts'),
     cycle: /error no-folder-cycles: src\/(agent|knowledge)/.test(report),
   }).toEqual({
     core: true,
@@ -82,6 +86,7 @@ it('fails, naming the rule, for each kind of forbidden import', async () => {
     adaptersOutsideMain: true,
     main: true,
     tests: true,
+    turns: true,
     cycle: true,
   });
 });

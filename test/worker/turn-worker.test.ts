@@ -8,10 +8,10 @@ import { InProcessEventLog } from '../../src/events/in-process-event-log';
 import { InProcessTurnRegistry } from '../../src/events/in-process-turn-registry';
 import { InProcessWorkerPresence } from '../../src/events/worker-presence';
 import { SqliteTurnStore } from '../../src/db/sqlite/sqlite-turn-store';
-import { PickupWatch } from '../../src/sessions/pickup-watch';
+import { PickupWatch } from '../../src/turns/pickup-watch';
 import { createLogger } from '../../src/logs/logger';
 import { InProcessTurnQueue } from '../../src/queue/in-process-turn-queue';
-import { TurnService } from '../../src/sessions/turn-service';
+import { TurnService } from '../../src/turns/turn-service';
 import { TurnWorker } from '../../src/worker/turn-worker';
 import { ProviderError } from '../../src/agent/provider';
 import { ScriptedProvider } from '../fakes/scripted-provider';
@@ -47,24 +47,6 @@ beforeAll(async () => {
   const { config } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: makeTempDir() });
   const routing = new RoutingService(models, CHANNELS);
   const presence = new InProcessWorkerPresence();
-  worker = new TurnWorker({
-    store,
-    registry,
-    presence,
-    heartbeatMs: 60_000,
-    queue,
-    events,
-    control,
-    provider,
-    logger,
-    concurrency: 1,
-    sessionTools: new SessionTools(tools),
-    agent: config.agent,
-    contextWindow: config.llm.context_window,
-    routing,
-    turns: { startNext: (sessionId) => turns.startNext(sessionId) },
-    midTurnDefault: () => 'queue',
-  });
   turns = new TurnService({
     store,
     registry,
@@ -74,6 +56,23 @@ beforeAll(async () => {
     logger,
     hasWorkflow: (name) => routing.hasWorkflow(name),
     pickup: new PickupWatch({ registry, events, workers: presence, logger }, { warnAfterMs: 60_000, sweepMs: 60_000 }),
+  });
+  worker = new TurnWorker({
+    store,
+    presence,
+    heartbeatMs: 60_000,
+    queue,
+    control,
+    provider,
+    logger,
+    concurrency: 1,
+    sessionTools: new SessionTools(tools),
+    agent: config.agent,
+    contextWindow: config.llm.context_window,
+    routing,
+    // Takes and ends the turns it is handed through the service's lifecycle (whose queue queues nowhere here).
+    turns: turns.lifecycle,
+    midTurnDefault: () => 'queue',
   });
 });
 
@@ -338,4 +337,24 @@ it.each([
   expect(error.payload.code).toBe(code);
   expect(frames.filter((frame) => frame.seq > error.seq).map((frame) => frame.type === 'agent_state' && frame.payload.state)).toEqual(['error', 'idle']);
   expect(await registry.get(session.id)).toBeNull();
+});
+
+it('a redelivered turn counts the tool rounds it stored against its limit: past max_steps a call is refused, never run', async () => {
+  const session = await newSession();
+  await models.Session.update({ active_tools: ['lookup'], config: { max_steps: 1 } }, { where: { id: session.id } });
+  const message = await accept(session.id, 'look it up');
+  // The first delivery ran its one round (stored with its result), then the worker died.
+  const base = { session_id: session.id, workflow_id: null, mode: null, reply_to: null, turn_id: message.id };
+  await models.Message.create({ ...base, id: randomUUID(), role: 'assistant', content: '', tool_calls: [{ tool_call_id: 'r1', tool_name: 'lookup', input: { word: 'a' }, output: '{"ok":true}', duration_ms: 1, error: null, arguments: '{"word":"a"}' }], metadata: {} });
+  await models.Message.create({ ...base, id: randomUUID(), role: 'tool', content: '{"ok":true}', tool_calls: [], metadata: { tool_call_id: 'r1', name: 'lookup' } });
+  await registry.update(session.id, message.id, { phase: 'running' });
+  provider.rounds = [{ calls: [{ id: 'r2', name: 'lookup', arguments: '{"word":"b"}' }] }];
+  const calls = provider.requests.length;
+  tools.runs.length = 0;
+  await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
+  expect(provider.requests.slice(calls).map((request) => (request.tools ?? []).length)).toEqual([0]);
+  expect(tools.runs).toEqual([]);
+  const end = (await framesOf(session.id)).find((frame) => frame.type === 'tool_end');
+  expect(end?.payload).toMatchObject({ tool_call_id: 'r2', error: expect.stringMatching(/tool-round limit \(1\)/) });
+  expect((await framesOf(session.id)).some((frame) => frame.type === 'done')).toBe(true);
 });

@@ -5,7 +5,8 @@ import type { TurnMode } from '../core/events';
 import type { ControlBus, EventLog, MidTurnPolicy, TurnQueue, TurnRegistry } from '../core/turns';
 import type { MessageRecord, TurnStore } from '../db/turn-store';
 import type { Logger } from '../logs/logger';
-import { PickupWatch } from './pickup-watch';
+import type { PickupWatch } from './pickup-watch';
+import { TurnLifecycle } from './turn-lifecycle';
 
 export interface AcceptInput {
   sessionId: string;
@@ -48,10 +49,16 @@ export interface TurnServiceDeps {
 /**
  * Starting and stopping turns, for every channel. Accepting a message claims the session's turn in
  * the registry (one turn per session across all processes), stores the message in one statement and
- * queues it (job id = message id). A refused message (a turn runs) touches no database at all.
+ * queues it (job id = message id). A refused message (a turn runs) touches no database at all. What
+ * happens to a turn after that — taken, ended, released, the next one started — is its `lifecycle`'s
+ * (the worker asks it too).
  */
 export class TurnService {
-  constructor(private readonly deps: TurnServiceDeps) {}
+  readonly lifecycle: TurnLifecycle;
+
+  constructor(private readonly deps: TurnServiceDeps) {
+    this.lifecycle = new TurnLifecycle(deps);
+  }
 
   async accept(input: AcceptInput): Promise<Accepted> {
     const { registry } = this.deps;
@@ -104,32 +111,15 @@ export class TurnService {
     }
     if (policy === 'steer') {
       // A turn no worker took yet is simply cancelled; a running one stops at its next boundary.
-      if (running.phase === 'queued') await this.cancelQueued(input.sessionId, running.turnId);
+      if (running.phase === 'queued') await this.lifecycle.cancelQueued({ sessionId: input.sessionId, turnId: running.turnId });
       else await this.deps.control.publish({ kind: 'cancel', sessionId: input.sessionId, turnId: running.turnId, steer: true });
     }
     return message;
   }
 
-  /**
-   * Starts the session's next waiting message, if any and if no turn runs (called by whoever ended a
-   * turn that messages waited behind, and by a message that found its turn ended). Safe to race:
-   * the registry lets one caller claim the session.
-   */
-  async startNext(sessionId: string): Promise<string | null> {
-    const { store, registry, queue, logger } = this.deps;
-    const [next, after] = await store.owedTurns(sessionId, 2);
-    if (!next || !(await registry.claim(sessionId, next.id))) return null;
-    if (after) await registry.markWaiting(sessionId);
-    try {
-      await queue.enqueue({ sessionId, userMessageId: next.id, queuedAt: Date.now() });
-    } catch (error) {
-      // Stays stored and owed: requeued when a process starts (requeueUnfinished).
-      logger.error({ err: error, session_id: sessionId, turn_id: next.id }, 'could not queue a waiting turn');
-      await registry.release(sessionId, next.id);
-      return null;
-    }
-    this.deps.pickup.watch(sessionId, next.id);
-    return next.id;
+  /** Starts the session's next waiting message, if any and if no turn runs (see TurnLifecycle.startNext). */
+  startNext(sessionId: string): Promise<string | null> {
+    return this.lifecycle.startNext(sessionId);
   }
 
   /**
@@ -140,11 +130,8 @@ export class TurnService {
     const live = await this.deps.registry.get(sessionId);
     if (live?.turnId === messageId) return false;
     const changed = await this.deps.store.changeOwedMessage(messageId, text, text === null ? 0 : countTokens(text));
-    if (changed && text === null) {
-      // Its turn never comes: whoever follows it (the channel that took it in) is told, and shows nothing.
-      const payload = { code: 'CANCELLED' as const, message: 'The message was deleted before its turn started.', turn_id: messageId, dropped: true };
-      await this.deps.events.append(sessionId, { type: 'error', payload });
-    }
+    // Its turn never comes: whoever follows it (the channel that took it in) is told, and shows nothing.
+    if (changed && text === null) await this.lifecycle.dropped({ sessionId, turnId: messageId });
     return changed;
   }
 
@@ -182,20 +169,8 @@ export class TurnService {
     const { registry, control } = this.deps;
     const live = await registry.get(sessionId);
     if (!live) throw new AppError('CONFLICT', 'No turn is running in this session.');
-    if (await this.cancelQueued(sessionId, live.turnId)) return;
+    if (await this.lifecycle.cancelQueued({ sessionId, turnId: live.turnId })) return;
     await control.publish({ kind: 'cancel', sessionId, turnId: live.turnId });
-  }
-
-  /** Cancels a turn no worker took yet, where it waits; false when a worker has it (or it ended). */
-  private async cancelQueued(sessionId: string, turnId: string): Promise<boolean> {
-    const { registry, store, events } = this.deps;
-    const released = await registry.release(sessionId, turnId, 'queued');
-    if (!released) return false;
-    await store.endTurn({ sessionId, turnId, reply: null, usage: { inputTokens: 0, outputTokens: 0 } });
-    await events.append(sessionId, { type: 'agent_state', payload: { state: 'idle', turn_id: turnId } });
-    await events.append(sessionId, { type: 'error', payload: { code: 'CANCELLED', message: 'The turn was cancelled.', turn_id: turnId } });
-    if (released.waiting) await this.startNext(sessionId);
-    return true;
   }
 
   /**

@@ -1,0 +1,176 @@
+import type { EventLog, PendingConfirmation, TurnQueue, TurnRegistry } from '../core/turns';
+import type { MessageRecord, TurnEnd, TurnStore } from '../db/turn-store';
+import type { Logger } from '../logs/logger';
+import type { PickupWatch } from './pickup-watch';
+import { donePayload, endingFrames, type TurnEnding } from './turn-endings';
+import { TurnEvents } from './turn-events';
+
+/** A turn, by its session and its id (its user message's id). */
+export interface TurnRef {
+  sessionId: string;
+  turnId: string;
+}
+
+/** What a turn leaves in the database when it ends: its reply (none when it did not answer) and its totals. */
+export type TurnRecord = Omit<TurnEnd, 'sessionId' | 'turnId'>;
+
+/** A turn that ended without an answer and without spending anything (cancelled in the queue, given up). */
+export const NO_ANSWER: TurnRecord = { reply: null, usage: { inputTokens: 0, outputTokens: 0 } };
+
+/** How a turn's end went in storage and the registry. */
+export interface Finished {
+  /** The stored reply; null when none was given, or a second reply to its message was refused. */
+  reply: MessageRecord | null;
+  /** The session's `updated_at` after the end was stored (null: nothing was stored). */
+  updatedAt: Date | null;
+  /** The turn was still the session's when it was released (a late worker's was not). */
+  ours: boolean;
+  /** Messages waited behind it: the next one has been started. */
+  waiting: boolean;
+}
+
+export interface FinishOptions {
+  /** Only while no worker took it (a cancel in the queue): the registry decides first, so a worker taking it meanwhile wins. */
+  onlyIfQueued?: boolean;
+  /** A failure to store is logged and the session freed anyway (a given-up turn must not keep its session). */
+  storeFailure?: 'throw' | 'log';
+}
+
+export interface TurnLifecycleDeps {
+  store: TurnStore;
+  registry: TurnRegistry;
+  queue: TurnQueue;
+  events: EventLog;
+  logger: Logger;
+  pickup: PickupWatch;
+}
+
+/**
+ * The one owner of a turn's transitions once it is accepted (TurnService accepts): a worker takes
+ * it, it runs (routed, waiting for a confirmation), it ends — done, cancelled, failed, given up,
+ * dropped — in the database and the registry, the session is released and the next waiting message
+ * starts; and it is the single writer of the frames that end a turn (`announce`, turn-endings.ts).
+ * Every write of a turn's state to the two stores (TurnStore, TurnRegistry) is made in src/turns.
+ */
+export class TurnLifecycle {
+  constructor(private readonly deps: TurnLifecycleDeps) {}
+
+  /** The frame stream of a turn (`onFirstToken`: the stage metrics' first token). */
+  events(turn: TurnRef, onFirstToken: (() => void) | null = null): TurnEvents {
+    return new TurnEvents(this.deps, turn.sessionId, turn.turnId, onFirstToken);
+  }
+
+  /** A worker takes a turn it was handed: only while it is still the session's (it may have been cancelled in the queue). */
+  take(turn: TurnRef): Promise<boolean> {
+    return this.deps.registry.update(turn.sessionId, turn.turnId, { phase: 'running' });
+  }
+
+  /** The turn routed to another workflow than the session's: messages sent meanwhile follow that workflow's mid-turn policy. */
+  async routed(turn: TurnRef, workflowId: string | null): Promise<void> {
+    await this.deps.registry.update(turn.sessionId, turn.turnId, { workflowId });
+  }
+
+  /** The confirmation the turn waits for (null: none any more), kept with it so a socket that connects meanwhile is asked again. */
+  async awaitConfirmation(turn: TurnRef, pending: PendingConfirmation | null): Promise<void> {
+    await this.deps.registry.update(turn.sessionId, turn.turnId, { pending });
+  }
+
+  /**
+   * Ends the turn in the database (its reply, or `record` null: nothing to store) and releases the
+   * session, then starts the next message that waited behind it. The reply is stored before the
+   * session is freed (a next turn reads it), and the next waiting message claims the session before
+   * the turn's ending frames go out (a message a client sends on them must not overtake it).
+   * Null when `onlyIfQueued` and a worker has the turn.
+   */
+  async finish(turn: TurnRef, record: TurnRecord | null, options: FinishOptions = {}): Promise<Finished | null> {
+    const { registry } = this.deps;
+    const releasedFirst = options.onlyIfQueued ? await registry.release(turn.sessionId, turn.turnId, 'queued') : null;
+    if (releasedFirst === false) return null;
+    const stored = record ? await this.store(turn, record, options.storeFailure ?? 'throw') : null;
+    const released = releasedFirst ?? (await registry.release(turn.sessionId, turn.turnId));
+    if (released && released.waiting) {
+      await this.startNext(turn.sessionId).catch((error: unknown) => this.deps.logger.error({ err: error, session_id: turn.sessionId }, 'could not start the next waiting turn'));
+    }
+    return { reply: stored?.reply ?? null, updatedAt: stored?.updatedAt ?? null, ours: released !== false, waiting: released !== false && released.waiting };
+  }
+
+  /** Writes the frames that end the turn (after `finish`); the turn sends nothing after them. */
+  announce(events: TurnEvents, ending: TurnEnding): Promise<void> {
+    return events.sendLast(endingFrames(ending, events.openToolCalls()));
+  }
+
+  /** `finish`, then `announce` (`events`: the running turn's stream, whose open tool calls the ending closes). Null when not ended here. */
+  async end(turn: TurnRef, record: TurnRecord | null, ending: TurnEnding, options: FinishOptions & { events?: TurnEvents } = {}): Promise<Finished | null> {
+    const finished = await this.finish(turn, record, options);
+    if (finished) await this.announce(options.events ?? this.events(turn), ending);
+    return finished;
+  }
+
+  /** Cancels a turn no worker took yet, where it waits; false when a worker has it (its worker ends it) or it ended. */
+  async cancelQueued(turn: TurnRef): Promise<boolean> {
+    return (await this.end(turn, NO_ANSWER, { kind: 'cancelled' }, { onlyIfQueued: true })) !== null;
+  }
+
+  /**
+   * The queue gave the turn's job up (it kept failing, or the workers running it kept dying): the
+   * message counts as answered (no process queues it again), the session is freed and the client told.
+   */
+  async giveUp(turn: TurnRef): Promise<void> {
+    if ((await this.deps.registry.get(turn.sessionId))?.turnId !== turn.turnId) return; // ended meanwhile
+    const finished = await this.finish(turn, NO_ANSWER, { storeFailure: 'log' });
+    if (finished?.ours) await this.announce(this.events(turn), { kind: 'given_up' });
+  }
+
+  /** A waiting message deleted before its turn started: whoever follows it (the channel that took it in) is told, and shows nothing. */
+  async dropped(turn: TurnRef): Promise<void> {
+    await this.announce(this.events(turn), { kind: 'dropped' });
+  }
+
+  /**
+   * A redelivered job whose turn is no longer the session's: cancelled, or ended. A worker that
+   * stored the reply and freed the session (before `done`, so the client's next message finds it
+   * free) may have died before `done` went out: then the client never learns the turn ended, so
+   * `done` goes out now, unless the log has it.
+   */
+  async doneIfMissing(turn: TurnRef): Promise<void> {
+    const loaded = await this.deps.store.loadConversation(turn.sessionId);
+    const reply = loaded?.messages.findLast((message) => message.reply_to === turn.turnId);
+    if (!reply) return;
+    const { frames } = await this.deps.events.replay(turn.sessionId, -1);
+    if (frames.some((frame) => frame.type === 'done' && frame.payload.turn_id === turn.turnId)) return;
+    this.deps.logger.info({ job: { sessionId: turn.sessionId, userMessageId: turn.turnId } }, 'a turn that ended without its done (its worker died): done sent');
+    await this.announce(this.events(turn), { kind: 'done', done: donePayload(reply, { durationMs: 0, toolCalls: Number(reply.metadata?.tool_calls ?? 0) }) });
+  }
+
+  /**
+   * Starts the session's next waiting message, if any and if no turn runs (called by whoever ended a
+   * turn that messages waited behind, and by a message that found its turn ended). Safe to race:
+   * the registry lets one caller claim the session.
+   */
+  async startNext(sessionId: string): Promise<string | null> {
+    const { store, registry, queue, logger } = this.deps;
+    const [next, after] = await store.owedTurns(sessionId, 2);
+    if (!next || !(await registry.claim(sessionId, next.id))) return null;
+    if (after) await registry.markWaiting(sessionId);
+    try {
+      await queue.enqueue({ sessionId, userMessageId: next.id, queuedAt: Date.now() });
+    } catch (error) {
+      // Stays stored and owed: requeued when a process starts (requeueUnfinished).
+      logger.error({ err: error, session_id: sessionId, turn_id: next.id }, 'could not queue a waiting turn');
+      await registry.release(sessionId, next.id);
+      return null;
+    }
+    this.deps.pickup.watch(sessionId, next.id);
+    return next.id;
+  }
+
+  private async store(turn: TurnRef, record: TurnRecord, onFailure: 'throw' | 'log'): Promise<{ reply: MessageRecord | null; updatedAt: Date } | null> {
+    try {
+      return await this.deps.store.endTurn({ sessionId: turn.sessionId, turnId: turn.turnId, ...record });
+    } catch (error) {
+      if (onFailure === 'throw') throw error;
+      this.deps.logger.error({ err: error, job: { sessionId: turn.sessionId, userMessageId: turn.turnId } }, 'could not mark a given-up turn answered');
+      return null;
+    }
+  }
+}
