@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Op, type WhereOptions } from 'sequelize';
 import { WEB_CHANNEL } from '../core/channel';
 import { AppError } from '../core/errors';
+import { mergePatch } from '../core/merge-patch';
 import { cursorOrThrow, keysetPage as page } from '../core/page-cursor';
 import type { Principal } from '../core/principal';
 import type { ControlBus, TurnRegistry } from '../core/turns';
@@ -51,7 +52,7 @@ export class SessionService {
   constructor(private readonly deps: SessionServiceDeps) {}
 
   async create(principal: Principal, input: { name?: string; workflow?: string; config?: SessionConfigInput }) {
-    const config = mergeConfig({}, input.config);
+    const config = mergePatch<Record<string, unknown>>({}, input.config);
     this.checkConfig(config);
     const workflow = input.workflow === undefined ? null : await this.deps.workflowByName(input.workflow);
     if (input.workflow !== undefined && !workflow) {
@@ -113,7 +114,7 @@ export class SessionService {
   async update(principal: Principal, id: string, input: { name?: string; config?: SessionConfigInput }) {
     const row = await this.visible(principal, id);
     if (input.config !== undefined) {
-      const config = mergeConfig(row.config ?? {}, input.config);
+      const config = mergePatch(row.config ?? {}, input.config);
       this.checkConfig(input.config);
       row.config = config;
       if (input.config.memory_mode !== undefined) row.memory_mode = input.config.memory_mode ?? DEFAULT_MEMORY_MODE;
@@ -224,19 +225,6 @@ export class SessionService {
   private async changed(sessionId: string): Promise<void> {
     await this.deps.control.publish({ kind: 'session_changed', sessionId });
   }
-}
-
-/**
- * JSON merge-patch (RFC 7396) of a session's flat config: keys sent replace, keys absent stay, `null`
- * removes a key. What is stored never holds a null.
- */
-export function mergeConfig(stored: Record<string, unknown>, patch: SessionConfigInput | undefined): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...stored };
-  for (const [key, value] of Object.entries(patch ?? {})) {
-    if (value === null) delete merged[key];
-    else if (value !== undefined) merged[key] = value;
-  }
-  return merged;
 }
 
 /** `Session YYYY-MM-DD HH:MM` (UTC), the default name of decisions.md §3. */
