@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
 import { clientFrameSchemas, type ClientFrameType } from '../../src/core/client-frames';
 import { AppError, type ErrorCode } from '../../src/core/errors';
-import { WORKING_STATES, type AgentState, type SessionFrame } from '../../src/core/events';
+import { WORKING_STATES, type AgentState, type SessionFrame, type SessionTakenOverNotice } from '../../src/core/events';
 import type { Hub, SessionSummary } from '../../src/core/hub';
 import type { Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
@@ -16,6 +16,15 @@ export const CLOSE = {
   INTERNAL_ERROR: 1011,
   /** The client does not read fast enough; it reconnects and replays what it missed. */
   TRY_AGAIN_LATER: 1013,
+} as const;
+
+/**
+ * Close reasons that tell a client what a 1001 means (decisions.md §8): reconnect after a shutdown,
+ * never after a takeover (it would take the session back from the newer connection, forever).
+ */
+export const CLOSE_REASONS = {
+  SHUTDOWN: 'server shutting down',
+  TAKEN_OVER: 'taken over by another connection',
 } as const;
 
 /** How long a closing socket waits for the client's close frame before it is cut. */
@@ -127,6 +136,17 @@ export class SessionConnection {
     if (!replay?.complete) return this.close(CLOSE.TRY_AGAIN_LATER, 'missed frames; reconnect with last_seq');
     for (const frame of replay.frames) this.send(frame, JSON.stringify(frame), false);
     for (const [frame, text] of buffered) this.send(frame, text);
+  }
+
+  /**
+   * A newer connection to the session took it over: this socket alone first gets the
+   * `session_taken_over` notice (outside the numbered log: it has no seq), then closes 1001.
+   */
+  takenOver(): void {
+    if (this.closed) return;
+    const notice: SessionTakenOverNotice = { type: 'session_taken_over', session_id: this.sessionId, payload: {}, ts: new Date().toISOString() };
+    this.socket.send(JSON.stringify(notice));
+    this.close(CLOSE.GOING_AWAY, CLOSE_REASONS.TAKEN_OVER);
   }
 
   close(code: number, reason: string): void {

@@ -7,7 +7,7 @@ import type { Hub, SessionSummary } from '../../src/core/hub';
 import { changeEnds, type Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
 import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
-import { CLOSE, SessionConnection } from './session-connection';
+import { CLOSE, CLOSE_REASONS, SessionConnection } from './session-connection';
 
 export const SESSION_SOCKET_PATH = /^\/ws\/v1\/sessions\/([^/]+)$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -72,7 +72,7 @@ export class WebAdapter implements ChannelAdapter {
     this.stopTakeovers = await hub.control.subscribe((message) => {
       if (message.kind === 'takeover') {
         for (const connection of this.connections.get(message.sessionId) ?? []) {
-          if (connection.id !== message.connectionId) connection.close(CLOSE.GOING_AWAY, 'replaced by a newer connection');
+          if (connection.id !== message.connectionId) connection.takenOver();
         }
       }
       // Revoked credentials end the sockets they opened, on whichever process those live.
@@ -90,7 +90,7 @@ export class WebAdapter implements ChannelAdapter {
   async stop(): Promise<void> {
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.stopTakeovers?.();
-    for (const set of this.connections.values()) for (const connection of set) connection.close(CLOSE.GOING_AWAY, 'server shutting down');
+    for (const set of this.connections.values()) for (const connection of set) connection.close(CLOSE.GOING_AWAY, CLOSE_REASONS.SHUTDOWN);
     this.connections.clear();
   }
 

@@ -95,7 +95,7 @@ const ACTION_MEANINGS: Record<string, [key: string, effect: string]> = {
 /** Close codes the server uses, from the adapters' and auth's constants, with what each means. */
 const CLOSE_MEANINGS: Record<number, string> = {
   1000: 'Normal closure.',
-  1001: 'The server is shutting down, or a newer connection to the same session replaced this one.',
+  1001: 'Reason `server shutting down`: reconnect (with `last_seq`). Reason `taken over by another connection`, after a `session_taken_over` notice: a newer connection to the same session replaced this one; do not reconnect.',
   1009: `A client frame was larger than ${WEB_ADAPTER_DEFAULTS.maxPayloadBytes.toLocaleString('en-US')} bytes.`,
   1011: 'Internal server error (for example the database failed during the credential check).',
   1013: 'The client read too slowly (too much queued for it); reconnect with `last_seq` to replay what was missed.',
@@ -252,6 +252,10 @@ export function websocketReferencePage(root = repoRoot()): string {
     `Generated from the \`AgentEvent\` union (one vocabulary from the worker to every channel) and \`PongEvent\`: ${server.map((frame) => `\`${frame.type}\``).join(', ')}.`,
     '',
     ...server.map(frameSection),
+    '### `session_taken_over` (notice)',
+    '',
+    'Sent to a session socket alone just before the server closes it with 1001 because a newer connection to the same session took it over: `{"type": "session_taken_over", "session_id", "payload": {}, "ts"}`. It has no `seq` (it is not part of the session\'s numbered frames and is never replayed). A client that receives it does not reconnect; reconnecting would take the session back from the other connection, which would then do the same. A shutdown closes with 1001 too, without this notice, and clients reconnect after it.',
+    '',
     '## Client to server frames',
     '',
     `Generated from the zod schemas that validate them: ${client.map((frame) => `\`${frame.type}\``).join(', ')}. A frame that is not JSON or has an unknown type gets an \`error\` frame \`INVALID_MESSAGE\`; a payload that does not fit, \`VALIDATION_ERROR\`. The connection stays open.`,

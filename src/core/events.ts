@@ -87,3 +87,15 @@ export type SessionFrameBody = AgentEvent | PongEvent;
 
 /** The server→client envelope on the session WebSocket (spec, Events). `seq` is per session. */
 export type SessionFrame = SessionFrameBody & { session_id: string; seq: number; ts: string };
+
+/**
+ * Sent to a session socket that a newer connection took over, just before it closes with 1001
+ * (decisions.md §8): not part of the session's numbered log (no `seq`), never replayed. A client
+ * that receives it does not reconnect (it would take the session back).
+ */
+export interface SessionTakenOverNotice {
+  type: 'session_taken_over';
+  session_id: string;
+  payload: Record<string, never>;
+  ts: string;
+}

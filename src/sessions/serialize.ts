@@ -29,7 +29,13 @@ export function sessionView(row: Omit<SessionRecord, 'answered_through' | 'ordin
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     archived_at: row.archived_at ? row.archived_at.toISOString() : null,
+    pending_confirmation: live?.pending ? pendingView(live.pending) : null,
   };
+}
+
+/** What the turn waits for, in the `tool_confirm_request` payload's own fields. */
+function pendingView(pending: NonNullable<LiveTurn['pending']>) {
+  return { confirmation_id: pending.confirmation_id, tool: pending.tool, parameters: pending.parameters, message: pending.message };
 }
 
 /** A stored message as the history shows it; tool calls in the protocol's own vocabulary (decisions.md §3). */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Op, type WhereOptions } from 'sequelize';
 import { WEB_CHANNEL } from '../core/channel';
 import { AppError } from '../core/errors';
+import { mergePatch } from '../core/merge-patch';
 import { cursorOrThrow, keysetPage as page } from '../core/page-cursor';
 import type { Principal } from '../core/principal';
 import type { ControlBus, TurnRegistry } from '../core/turns';
@@ -31,34 +32,41 @@ export interface SessionServiceDeps {
   modelAliases: readonly string[];
 }
 
-/** A session's `config` (already shape-checked by the API schema): the keys the agent honours. */
+/**
+ * A session's `config` (already shape-checked by the API schema): the keys the agent honours.
+ * `null` means "unset" (decisions.md §8).
+ */
 export interface SessionConfigInput {
-  model?: string;
-  memory_mode?: string;
-  system_prompt?: string;
-  max_steps?: number;
-  context_compression?: boolean;
+  model?: string | null;
+  memory_mode?: string | null;
+  system_prompt?: string | null;
+  max_steps?: number | null;
+  context_compression?: boolean | null;
 }
+
+/** The memory mode of a session whose config names none. */
+const DEFAULT_MEMORY_MODE = 'conversation';
 
 /** Sessions and their history, as their owner (or an admin) sees them. */
 export class SessionService {
   constructor(private readonly deps: SessionServiceDeps) {}
 
   async create(principal: Principal, input: { name?: string; workflow?: string; config?: SessionConfigInput }) {
-    this.checkConfig(input.config);
+    const config = mergePatch<Record<string, unknown>>({}, input.config);
+    this.checkConfig(config);
     const workflow = input.workflow === undefined ? null : await this.deps.workflowByName(input.workflow);
     if (input.workflow !== undefined && !workflow) {
       throw AppError.validation({ workflow: [{ code: 'unknown_workflow', message: `No workflow named "${input.workflow}".` }] });
     }
     const session = await this.deps.store.createSession({
-      ...(input.config?.memory_mode ? { memory_mode: input.config.memory_mode } : {}),
+      ...(typeof config.memory_mode === 'string' ? { memory_mode: config.memory_mode } : {}),
       id: randomUUID(),
       name: input.name ?? defaultName(new Date()),
       owner_id: principal.userId,
       channel: WEB_CHANNEL,
       session_key: null,
       active_workflow_id: workflow?.id ?? null,
-      config: { ...(input.config ?? {}) },
+      config,
       active_tools: [...this.deps.defaultTools],
       archived_at: null,
       tool_state: null,
@@ -104,13 +112,14 @@ export class SessionService {
   }
 
   async update(principal: Principal, id: string, input: { name?: string; config?: SessionConfigInput }) {
-    this.checkConfig(input.config);
     const row = await this.visible(principal, id);
-    if (input.name !== undefined) row.name = input.name;
     if (input.config !== undefined) {
-      row.config = { ...input.config };
-      if (input.config.memory_mode) row.memory_mode = input.config.memory_mode;
+      const config = mergePatch(row.config ?? {}, input.config);
+      this.checkConfig(input.config);
+      row.config = config;
+      if (input.config.memory_mode !== undefined) row.memory_mode = input.config.memory_mode ?? DEFAULT_MEMORY_MODE;
     }
+    if (input.name !== undefined) row.name = input.name;
     await row.save();
     return this.view(row, await this.deps.registry.get(id));
   }
@@ -196,7 +205,7 @@ export class SessionService {
 
   /** `config.model` must name a configured model: accepted and ignored would be a lie. */
   private checkConfig(config: SessionConfigInput | undefined): void {
-    if (config?.model !== undefined && !this.deps.modelAliases.includes(config.model)) {
+    if (typeof config?.model === 'string' && !this.deps.modelAliases.includes(config.model)) {
       throw AppError.validation({
         'config.model': [{ code: 'unknown_model', message: `No model "${config.model}" is configured; GET /api/v1/config/models lists them (${this.deps.modelAliases.join(', ')}).` }],
       });

@@ -52,6 +52,20 @@ export const workflowFields = {
 export const workflowInputSchema = z.strictObject(workflowFields).meta({ id: 'WorkflowInput' });
 export type WorkflowInput = z.infer<typeof workflowInputSchema>;
 
+/**
+ * `triggers` in a PATCH: merged into the stored triggers (JSON merge-patch, decisions.md §8): members
+ * sent replace, members absent stay, `null` removes one (back to its default). The merged whole is
+ * checked like a full workflow (regex safety included).
+ */
+export const triggersPatchSchema = z
+  .strictObject({
+    keywords: z.array(z.string().trim().min(1).max(100)).max(200).nullable().optional(),
+    regex: z.array(z.string()).max(50).nullable().optional(),
+    contact_tags: z.array(z.string().trim().min(1).max(64)).max(100).nullable().optional(),
+    min_score: z.number().min(0).max(1000).nullable().optional(),
+  })
+  .meta({ id: 'WorkflowTriggersPatch' });
+
 export const workflowPatchSchema = z
   .strictObject({
     // The bare types: a field left out of a patch keeps its value (a default here would reset it).
@@ -59,11 +73,12 @@ export const workflowPatchSchema = z
     system_prompt: z.string().max(200_000).optional(),
     tool_list: z.string().max(2_000).optional(),
     knowledge_base_ids: z.array(z.string().min(1).max(128)).max(50).optional(),
-    triggers: triggersSchema.optional(),
+    triggers: triggersPatchSchema.optional().describe('Merged into the stored triggers: members sent replace, absent stay, null removes.'),
     binding_channels: z.array(z.string().regex(BINDING_CHANNEL, BINDING_CHANNEL_HINT)).max(50).optional(),
     mid_turn: z.enum(MID_TURN_POLICIES).nullable().optional(),
   })
   .meta({ id: 'WorkflowPatch' });
+export type WorkflowPatch = z.infer<typeof workflowPatchSchema>;
 
 export const workflowSchema = z
   .object({

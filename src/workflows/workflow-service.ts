@@ -7,7 +7,8 @@ import { AppError, type FieldIssues } from '../core/errors';
 import type { MidTurnPolicy } from '../core/turns';
 import type { ContactRow, Models, WorkflowRow } from '../db/models';
 import { decodeCursor, encodeCursor } from '../core/page-cursor';
-import { toolNames, workflowInputSchema, type WorkflowInput } from './workflow-schema';
+import { mergePatch } from '../core/merge-patch';
+import { toolNames, workflowInputSchema, type WorkflowInput, type WorkflowPatch } from './workflow-schema';
 
 /** Finds knowledge collections by id or name (the knowledge module implements it). */
 export interface KnowledgeCollections {
@@ -115,9 +116,14 @@ export class WorkflowService {
     return workflowView(row);
   }
 
-  async patch(name: string, patch: Partial<Omit<WorkflowInput, 'name'>>): Promise<WorkflowView> {
+  async patch(name: string, patch: WorkflowPatch): Promise<WorkflowView> {
     const row = await this.find(name);
-    const merged = workflowInputSchema.parse({ ...pick(workflowView(row)), ...patch, name });
+    const stored = workflowView(row);
+    const triggers = patch.triggers === undefined ? stored.triggers : mergePatch(stored.triggers, patch.triggers);
+    // The merged triggers are checked whole here (a patch's members alone could not be).
+    const parsed = workflowInputSchema.safeParse({ ...pick(stored), ...patch, triggers, name });
+    if (!parsed.success) throw AppError.validation(issuesOf(parsed.error.issues));
+    const merged = parsed.data;
     await this.check(merged);
     await row.update(merged);
     await this.changed();

@@ -50,6 +50,7 @@ describe('sessions REST', () => {
       created_at: expect.any(String),
       updated_at: expect.any(String),
       archived_at: null,
+      pending_confirmation: null,
     });
   });
 

@@ -23,6 +23,7 @@ describe('the reconnect policy', () => {
     const wording = { forbidden: 'not yours', notFound: 'no such session' };
     expect(classifyClose(1001, 'server shutting down', wording)).toEqual({ kind: 'retry', why: 'server shutting down' });
     expect(classifyClose(1001, 'replaced by a newer connection', wording).kind).toBe('stop');
+    expect(classifyClose(1001, 'taken over by another connection', wording).kind).toBe('stop');
     expect(classifyClose(1006, '', wording).kind).toBe('retry');
     expect(classifyClose(4000, 'server starting', wording).kind).toBe('retry');
     expect(classifyClose(4001, 'token expired', wording)).toEqual({ kind: 'refresh' });
@@ -33,6 +34,38 @@ describe('the reconnect policy', () => {
 });
 
 describe('HubSocket', () => {
+  it('stops, without reconnecting, after a session_taken_over notice whatever the close reason says', async () => {
+    const server = await listening();
+    const port = (server.address() as AddressInfo).port;
+    let connections = 0;
+    server.on('connection', (socket) => {
+      connections += 1;
+      socket.send(JSON.stringify({ type: 'agent_state', session_id: 's', seq: 1, ts: new Date().toISOString(), payload: { state: 'idle' } }));
+      socket.send(JSON.stringify({ type: 'session_taken_over', session_id: 's', payload: {}, ts: new Date().toISOString() }));
+      socket.close(1001, 'going away'); // a reason this client would otherwise retry after
+    });
+    const client = new HubClient(`http://127.0.0.1:${port}`, { kind: 'api-key', key: 'svc_live_test' });
+    const messages: string[] = [];
+    const retries: number[] = [];
+    const stopped = await new Promise<CliError>((resolve) => {
+      new HubSocket({
+        client,
+        url: () => `ws://127.0.0.1:${port}/ws/v1/sessions/s`,
+        keepaliveText: 'ping',
+        readyOn: 'first-message',
+        wording: { forbidden: 'f', notFound: 'n' },
+        policy: { maxFailures: 3, firstBackoffMs: 20, capMs: 40 },
+        listener: { onMessage: (text) => messages.push(text), onRetry: ({ attempt }) => retries.push(attempt), onStop: resolve },
+      }).start();
+    });
+    expect(stopped.message).toMatch(/another client connected to this session/);
+    expect(retries).toEqual([]);
+    expect(connections).toBe(1);
+    // The notice is the client's business, not a frame of the session.
+    expect(messages.map((text) => JSON.parse(text).type)).toEqual(['agent_state']);
+    server.close();
+  });
+
   it('reconnects by the policy with the Authorization header, and gives up after the last failure with a clear message', async () => {
     const server = await listening();
     const port = (server.address() as AddressInfo).port;

@@ -62,6 +62,13 @@ describe('workflows API', () => {
     expect((await send(user, 'GET', '/assistant/workflows/support')).body.data.name).toBe('support');
     const patched = await send(admin, 'PATCH', '/assistant/workflows/support', { description: 'Triage' });
     expect(patched.body.data).toMatchObject({ description: 'Triage', system_prompt: support.system_prompt });
+    // Nested triggers merge (decisions.md §8): members sent replace, absent stay, null removes.
+    const merged = await send(admin, 'PATCH', '/assistant/workflows/support', { triggers: { contact_tags: ['vip'], min_score: 2 } });
+    expect(merged.body.data.triggers).toEqual({ keywords: ['refund', 'broken'], regex: ['\\bticket #\\d+'], contact_tags: ['vip'], min_score: 2 });
+    const unset = await send(admin, 'PATCH', '/assistant/workflows/support', { triggers: { regex: null, min_score: null } });
+    expect(unset.body.data.triggers).toEqual({ keywords: ['refund', 'broken'], regex: [], contact_tags: ['vip'] });
+    const unsafe = await send(admin, 'PATCH', '/assistant/workflows/support', { triggers: { regex: ['(a+)+$'] } });
+    expect(unsafe.status).toBe(422);
     const replaced = await send(admin, 'PUT', '/assistant/workflows/support', { ...support, tool_list: '' });
     expect(replaced.body.data).toMatchObject({ tool_list: '', description: 'Customer support triage' });
     const listed = await send(user, 'GET', '/assistant/workflows');

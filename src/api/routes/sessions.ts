@@ -11,6 +11,9 @@ import { Reply, type ApiRouter } from '../endpoint';
 import { listPage } from '../schemas/envelope';
 import {
   clearMessagesBody,
+  confirmationParams,
+  confirmedSchema,
+  confirmToolBody,
   createSessionBody,
   donePayloadSchema,
   listQuery,
@@ -190,6 +193,33 @@ export function registerSessionRoutes(api: ApiRouter, deps: SessionRoutesDeps): 
       });
       await hub.cancelTurn(params.id);
       return { cancelling: true };
+    },
+  });
+
+  api.add({
+    method: 'post',
+    path: '/sessions/{id}/confirmations/{confirmation_id}',
+    summary: 'Answer a tool confirmation (like the WebSocket `tool_confirm` frame)',
+    description:
+      'For clients without a socket (e.g. a `?sync=true` request waiting on a confirmation): the session record\'s ' +
+      '`pending_confirmation` names what the turn waits for. Same rules as `tool_confirm`: only the confirmation the ' +
+      'running turn waits for can be answered, once.',
+    tags,
+    access: 'user',
+    params: confirmationParams,
+    body: confirmToolBody,
+    errors: ['SESSION_NOT_FOUND', 'CONFIRMATION_NOT_FOUND'],
+    response: { status: 202, description: 'The answer was handed to the turn; its frames follow on the WebSocket.', data: confirmedSchema },
+    handler: async ({ principal, params, body }) => {
+      await sessions.access(principal, params.id);
+      try {
+        await hub.confirmTool(params.id, params.confirmation_id, body.action, { kind: 'user', id: principal.userId, name: principal.username });
+      } catch (error) {
+        // The socket answers a stale id with an INVALID_MESSAGE frame; on REST it is a resource that is not there.
+        if (error instanceof AppError && error.code === 'INVALID_MESSAGE') throw new AppError('CONFIRMATION_NOT_FOUND', error.message);
+        throw error;
+      }
+      return new Reply(202, { confirmation_id: params.confirmation_id, action: body.action });
     },
   });
 }

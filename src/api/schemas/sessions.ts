@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AGENT_STATES, TURN_MODES } from '../../core/events';
+import { AGENT_STATES, CONFIRM_ACTIONS, TURN_MODES } from '../../core/events';
 import { userMessageText } from '../../core/client-frames';
 import { MEMORY_MODES } from '../../agent/memory';
 
@@ -20,6 +20,10 @@ export const sessionSchema = z
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
     archived_at: z.iso.datetime().nullable(),
+    pending_confirmation: z
+      .object({ confirmation_id: z.string(), tool: z.string(), parameters: z.record(z.string(), z.unknown()), message: z.string() })
+      .nullable()
+      .describe('The `tool_confirm_request` the running turn waits for (answer it with POST /sessions/{id}/confirmations/{confirmation_id}), else null.'),
   })
   .meta({ id: 'Session' });
 
@@ -50,22 +54,30 @@ export const donePayloadSchema = z
 
 export const sessionIdParams = z.object({ id: z.uuid() });
 
+export const confirmationParams = sessionIdParams.extend({ confirmation_id: z.string().min(1).max(200) });
+export const confirmToolBody = z.strictObject({ action: z.enum(CONFIRM_ACTIONS).describe('allow, deny, allow_all, disable, forbid_all or cancel (spec, tool_confirm).') });
+export const confirmedSchema = z.object({ confirmation_id: z.string(), action: z.enum(CONFIRM_ACTIONS) });
+
 export const listQuery = z.object({
   cursor: z.string().optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
 
+/** The most tool rounds a session's `config.max_steps` may allow (decisions.md §8). */
+export const MAX_STEPS_LIMIT = 200;
+
 /**
  * What a session's `config` may set; the agent honours every key, and any other key is refused
- * (422 naming it) rather than stored and ignored.
+ * (422 naming it) rather than stored and ignored. `null` for a key means "unset" (decisions.md §8):
+ * on create it is as if the key were absent; on PATCH it removes the key (JSON merge-patch).
  */
 export const sessionConfigSchema = z
   .strictObject({
-    model: z.string().min(1).optional().describe('A model alias from GET /config/models.'),
-    memory_mode: z.enum(MEMORY_MODES).optional().describe('How memory summarises (also `PATCH /sessions/{id}/memory`).'),
-    system_prompt: z.string().min(1).max(100_000).optional().describe("Replaces the system prompt (the workflow's or the default) for this session."),
-    max_steps: z.number().int().min(1).max(50).optional().describe('Model rounds with tool calls per turn (default `agent.max_tool_rounds`).'),
-    context_compression: z.boolean().optional().describe('false: never fold old turns into a summary (the oldest simply leave the prompt).'),
+    model: z.string().min(1).nullable().optional().describe('A model alias from GET /config/models.'),
+    memory_mode: z.enum(MEMORY_MODES).nullable().optional().describe('How memory summarises (also `PATCH /sessions/{id}/memory`); null: the default (`conversation`).'),
+    system_prompt: z.string().min(1).max(100_000).nullable().optional().describe("Replaces the system prompt (the workflow's or the default) for this session."),
+    max_steps: z.number().int().min(1).max(MAX_STEPS_LIMIT).nullable().optional().describe(`Model rounds with tool calls per turn, a hard bound (default \`agent.max_tool_rounds\`; at most ${MAX_STEPS_LIMIT}).`),
+    context_compression: z.boolean().nullable().optional().describe('false: never fold old turns into a summary (the oldest simply leave the prompt).'),
   })
   .meta({ id: 'SessionConfig' });
 export type SessionConfig = z.infer<typeof sessionConfigSchema>;
@@ -73,12 +85,14 @@ export type SessionConfig = z.infer<typeof sessionConfigSchema>;
 export const createSessionBody = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   workflow: z.string().min(1).optional().describe('Name of the workflow to start with.'),
-  config: sessionConfigSchema.optional(),
+  config: sessionConfigSchema.optional().describe('`null` values count as unset.'),
 });
 
 export const updateSessionBody = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
-  config: sessionConfigSchema.optional().describe('Replaces the whole config.'),
+  config: sessionConfigSchema
+    .optional()
+    .describe('Merged into the stored config (JSON merge-patch, RFC 7396): keys sent replace, keys absent stay, `null` removes a key.'),
 });
 
 export const postMessageBody = z

@@ -27,9 +27,14 @@ export interface RefusalWording {
   notFound: string;
 }
 
+/** Why a client must not reconnect after a takeover (the notice, or the close reason). */
+export const TAKEN_OVER_WHY = 'another client connected to this session (a session streams to one connection at a time)';
+
 /**
- * Decides what a close means. A 1001 is a restart (reconnect) unless this connection was replaced
- * by a newer one for the same session, where reconnecting would take the session back from it.
+ * Decides what a close means. A 1001 is a restart (reconnect) unless this connection was taken
+ * over by a newer one for the same session (decisions.md §8: the reason says so, after a
+ * `session_taken_over` notice), where reconnecting would take the session back from it. Hubs
+ * before that decision said "replaced by a newer connection".
  */
 export function classifyClose(code: number, reason: string, wording: RefusalWording): CloseVerdict {
   switch (code) {
@@ -43,9 +48,19 @@ export function classifyClose(code: number, reason: string, wording: RefusalWord
     case CLOSE_CODES.TOO_BIG:
       return { kind: 'stop', why: `the hub closed the connection (${code}${reason ? ` ${reason}` : ''})` };
     case CLOSE_CODES.GOING_AWAY:
-      if (reason.startsWith('replaced')) return { kind: 'stop', why: 'another client connected to this session (a session streams to one connection at a time)' };
+      if (reason.startsWith('taken over') || reason.startsWith('replaced')) return { kind: 'stop', why: TAKEN_OVER_WHY };
       return { kind: 'retry', why: reason || 'the hub is going away' };
     default:
       return { kind: 'retry', why: `closed ${code}${reason ? ` ${reason}` : ''}` };
+  }
+}
+
+/** Whether a text frame is the hub's `session_taken_over` notice (decisions.md §8). */
+export function isTakenOverNotice(text: string): boolean {
+  if (!text.includes('session_taken_over')) return false;
+  try {
+    return (JSON.parse(text) as { type?: unknown }).type === 'session_taken_over';
+  } catch {
+    return false;
   }
 }

@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import type { HubClient } from '../api-client';
 import { CliError } from '../exit-codes';
-import { classifyClose, type CloseVerdict, type RefusalWording } from './close-codes';
+import { classifyClose, isTakenOverNotice, TAKEN_OVER_WHY, type CloseVerdict, type RefusalWording } from './close-codes';
 import { RECONNECT_DEFAULTS, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy';
 
 export const SOCKET_DEFAULTS = {
@@ -109,6 +109,7 @@ export class HubSocket {
     this.ready = false;
     let failure: string | null = null;
     let httpStatus: number | null = null;
+    let takenOver = false;
     socket.on('open', () => {
       this.lastHeardAt = Date.now();
       this.startKeepalive(socket);
@@ -122,7 +123,11 @@ export class HubSocket {
       if (socket !== this.socket) return;
       this.lastHeardAt = Date.now();
       if (!this.ready) this.markReady();
-      if (!isBinary) this.options.listener.onMessage(data.toString());
+      if (isBinary) return;
+      const text = data.toString();
+      // The hub says another client took the session over, then closes: never reconnect after it.
+      if (isTakenOverNotice(text)) takenOver = true;
+      else this.options.listener.onMessage(text);
     });
     socket.on('error', (error: Error & { code?: string }) => {
       const status = /Unexpected server response: (\d+)/.exec(error.message);
@@ -136,7 +141,8 @@ export class HubSocket {
       const wasReady = this.ready;
       this.ready = false;
       this.socket = null;
-      void this.afterClose(this.verdict(code, reason, failure, httpStatus, wasReady), wasReady);
+      const verdict: CloseVerdict = takenOver ? { kind: 'stop', why: TAKEN_OVER_WHY } : this.verdict(code, reason, failure, httpStatus, wasReady);
+      void this.afterClose(verdict, wasReady);
     });
   }
 

@@ -238,14 +238,18 @@ describe.each<Driver>(['in-process', 'redis'])('session WebSocket (%s driver)', 
     socket.close();
   });
 
-  it('a second connection replaces the first with 1001', async () => {
+  it('a second connection takes over the first: a session_taken_over notice (no seq), then 1001 with its own reason', async () => {
     const sessionId = await createSession(hub, alice);
     const first = await connect(hub, sessionId, alice);
     await first.nextOfType('agent_state');
     const second = await connect(hub, sessionId, alice);
-    expect(await first.closed).toEqual({ code: 1001, reason: 'replaced by a newer connection' });
+    expect(await first.closed).toEqual({ code: 1001, reason: 'taken over by another connection' });
+    expect(first.frames.at(-1)).toEqual({ type: 'session_taken_over', session_id: sessionId, payload: {}, ts: expect.any(String) });
     second.send({ type: 'ping', payload: {} });
     await second.nextOfType('pong');
+    // The notice is outside the numbered log: the new socket's frames stay gapless and never replay it.
+    expectGapless(second.frames);
+    expect(second.frames.some((frame) => frame.type === 'session_taken_over')).toBe(false);
     second.close();
   });
 
@@ -355,5 +359,17 @@ describe('idle sockets', () => {
     hub.provider.release();
     await busy.nextOfType('done');
     expect(await busy.closed).toEqual({ code: 1000, reason: 'idle timeout' });
+  });
+});
+
+describe('shutdown', () => {
+  it('closes sockets with 1001 "server shutting down" and no takeover notice: clients reconnect after it', async () => {
+    const hub = await startHub('in-process');
+    const sessionId = await createSession(hub, hub.root.token);
+    const socket = await connect(hub, sessionId, hub.root.token);
+    await socket.nextOfType('agent_state');
+    await hub.close();
+    expect(await socket.closed).toEqual({ code: 1001, reason: 'server shutting down' });
+    expect(socket.frames.some((frame) => frame.type === 'session_taken_over')).toBe(false);
   });
 });

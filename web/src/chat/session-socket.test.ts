@@ -127,6 +127,26 @@ describe('SessionSocket', () => {
     expect(statuses.at(-1)).toEqual({ kind: 'replaced' });
   });
 
+  it('does not reconnect after a session_taken_over notice, whatever the close reason', async () => {
+    start();
+    await settle();
+    sockets[0]!.open();
+    sockets[0]!.receive({ type: 'session_taken_over' } as unknown as Partial<SessionFrame>);
+    sockets[0]!.close(1001, 'going away');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(sockets).toHaveLength(1);
+    expect(statuses.at(-1)).toEqual({ kind: 'replaced' });
+  });
+
+  it('reconnects after a shutdown (1001 "server shutting down")', async () => {
+    start();
+    await settle();
+    sockets[0]!.open();
+    sockets[0]!.close(1001, 'server shutting down');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(sockets).toHaveLength(2);
+  });
+
   it('refreshes the token once on 4001, and stops on 4004', async () => {
     const refresh = vi.fn(async () => true);
     start(refresh);

@@ -43,7 +43,8 @@ const CLOSE_REASONS: Record<number, string> = {
  * One session's WebSocket with the spec's client behaviour: browser auth by the `bearer`
  * subprotocol, a ping every 30 s, replay from `last_seq` on reconnect (frames already seen are
  * dropped), the reconnect policy of reconnect-policy.ts, and no reconnect when another tab took the
- * session over (close 1001 "replaced") or the hub refused it.
+ * session over (the `session_taken_over` notice, then close 1001 "taken over by another connection";
+ * older hubs said "replaced") or the hub refused it.
  */
 export class SessionSocket {
   /** The highest `seq` seen; -1 on page load (spec, Reconnection and replay). */
@@ -105,6 +106,7 @@ export class SessionSocket {
     const socket = (this.options.createSocket ?? ((address, protocols) => new WebSocket(address, protocols)))(url, ['bearer', token]);
     this.socket = socket;
     let opened = false;
+    let takenOver = false;
     let openedAt = Number.POSITIVE_INFINITY;
     socket.onopen = () => {
       opened = true;
@@ -118,11 +120,16 @@ export class SessionSocket {
       this.openedBefore = true;
     };
     socket.onmessage = (event) => {
-      let frame: SessionFrame;
+      let frame: SessionFrame | { type: 'session_taken_over' };
       try {
-        frame = JSON.parse(String(event.data)) as SessionFrame;
+        frame = JSON.parse(String(event.data)) as SessionFrame | { type: 'session_taken_over' };
       } catch {
         return; // the hub sends only JSON; ignore anything else
+      }
+      // Outside the session's numbered frames: the close that follows must not be retried.
+      if (frame.type === 'session_taken_over') {
+        takenOver = true;
+        return;
       }
       if (typeof frame.seq === 'number') {
         if (frame.seq <= this.lastSeq) return; // already seen (replay overlap)
@@ -136,12 +143,12 @@ export class SessionSocket {
       this.socket = null;
       clearInterval(this.pingTimer);
       if (this.stopped) return;
-      void this.afterClose(event.code, event.reason, opened, token);
+      void this.afterClose(event.code, event.reason, opened, token, takenOver);
     };
   }
 
-  private async afterClose(code: number, reason: string, opened: boolean, token: string): Promise<void> {
-    if (code === 1001 && /replaced/i.test(reason)) {
+  private async afterClose(code: number, reason: string, opened: boolean, token: string, takenOver: boolean): Promise<void> {
+    if (takenOver || (code === 1001 && /replaced|taken over/i.test(reason))) {
       this.options.onStatus({ kind: 'replaced' });
       return;
     }
