@@ -35,4 +35,23 @@ export class TurnOutcomeTracker {
     }
     return null;
   }
+
+  /** A tracker that goes on from the frames this one has seen (for immutable client state, e.g. a React reducer). */
+  copy(): TurnOutcomeTracker {
+    const copy = new TurnOutcomeTracker();
+    copy.lastError = this.lastError;
+    copy.idle = this.idle;
+    return copy;
+  }
+}
+
+/**
+ * True for the frame that says no turn runs in the session: `agent_state idle` naming no turn.
+ * Every frame of a turn names it (`turn_id`), and so does the state the hub sends on (re)connect
+ * while a turn is queued or running; so this is the on-connect state of an idle session. A client
+ * following a turn the tracker has not seen end learns from it that the turn ended out of its
+ * sight (a restarted hub, an expired replay buffer): the reply, if any, is in the history.
+ */
+export function saysNoTurnRuns(frame: SessionFrame): boolean {
+  return frame.type === 'agent_state' && frame.payload.state === 'idle' && frame.payload.turn_id === undefined;
 }
