@@ -7,7 +7,7 @@ import { WS_CLOSE } from '../../src/auth/websocket';
 import { clientFrameSchemas } from '../../src/protocol/client-frames';
 import { ERROR_CODES } from '../../src/protocol/error-codes';
 import { AGENT_STATES, TURN_MODES } from '../../src/protocol/frames';
-import { STREAM_LEVELS } from '../../src/logs/log-hub';
+import { STREAM_LEVELS } from '../../src/protocol/log-lines';
 import { cell, code, generatedBanner, table } from './markdown';
 import { repoRoot } from './repo';
 
