@@ -10,3 +10,11 @@ export interface LogLine {
   message: string;
   timestamp: string;
 }
+
+/** The log stream's keepalive: the client sends the plain text `ping`, the hub answers this. */
+export interface LogStreamPong {
+  type: 'pong';
+}
+
+/** What the hub sends on the log stream. */
+export type LogStreamFrame = LogLine | LogStreamPong;

@@ -11,7 +11,6 @@ export type {
   TokenPair,
   UserView as User,
 } from '../../../src/protocol/payloads';
-export type { LogLine } from '../../../src/protocol/log-lines';
 
 export interface Workflow {
   id: string;
