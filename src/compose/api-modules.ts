@@ -16,8 +16,7 @@ import { registerToolRoutes } from '../api/routes/tools';
 import { usageRoutes } from '../api/routes/usage';
 import { userRoutes } from '../api/routes/users';
 import { registerWorkflowRoutes } from '../api/routes/workflows';
-import { keepAuditWithin } from '../audit/audit-retention';
-import { AuditService } from '../audit/audit-service';
+import type { AuditService } from '../audit/audit-service';
 import type { ChannelStatusBoard } from '../server/channel-status';
 import { SessionMemory } from '../sessions/session-memory';
 import { UsageService } from '../usage/usage-service';
@@ -26,13 +25,10 @@ import type { HubParts } from './hub';
 import type { Core } from './service-types';
 
 /** The REST resources of an API process, each a module of `src/api/routes/` given its services. */
-export function apiModules(core: Core, provider: LlmProvider, authParts: AuthParts, hubParts: HubParts, board: ChannelStatusBoard): ApiModule[] {
-  const { config, models, lifecycle } = core;
+export function apiModules(core: Core, provider: LlmProvider, authParts: AuthParts, hubParts: HubParts, board: ChannelStatusBoard, auditService: AuditService): ApiModule[] {
+  const { config, models } = core;
   const { auth, saml } = authParts;
   const { sessions, hub, workflows } = hubParts;
-  const auditService = new AuditService(models);
-  const stopRetention = keepAuditWithin(auditService, config.audit.retention_days, core.logger);
-  lifecycle.onStop({ name: 'audit retention', stop: async () => stopRetention() });
   return [
     authRoutes(auth),
     apiKeyRoutes(auth.apiKeys, core.audit),

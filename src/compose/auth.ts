@@ -17,6 +17,7 @@ export interface AuthParts {
   saml: SamlService | null;
 }
 
+/** Builds auth from the `auth` config section; `cwd` resolves the SAML certificate files. */
 export function composeAuth(core: Core, cwd: string | undefined): AuthParts {
   const { config, drivers, lifecycle } = core;
   // A credential change reaches every process: caches forget it, sockets it opened close.

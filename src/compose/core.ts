@@ -18,7 +18,7 @@ import { RoutingService } from '../routing/routing-service';
 import { Lifecycle } from '../server/lifecycle';
 import type { ReadinessCheck } from '../server/readiness';
 import { channelMidTurnDefaults } from '../sessions/mid-turn-policy';
-import { PickupWatch } from '../sessions/pickup-watch';
+import { PickupWatch, pickupTimings } from '../sessions/pickup-watch';
 import { SessionTools } from '../sessions/session-tools';
 import { TurnService } from '../sessions/turn-service';
 import { activeTraceFields } from '../tracing/tracing';
@@ -26,9 +26,6 @@ import { DailyBudgets } from '../usage/budgets';
 import { createDrivers } from './drivers';
 import { startObservability } from './observability';
 import type { Core, Drivers, ServiceOptions } from './service-types';
-
-/** How often (at most) the API process looks for accepted turns no worker took (PickupWatch). */
-const PICKUP_SWEEP_MS = 5_000;
 
 type ProcessName = 'api' | 'worker';
 
@@ -125,10 +122,7 @@ async function startTurnServices(foundation: Foundation, models: Models, store: 
   const routing = new RoutingService(models, channels);
   await routing.start(drivers.control);
   lifecycle.onStop({ name: 'routing', stop: async () => routing.stop() });
-  const pickup = new PickupWatch(
-    { registry: drivers.registry, events: drivers.events, workers: drivers.presence, logger },
-    { warnAfterMs: config.worker.pickup_warning_s * 1000, sweepMs: Math.min(PICKUP_SWEEP_MS, config.worker.pickup_warning_s * 250) },
-  );
+  const pickup = new PickupWatch({ registry: drivers.registry, events: drivers.events, workers: drivers.presence, logger }, pickupTimings(config.worker.pickup_warning_s));
   const turns = new TurnService({
     store,
     registry: drivers.registry,

@@ -15,6 +15,7 @@ export interface HubParts {
   hub: SwitchboardHub;
 }
 
+/** Builds them on the running router and the turn services of `core`; the hub authenticates sockets with `authenticateSocket`. */
 export async function composeHub(core: Core, provider: LlmProvider, authenticateSocket: SocketAuthenticator): Promise<HubParts> {
   const { config, models, drivers, lifecycle, routing } = core;
   const access = new SessionAccess(core.store);

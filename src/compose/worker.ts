@@ -1,3 +1,8 @@
+/**
+ * The worker's wiring, in one place: the embedded worker of an API process and the worker-only
+ * process both start it here.
+ */
+
 import type { LlmProvider } from '../agent/provider';
 import { createProvider } from '../agent/providers';
 import { ConfigError } from '../config';
@@ -7,11 +12,6 @@ import { TurnWorker } from '../worker/turn-worker';
 import { startCore } from './core';
 import type { Core, RunningService, ServiceOptions } from './service-types';
 import { stopAll } from './shutdown';
-
-/**
- * The worker's wiring, in one place: the embedded worker of an API process and the worker-only
- * process both start it here.
- */
 
 /** Starts consuming turns in this process, after queueing again any turn a dead process left unfinished. */
 export async function startWorker(core: Core, provider: LlmProvider): Promise<void> {
