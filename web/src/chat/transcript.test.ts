@@ -118,6 +118,7 @@ describe('the transcript', () => {
     const restarted = run([frame({ type: 'agent_state', payload: { state: 'idle' } })], live);
     expect(restarted.items[1]).toMatchObject({ kind: 'assistant', streaming: false });
     expect(restarted.running).toBe(false);
+    expect(restarted.turns).toEqual({});
   });
 
   it('shows a turn’s tool rounds and reply from history as one message, in either stored shape', () => {

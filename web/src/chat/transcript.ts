@@ -152,12 +152,16 @@ function applyFrame(state: Transcript, frame: SessionFrame, replayed: boolean): 
   return showFrame({ ...state, turns, items: endedWithoutDone ? endStreaming(state.items) : state.items }, frame, replayed);
 }
 
-/** Feeds a frame to its turn's outcome tracker (a copy); a turn whose frames say it ended is dropped. */
+/**
+ * Feeds a frame to its turn's outcome tracker (a copy); a turn whose frames say it ended is
+ * dropped, and all of them when the hub says no turn runs.
+ */
 function trackTurn(turns: Transcript['turns'], frame: SessionFrame): { turns: Transcript['turns']; endedWithoutDone: boolean } {
   if (frame.type === 'pong') return { turns, endedWithoutDone: false };
   const key = frame.payload.turn_id ?? '';
   const tracker = (turns[key] ?? new TurnOutcomeTracker()).copy();
   const outcome = tracker.next(frame);
+  if (saysNoTurnRuns(frame)) return { turns: {}, endedWithoutDone: outcome !== null && outcome.kind !== 'done' };
   if (!outcome) return { turns: { ...turns, [key]: tracker }, endedWithoutDone: false };
   return { turns: Object.fromEntries(Object.entries(turns).filter(([turnKey]) => turnKey !== key)), endedWithoutDone: outcome.kind !== 'done' };
 }
