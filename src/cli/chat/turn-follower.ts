@@ -19,8 +19,8 @@ export interface TurnError {
   message: string;
 }
 
-/** `done` with the fields newer hubs add (issue 12); absent ones are undefined. */
-export type DoneInfo = DonePayload & { workflow?: string | null; routing_reason?: string; turn_id?: string };
+/** The `done` payload (the protocol's; `workflow`, `routing_reason` and `turn_id` are absent from older hubs). */
+export type DoneInfo = DonePayload;
 
 /** What the status line shows, kept up to date frame by frame. */
 export interface TurnSnapshot {
@@ -159,7 +159,7 @@ export class TurnFollower {
   private turnEnd(outcome: TurnOutcome): TurnEnd {
     switch (outcome.kind) {
       case 'done':
-        return { kind: 'done', done: outcome.done as DoneInfo, errors: this.errors };
+        return { kind: 'done', done: outcome.done, errors: this.errors };
       case 'cancelled':
       case 'dropped':
         return { kind: 'cancelled', errors: this.errors };
