@@ -1,6 +1,6 @@
 /**
  * The channel registry: every channel this hub has, in the order GET /admin/channels lists them.
- * main.ts and the core learn channel names from here only — the config sections, the adapters to
+ * The composition root (src/compose/) and the core learn channel names from here only — the config sections, the adapters to
  * build and supervise, which `binding_channels` values exist and how session keys route.
  * Adding a channel: one folder (adapters/<name>/, exporting a descriptor) and one line here
  * (adapters/README.md).

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds the browser UI (web/) into dist/web with Vite, unless nothing it is built from changed
 // since the last build: `npm start` runs this every time, and a skipped build costs ~50 ms.
-// Inputs hashed: every file under web/ except tests, and package-lock.json (library versions).
+// Inputs hashed: every file under web/ and src/protocol/ (the wire protocol the UI bundles) except
+// tests, and package-lock.json (library versions).
 // `--force` builds anyway.
 'use strict';
 const { createHash } = require('node:crypto');
@@ -11,6 +12,7 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const webDir = path.join(root, 'web');
+const protocolDir = path.join(root, 'src', 'protocol');
 const outDir = path.join(root, 'dist', 'web');
 const stampFile = path.join(outDir, '.build-stamp');
 
@@ -25,7 +27,7 @@ function* sourceFiles(dir) {
 
 function inputsHash() {
   const hash = createHash('sha256');
-  for (const file of [...sourceFiles(webDir), path.join(root, 'package-lock.json')]) {
+  for (const file of [...sourceFiles(webDir), ...sourceFiles(protocolDir), path.join(root, 'package-lock.json')]) {
     hash.update(path.relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   if (process.env.SWITCHBOARD_API_URL) hash.update(`api:${process.env.SWITCHBOARD_API_URL}`);

@@ -8,23 +8,16 @@ import type { Hub, SessionSummary } from '../../src/core/hub';
 import type { Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
 import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
+import { CLOSE_CODES, CLOSE_REASONS } from '../../src/protocol/close-codes';
 
 
+/** Close codes a session connection uses once open (the protocol's, src/protocol/close-codes.ts). */
 export const CLOSE = {
-  NORMAL: 1000,
-  GOING_AWAY: 1001,
-  INTERNAL_ERROR: 1011,
+  NORMAL: CLOSE_CODES.NORMAL,
+  GOING_AWAY: CLOSE_CODES.GOING_AWAY,
+  INTERNAL_ERROR: CLOSE_CODES.INTERNAL_ERROR,
   /** The client does not read fast enough; it reconnects and replays what it missed. */
-  TRY_AGAIN_LATER: 1013,
-} as const;
-
-/**
- * Close reasons that tell a client what a 1001 means (decisions.md §8): reconnect after a shutdown,
- * never after a takeover (it would take the session back from the newer connection, forever).
- */
-export const CLOSE_REASONS = {
-  SHUTDOWN: 'server shutting down',
-  TAKEN_OVER: 'taken over by another connection',
+  TRY_AGAIN_LATER: CLOSE_CODES.TRY_AGAIN_LATER,
 } as const;
 
 /** How long a closing socket waits for the client's close frame before it is cut. */

@@ -7,17 +7,18 @@ import type { Hub, SessionSummary } from '../../src/core/hub';
 import { changeEnds, type Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
 import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
-import { CLOSE, CLOSE_REASONS, SessionConnection } from './session-connection';
+import { CLOSE_CODES, CLOSE_REASONS } from '../../src/protocol/close-codes';
+import { CLOSE, SessionConnection } from './session-connection';
 
 export const SESSION_SOCKET_PATH = /^\/ws\/v1\/sessions\/([^/]+)$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Close codes of the spec's Errors section that the web channel uses at connect. */
 export const CONNECT_CLOSE = {
-  REGISTRY_UNAVAILABLE: 4000,
-  UNAUTHORIZED: 4001,
-  FORBIDDEN: 4003,
-  SESSION_NOT_FOUND: 4004,
+  REGISTRY_UNAVAILABLE: CLOSE_CODES.SERVER_STARTING,
+  UNAUTHORIZED: CLOSE_CODES.UNAUTHORIZED,
+  FORBIDDEN: CLOSE_CODES.FORBIDDEN,
+  SESSION_NOT_FOUND: CLOSE_CODES.NOT_FOUND,
 } as const;
 
 export interface WebAdapterConfig {
@@ -90,7 +91,7 @@ export class WebAdapter implements ChannelAdapter {
   async stop(): Promise<void> {
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.stopTakeovers?.();
-    for (const set of this.connections.values()) for (const connection of set) connection.close(CLOSE.GOING_AWAY, CLOSE_REASONS.SHUTDOWN);
+    for (const set of this.connections.values()) for (const connection of set) connection.close(CLOSE.GOING_AWAY, CLOSE_REASONS.SHUTTING_DOWN);
     this.connections.clear();
   }
 

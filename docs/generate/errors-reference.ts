@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../../src/core/errors';
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../../src/protocol/error-codes';
 import { generatedBanner, table } from './markdown';
 import { repoRoot } from './repo';
 
 /**
- * The error-code reference: the closed set and HTTP statuses from src/core/errors.ts, the meaning
+ * The error-code reference: the closed set and HTTP statuses from src/protocol/error-codes.ts, the meaning
  * of each code from the table in docs/errors.md (the hand-written source, which also explains the
  * envelope). A code without a row, a row without a code, or a status that disagrees is an error.
  */
@@ -20,10 +20,10 @@ export function errorMeanings(root = repoRoot()): Map<ErrorCode, string> {
   for (const code of ERROR_CODES) {
     const row = rows.get(code);
     if (!row) problems.push(`${code} has no row in docs/errors.md`);
-    else if (row.status !== ERROR_STATUS[code]) problems.push(`${code}: docs/errors.md says ${row.status}, src/core/errors.ts ${ERROR_STATUS[code]}`);
+    else if (row.status !== ERROR_STATUS[code]) problems.push(`${code}: docs/errors.md says ${row.status}, src/protocol/error-codes.ts ${ERROR_STATUS[code]}`);
     else meanings.set(code, row.meaning);
   }
-  for (const code of rows.keys()) if (!(code in ERROR_STATUS)) problems.push(`docs/errors.md documents ${code}, which src/core/errors.ts does not have`);
+  for (const code of rows.keys()) if (!(code in ERROR_STATUS)) problems.push(`docs/errors.md documents ${code}, which src/protocol/error-codes.ts does not have`);
   if (problems.length > 0) throw new Error(`docs generator: error codes out of step:\n  ${problems.join('\n  ')}`);
   return meanings;
 }
@@ -40,7 +40,7 @@ export function errorsReferencePage(root = repoRoot()): string {
   const meanings = errorMeanings(root);
   const byStatus = [...new Set(ERROR_CODES.map((code) => ERROR_STATUS[code]))].sort((a, b) => a - b);
   return [
-    generatedBanner('src/core/errors.ts (the codes and their HTTP status) and docs/errors.md (their meaning)'),
+    generatedBanner('src/protocol/error-codes.ts (the codes and their HTTP status) and docs/errors.md (their meaning)'),
     '# Error codes',
     '',
     envelopeProse(root),

@@ -1,4 +1,4 @@
-import { ERROR_CODES } from '../../src/core/errors';
+import { ERROR_CODES } from '../../src/protocol/error-codes';
 import { cell, code, generatedBanner, table } from './markdown';
 import type { OpenApiDocument, Operation, SchemaObject } from './openapi-document';
 

@@ -4,10 +4,10 @@ import { z } from 'zod';
 import { CLOSE } from '../../adapters/web/session-connection';
 import { CONNECT_CLOSE, WEB_ADAPTER_DEFAULTS } from '../../adapters/web/web-adapter';
 import { WS_CLOSE } from '../../src/auth/websocket';
-import { clientFrameSchemas } from '../../src/core/client-frames';
-import { ERROR_CODES } from '../../src/core/errors';
-import { AGENT_STATES, TURN_MODES } from '../../src/core/events';
-import { STREAM_LEVELS } from '../../src/logs/log-hub';
+import { clientFrameSchemas } from '../../src/protocol/client-frames';
+import { ERROR_CODES } from '../../src/protocol/error-codes';
+import { AGENT_STATES, TURN_MODES } from '../../src/protocol/frames';
+import { STREAM_LEVELS } from '../../src/protocol/log-lines';
 import { cell, code, generatedBanner, table } from './markdown';
 import { repoRoot } from './repo';
 
@@ -28,7 +28,7 @@ export interface FrameType {
 
 /**
  * What each frame type is for. The list of types and their fields comes from the code; the words
- * come from here (or a field's TSDoc comment in src/core/events.ts, which wins). A type or field
+ * come from here (or a field's TSDoc comment in src/protocol/frames.ts, which wins). A type or field
  * the code has and this file does not describe stops the generator, so the reference never lags.
  */
 const FRAME_MEANINGS: Record<string, string> = {
@@ -118,18 +118,18 @@ const SOCKET_ERROR_CODES: Record<string, string> = {
 };
 
 for (const name of Object.keys(SOCKET_ERROR_CODES)) {
-  if (!(ERROR_CODES as readonly string[]).includes(name)) throw new Error(`docs generator: ${name} is not an error code of src/core/errors.ts`);
+  if (!(ERROR_CODES as readonly string[]).includes(name)) throw new Error(`docs generator: ${name} is not an error code of src/protocol/error-codes.ts`);
 }
 
 function describe(key: string, fallback?: string): string {
   const meaning = fallback || FIELD_MEANINGS[key] || FRAME_MEANINGS[key] || FIELD_MEANINGS[key.split('.').pop()!];
-  if (!meaning) throw new Error(`docs generator: ${key} has no description; add a TSDoc comment in src/core/events.ts or an entry in docs/generate/websocket-reference.ts`);
+  if (!meaning) throw new Error(`docs generator: ${key} has no description; add a TSDoc comment in src/protocol/frames.ts or an entry in docs/generate/websocket-reference.ts`);
   return meaning;
 }
 
 /** Server→client frames: the members of `AgentEvent` and `PongEvent`, read by the TypeScript compiler. */
 export function serverFrames(root = repoRoot()): FrameType[] {
-  const file = path.join(root, 'src/core/events.ts');
+  const file = path.join(root, 'src/protocol/frames.ts');
   const program = ts.createProgram([file], { strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, noEmit: true });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(file);
@@ -139,7 +139,7 @@ export function serverFrames(root = repoRoot()): FrameType[] {
       (statement): statement is ts.TypeAliasDeclaration | ts.InterfaceDeclaration =>
         (ts.isTypeAliasDeclaration(statement) || ts.isInterfaceDeclaration(statement)) && statement.name.text === name,
     );
-    if (!found) throw new Error(`docs generator: src/core/events.ts has no ${name}`);
+    if (!found) throw new Error(`docs generator: src/protocol/frames.ts has no ${name}`);
     return checker.getTypeAtLocation(found.name);
   };
   const members = [...(declaration('AgentEvent').isUnion() ? (declaration('AgentEvent') as ts.UnionType).types : [declaration('AgentEvent')]), declaration('PongEvent')];
@@ -167,7 +167,7 @@ export function serverFrames(root = repoRoot()): FrameType[] {
 
 type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; enum?: unknown[]; minLength?: number; default?: unknown };
 
-/** Client→server frames: the zod schemas the server validates them with (src/core/client-frames.ts). */
+/** Client→server frames: the zod schemas the server validates them with (src/protocol/client-frames.ts). */
 export function clientFrames(): FrameType[] {
   return Object.entries(clientFrameSchemas).map(([type, schema]) => {
     const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
@@ -215,7 +215,7 @@ export function websocketReferencePage(root = repoRoot()): string {
   const server = serverFrames(root);
   const client = clientFrames();
   return [
-    generatedBanner('src/core/events.ts (the AgentEvent union), src/core/client-frames.ts, the close-code constants of adapters/web and src/auth'),
+    generatedBanner('src/protocol/frames.ts (the AgentEvent union), src/protocol/client-frames.ts, the close-code constants of adapters/web and src/auth'),
     '# WebSocket protocol',
     '',
     'Two sockets, both under `/ws/v1`. They authenticate like REST: `Authorization: Bearer <token>` (JWT or',

@@ -11,7 +11,7 @@ import { Users, type PrincipalChange } from './users';
 
 export type { Authenticator } from './authenticator';
 
-/** Everything auth, built once in main.ts from the `auth` config section and the database. */
+/** Everything auth, built once in the composition root (src/compose/auth.ts) from the `auth` config section and the database. */
 export interface Auth {
   models: AuthModels;
   users: Users;
@@ -26,7 +26,7 @@ export interface Auth {
   credentials: CredentialCache;
 }
 
-/** Told when a principal's credentials change (main.ts tells every process over the control bus). */
+/** Told when a principal's credentials change (the composition root tells every process over the control bus). */
 export type PrincipalChanged = (change: { userId: string; reason: PrincipalChange | 'api_key_revoked'; apiKeyId?: string }) => Promise<void>;
 
 export function createAuth(config: Config['auth'], database: Pick<Database, 'sequelize'>, onChanged: PrincipalChanged = async () => undefined): Auth {

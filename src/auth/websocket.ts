@@ -20,11 +20,12 @@ import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import { AppError } from '../core/errors';
 import type { Principal, Role } from '../core/principal';
+import { CLOSE_CODES } from '../protocol/close-codes';
 import type { SocketAuthResult } from '../core/hub';
 import type { Authenticator } from './authenticator';
 import { hasRepeatedCredential } from './guard';
 
-export const WS_CLOSE = { UNAUTHORIZED: 4001, FORBIDDEN: 4003 } as const;
+export const WS_CLOSE = { UNAUTHORIZED: CLOSE_CODES.UNAUTHORIZED, FORBIDDEN: CLOSE_CODES.FORBIDDEN } as const;
 
 /** Why an upgrade is refused: the close code to send after accepting, and a short reason (≤ 123 bytes). */
 export class WsRefusal extends Error {

@@ -1,7 +1,7 @@
 import type { HubClient } from './api-client';
 import { DEFAULTS } from './api-client';
 import { CliError, EXIT } from './exit-codes';
-import type { MessageView, Page, SessionView } from './hub-types';
+import type { MessageView, Page, SessionView } from '../protocol/payloads';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The shortest id prefix accepted for a session or key (shorter ones match too much). */

@@ -311,7 +311,7 @@ function channelsSchema(channels: ChannelSections) {
   return z.strictObject(shape);
 }
 
-/** The whole schema, for a hub with these channels (src/main.ts passes the registry's). */
+/** The whole schema, for a hub with these channels (the composition root passes the registry's). */
 export function configSchemaFor(channels: ChannelSections) {
   return z.strictObject({
     server: serverSchema.prefault({}),

@@ -168,7 +168,7 @@ export interface ChannelContext<S> {
 }
 
 /**
- * One channel plug-in. main.ts validates `config` with the rest of the configuration, then for
+ * One channel plug-in. The composition root validates `config` with the rest of the configuration, then for
  * every descriptor of the registry: `create`, mount its routes and upgrades, and run it under a
  * supervisor that retries a failed start with backoff.
  */
@@ -189,7 +189,7 @@ export interface ChannelDescriptor<S = unknown> extends ChannelScope {
 }
 
 /**
- * A descriptor as the registry lists it: main.ts hands each one only the section its own schema
+ * A descriptor as the registry lists it: the composition root hands each one only the section its own schema
  * validated, so forgetting the settings' type here is safe.
  */
 export function defineChannel<S>(descriptor: ChannelDescriptor<S>): ChannelDescriptor {

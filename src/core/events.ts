@@ -1,101 +1,20 @@
-import type { ErrorCode } from './errors';
-
-/** Agent states of the spec (States and transitions). */
-export const AGENT_STATES = [
-  'idle',
-  'thinking',
-  'analyzing',
-  'researching',
-  'deep_thinking',
-  'writing',
-  'delegating',
-  'done',
-  'error',
-] as const;
-export type AgentState = (typeof AGENT_STATES)[number];
-
-/** The states during which a turn is running (between `thinking` and `done`/`error`/`idle`). */
-export const WORKING_STATES: ReadonlySet<AgentState> = new Set<AgentState>(['thinking', 'analyzing', 'researching', 'deep_thinking', 'writing', 'delegating']);
-
-/** The six answers to a `tool_confirm_request` (spec, tool_confirm), in the order of its table. */
-export const CONFIRM_ACTIONS = ['allow', 'deny', 'allow_all', 'disable', 'forbid_all', 'cancel'] as const;
-export type ConfirmAction = (typeof CONFIRM_ACTIONS)[number];
-
-export const TURN_MODES = ['normal', 'think', 'delegate'] as const;
-export type TurnMode = (typeof TURN_MODES)[number];
-
-/** The id of the turn an event belongs to (its user message id; decisions.md §3), beside the spec's fields. */
-export interface TurnTag {
-  turn_id?: string;
-}
-
-export interface DonePayload extends TurnTag {
-  /** UUID of the stored AI message. */
-  message_id: string;
-  total_tokens: number;
-  input_tokens: number;
-  output_tokens: number;
-  /** Wall clock of the turn. */
-  duration_ms: number;
-  tool_calls: number;
-  /** The full assembled response. */
-  text: string;
-  /** The workflow that answered (its name), or null for the config default (decisions.md §3). */
-  workflow?: string | null;
-  /** Why that workflow was picked: `metadata`, `contact`, `trigger`, `session` or `default`. */
-  routing_reason?: string;
-}
-
 /**
- * The ONE vocabulary from the worker to every channel: exactly the spec's server→client message
- * types of a turn. The worker emits these; the event log numbers them; the WebSocket sends them as
- * they are; Slack and Telegram render them. No channel invents a second vocabulary. Every event of
- * a turn carries `turn_id`; replies to client frames (`TURN_IN_PROGRESS`, …) and the on-connect state do not.
+ * The event union lives in the wire protocol (src/protocol/frames.ts), shared with the CLI and the
+ * Web UI; these names stay importable from here.
  */
-export type AgentEvent =
-  | { type: 'token'; payload: TurnTag & { text: string; final: boolean } }
-  | { type: 'tool_start'; payload: TurnTag & { tool_name: string; tool_call_id: string; input: Record<string, unknown> } }
-  | { type: 'tool_end'; payload: TurnTag & { tool_name: string; tool_call_id: string; duration_ms: number; error: string | null } }
-  | {
-      type: 'tool_confirm_request';
-      payload: TurnTag & {
-        confirmation_id: string;
-        tool: string;
-        parameters: Record<string, unknown>;
-        message: string;
-        /** The workflow the turn runs (its name; null: the config default), for channels whose confirmation rules differ per workflow. */
-        workflow?: string | null;
-      };
-    }
-  /** `answers`: on a turn's first state, the waiting messages it answers besides its own (mid-turn `collect`). */
-  | { type: 'agent_state'; payload: TurnTag & { state: AgentState; answers?: string[] } }
-  | { type: 'memory_update'; payload: TurnTag & { mode: string; tokens_used: number; summarized: boolean } }
-  /** `dropped`: the `CANCELLED` of a waiting chat message deleted on its platform before its turn started. */
-  | { type: 'error'; payload: TurnTag & { code: ErrorCode; message: string; dropped?: boolean } }
-  | { type: 'done'; payload: DonePayload };
-
-export type AgentEventType = AgentEvent['type'];
-
-/** The answer to a client `ping`: not part of a turn, but numbered like every session frame. */
-export interface PongEvent {
-  type: 'pong';
-  payload: Record<string, never>;
-}
-
-/** What the event log stores for a session: turn events and pongs. */
-export type SessionFrameBody = AgentEvent | PongEvent;
-
-/** The server→client envelope on the session WebSocket (spec, Events). `seq` is per session. */
-export type SessionFrame = SessionFrameBody & { session_id: string; seq: number; ts: string };
-
-/**
- * Sent to a session socket that a newer connection took over, just before it closes with 1001
- * (decisions.md §8): not part of the session's numbered log (no `seq`), never replayed. A client
- * that receives it does not reconnect (it would take the session back).
- */
-export interface SessionTakenOverNotice {
-  type: 'session_taken_over';
-  session_id: string;
-  payload: Record<string, never>;
-  ts: string;
-}
+export { CONFIRM_ACTIONS, type ConfirmAction } from '../protocol/confirm-actions';
+export {
+  AGENT_STATES,
+  TURN_MODES,
+  WORKING_STATES,
+  type AgentEvent,
+  type AgentEventType,
+  type AgentState,
+  type DonePayload,
+  type PongEvent,
+  type SessionFrame,
+  type SessionFrameBody,
+  type SessionTakenOverNotice,
+  type TurnMode,
+  type TurnTag,
+} from '../protocol/frames';

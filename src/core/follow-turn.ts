@@ -1,6 +1,11 @@
+import { TurnOutcomeTracker, type TurnOutcome } from '../protocol/turn-outcome';
 import type { ErrorCode } from './errors';
-import type { DonePayload, SessionFrame } from './events';
+import type { SessionFrame } from './events';
 import type { EventLog } from './turns';
+
+// The reducer that decides how a turn ended is part of the wire protocol (src/protocol/turn-outcome.ts):
+// the CLI and the Web UI follow turns with it too. Its names stay importable from here.
+export { TurnOutcomeTracker, type TurnOutcome };
 
 /**
  * Error codes whose message a chat channel shows as it is (it tells the person what to do); any
@@ -11,42 +16,6 @@ export const SHOWN_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['BU
 /** The text a chat channel shows for a turn that ended in an error: its message when safe to show, else `apology`. */
 export function errorText(outcome: { code: ErrorCode; message: string }, apology: string): string {
   return SHOWN_ERROR_CODES.has(outcome.code) ? outcome.message : apology;
-}
-
-/** How a turn ended: its `done`, a cancel, or the error that ended it. */
-export type TurnOutcome =
-  | { kind: 'done'; done: DonePayload }
-  /** The message waited and another turn answers it together with its own (mid-turn policy `collect`). */
-  | { kind: 'merged'; into: string }
-  /** The message waited and was deleted on its platform before its turn started: no turn, no answer. */
-  | { kind: 'dropped' }
-  /** The follower stopped (`stop()`, e.g. at shutdown) before the turn ended. */
-  | { kind: 'stopped' }
-  | { kind: 'cancelled' }
-  | { kind: 'error'; code: ErrorCode; message: string };
-
-/**
- * Decides a turn's outcome from its frames, in seq order; null while it runs. The spec's endings:
- * `done` (success); `agent_state idle` then `error CANCELLED` (cancel); `error`, `agent_state error`,
- * `agent_state idle` (failure). An `error` that is not followed by `idle` did not end the turn.
- */
-export class TurnOutcomeTracker {
-  private lastError: { code: ErrorCode; message: string } | null = null;
-  private idle = false;
-
-  next(frame: SessionFrame): TurnOutcome | null {
-    if (frame.type === 'done') return { kind: 'done', done: frame.payload };
-    if (frame.type === 'error') {
-      if (frame.payload.code === 'CANCELLED') return frame.payload.dropped ? { kind: 'dropped' } : { kind: 'cancelled' };
-      this.lastError = { code: frame.payload.code, message: frame.payload.message };
-      return this.idle ? { kind: 'error', ...this.lastError } : null;
-    }
-    if (frame.type === 'agent_state' && frame.payload.state === 'idle') {
-      this.idle = true;
-      if (this.lastError) return { kind: 'error', ...this.lastError };
-    }
-    return null;
-  }
 }
 
 export interface FollowOptions {

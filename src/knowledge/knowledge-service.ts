@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Op, UniqueConstraintError, type Sequelize } from 'sequelize';
+import { formatPassages } from '../agent/passages';
 import type { KnowledgeHit, KnowledgeSearch } from '../agent/tools/knowledge-search';
 import { AppError } from '../core/errors';
 import type { Models } from '../db/models';
@@ -160,6 +161,16 @@ export class KnowledgeService implements KnowledgeCollections, KnowledgeSearch {
       else if (!ids.includes(row.id)) ids.push(row.id);
     }
     return { ids, missing };
+  }
+
+  /**
+   * A turn's knowledge: the workflow's collections (ids or names) searched for the message, as the
+   * system-prompt block the agent reads (null: nothing found). The worker's `TurnKnowledge`.
+   */
+  async passagesFor(knowledgeBaseIds: readonly string[], query: string): Promise<string | null> {
+    const { ids } = await this.resolve(knowledgeBaseIds);
+    const hits = await this.retrieve(ids, query, KNOWLEDGE_DEFAULTS.defaultTopK);
+    return hits.length > 0 ? formatPassages(hits) : null;
   }
 
   /**

@@ -1,18 +1,9 @@
 import type { Redis } from 'ioredis';
+import type { LogLine, StreamLevel } from '../protocol/log-lines';
 import { redisKey } from '../redis/connection';
 
-/** The admin log stream's levels (spec: DEBUG, INFO, WARNING, ERROR). */
-export const STREAM_LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR'] as const;
-export type StreamLevel = (typeof STREAM_LEVELS)[number];
-
-/** A log line as the admin log stream sends it: a plain object, no session envelope. */
-export interface LogLine {
-  type: 'log_line';
-  level: StreamLevel;
-  logger: string;
-  message: string;
-  timestamp: string;
-}
+// The log stream's line and levels are part of the wire protocol (src/protocol/log-lines.ts).
+export { STREAM_LEVELS, type LogLine, type StreamLevel } from '../protocol/log-lines';
 
 const FROM_PINO: Record<string, StreamLevel> = {
   trace: 'DEBUG',

@@ -11,7 +11,7 @@ export { RedisStore, REDIS_STORE_DEFAULTS, HIT_SCRIPT } from './redis-store';
 export { UNMATCHED_ROUTE } from './route-table';
 export { parseRateLimitSpec, ruleFromSpec, WINDOW_UNIT_MS, type RateLimitRule } from '../config/rate-limit-spec';
 export type { HitResult, RateLimitStore } from './store';
-export { writeUpgradeRefusal } from './upgrade';
+export { upgradeGuard, writeUpgradeRefusal } from './upgrade';
 
 export interface CreateRateLimiterOptions {
   config: Readonly<Pick<Config, 'api' | 'redis'>>;

@@ -42,7 +42,7 @@ export type UpgradeCheck = { allowed: true } | { allowed: false; retryAfterS: nu
 /**
  * Moving-window rate limiting per route template and client IP (spec, Limits; decisions.md §6).
  *
- * Wiring (src/main.ts): `registerEndpoint` is createApp's `before` hook, so the limiter learns each
+ * Wiring (src/compose/http.ts): `registerEndpoint` is createApp's `before` hook, so the limiter learns each
  * declared endpoint and its `rateLimit` key; `middleware` runs once per request ahead of routing
  * and counts it in exactly one bucket; `checkUpgrade` does the same for WebSocket upgrades.
  */

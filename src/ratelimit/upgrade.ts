@@ -1,5 +1,6 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { RateLimiter } from './limiter';
 
 /**
  * Refuses a WebSocket upgrade that `RateLimiter.checkUpgrade` did not allow: the handshake has not
@@ -17,4 +18,16 @@ export function writeUpgradeRefusal(socket: Duplex, retryAfterS: number): void {
       '\r\n' +
       body,
   );
+}
+
+/**
+ * The guard `attachUpgradeRouter` runs before routing an upgrade: upgrades count under the
+ * `default` limit like every other route (spec, Limits); a refused one gets its 429 here.
+ */
+export function upgradeGuard(limiter: Pick<RateLimiter, 'checkUpgrade'>): (request: IncomingMessage, socket: Duplex) => Promise<boolean> {
+  return async (request, socket) => {
+    const decision = await limiter.checkUpgrade(request);
+    if (!decision.allowed) writeUpgradeRefusal(socket, decision.retryAfterS);
+    return decision.allowed;
+  };
 }

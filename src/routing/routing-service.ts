@@ -91,6 +91,11 @@ export class RoutingService {
     return this.names.get(name) ?? null;
   }
 
+  /** The id of the workflow of that name, or null (daily budgets name their workflows). */
+  async workflowIdByName(name: string): Promise<string | null> {
+    return (await this.workflowByName(name))?.id ?? null;
+  }
+
   private ensureLoaded(): Promise<void> {
     const loading = (this.loaded ??= this.reload());
     // A failed load is retried by the next caller.

@@ -31,3 +31,13 @@ export function renderBanner(facts: BannerFacts): string {
     '',
   ].join('\n');
 }
+
+/** The address the hub is reached at: `server.public_url`, else the host it listens on and its port. */
+export function serviceUrl(server: { public_url?: string | null; host: string }, port: number): string {
+  return server.public_url ?? `http://${displayHost(server.host)}:${port}`;
+}
+
+/** A wildcard address means this machine; an IPv6 address goes in brackets. */
+function displayHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+}

@@ -96,6 +96,13 @@ export class ChannelStatusBoard {
     return [...this.entries.values()].map((entry) => ({ ...entry }));
   }
 
+  /** The names of the enabled channels (`GET /config`). */
+  enabledNames(): string[] {
+    return this.list()
+      .filter((channel) => channel.enabled)
+      .map((channel) => channel.name);
+  }
+
   /** The enabled channels, for `/health/ready`. */
   readiness(): Record<string, ChannelReadiness> {
     const result: Record<string, ChannelReadiness> = {};

@@ -1,3 +1,5 @@
+import type { WorkerPresence } from '../core/turns';
+
 /** A dependency the service needs to answer requests (database, Redis). */
 export interface ReadinessCheck {
   name: string;
@@ -36,4 +38,14 @@ export async function runChecks(checks: readonly ReadinessCheck[]): Promise<Reco
     }),
   );
   return Object.fromEntries(entries);
+}
+
+/** An API process whose turns no worker runs is not ready (decisions.md: readiness). */
+export function workersReadiness(presence: Pick<WorkerPresence, 'alive'>): ReadinessCheck {
+  return {
+    name: 'workers',
+    check: async () => {
+      if ((await presence.alive()) === 0) throw new Error('no worker has sent a heartbeat lately: start one with `npm run worker`');
+    },
+  };
 }

@@ -217,6 +217,12 @@ export class SessionService {
     if (await this.deps.registry.get(id)) throw new AppError('TURN_IN_PROGRESS', `A turn is running; ${advice}.`);
   }
 
+  /** The session's active workflow, which pins the session's tool list (spec rule 2); null without one. */
+  async pinningWorkflow(session: Pick<SessionRecord, 'active_workflow_id'>): Promise<{ name: string; tools: string[] } | null> {
+    const workflow = await this.deps.workflowById(session.active_workflow_id);
+    return workflow ? { name: workflow.name, tools: toolNames(workflow.tool_list) } : null;
+  }
+
   private async view(row: Omit<SessionRecord, 'answered_through' | 'ordinal'>, live: Parameters<typeof sessionView>[1]) {
     const workflow = await this.deps.workflowById(row.active_workflow_id);
     return sessionView(row, live, workflow ? toolNames(workflow.tool_list) : undefined);

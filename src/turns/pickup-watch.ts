@@ -1,6 +1,9 @@
 import type { EventLog, TurnRegistry, WorkerPresence } from '../core/turns';
 import type { Logger } from '../logs/logger';
 
+/** How often (at most) an API process looks for accepted turns no worker took. */
+export const PICKUP_SWEEP_MS = 5_000;
+
 export interface PickupWatchOptions {
   /** How long a turn may wait in the queue before the client is told nobody took it. */
   warnAfterMs: number;
@@ -63,4 +66,9 @@ export class PickupWatch {
       });
     }
   }
+}
+
+/** The watch's timings for `worker.pickup_warning_s`: a short warning time is checked four times within it. */
+export function pickupTimings(pickupWarningS: number): PickupWatchOptions {
+  return { warnAfterMs: pickupWarningS * 1000, sweepMs: Math.min(PICKUP_SWEEP_MS, pickupWarningS * 250) };
 }

@@ -18,7 +18,7 @@ afterAll(removeTempDirs);
 /** depcruise's exit status (the number of errors) and its report. */
 async function cruise(cwd: string): Promise<{ status: number; report: string }> {
   try {
-    const { stdout } = await run(process.execPath, [DEPCRUISE, 'src', 'adapters', '--config', CONFIG, '--output-type', 'err'], { cwd, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run(process.execPath, [DEPCRUISE, 'src', 'adapters', 'web/src', '--config', CONFIG, '--output-type', 'err'], { cwd, maxBuffer: 16 * 1024 * 1024 });
     return { status: 0, report: stdout };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -26,7 +26,7 @@ async function cruise(cwd: string): Promise<{ status: number; report: string }> 
   }
 }
 
-it('finds no import against the layering rules in src/ and adapters/', async () => {
+it('finds no import against the layering rules in src/, adapters/ and web/src/', async () => {
   const { status, report } = await cruise(REPO_ROOT);
   // On failure the assertion shows depcruise's own report: each violated rule, file by file.
   expect({ status, report: status === 0 ? 'clean' : report }).toEqual({ status: 0, report: 'clean' });
@@ -36,8 +36,11 @@ it('fails, naming the rule, for each kind of forbidden import', async () => {
   const dir = makeTempDir();
   const files: Record<string, string> = {
     'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'commonjs', strict: true } }),
-    // core imports nothing else in the repo
-    'src/core/contract.ts': "import { limit } from '../api/limit';\nexport const contract = limit;\n",
+    // the protocol is the bottom layer, and runs in browsers
+    'src/protocol/frames.ts': "import { limit } from '../api/limit';\nexport const frames = limit;\n",
+    'src/protocol/clock.ts': "import { hostname } from 'node:os';\nexport const clock = hostname;\n",
+    // core imports nothing else in the repo but the protocol (allowed)
+    'src/core/contract.ts': "import { limit } from '../api/limit';\nimport { frames } from '../protocol/frames';\nexport const contract = limit + frames;\n",
     'src/api/limit.ts': 'export const limit = 1;\n',
     // config is a leaf
     'src/config/schema.ts': "import { limit } from '../api/limit';\nexport const schema = limit;\n",
@@ -46,10 +49,13 @@ it('fails, naming the rule, for each kind of forbidden import', async () => {
     'adapters/telegram/chat.ts': 'export const chat = 2;\n',
     // the registry lists adapter folders; it does not reach into src/ beyond core
     'adapters/index.ts': "import { limit } from '../src/api/limit';\nexport const CHANNELS = [limit];\n",
-    // only main.ts knows the adapters; nothing imports main.ts
-    'src/routing/scope.ts': "import { CHANNELS } from '../../adapters';\nimport { started } from '../main';\nexport const scope = [CHANNELS, started];\n",
-    'src/main.ts': 'export const started = true;\n',
-    // src/turns is below those who ask it: it never imports the worker (nor the sessions, the API, the server)
+    // only the composition root knows the adapters (allowed there); nothing imports the root
+    'src/routing/scope.ts': "import { CHANNELS } from '../../adapters';\nimport { started } from '../main';\nimport { composed } from '../compose/service';\nexport const scope = [CHANNELS, started, composed];\n",
+    'src/compose/service.ts': "import { CHANNELS } from '../../adapters';\nexport const composed = CHANNELS;\n",
+    'src/main.ts': "import { composed } from './compose/service';\nexport const started = composed;\n",
+    // the web UI imports only the protocol of src/ (allowed)
+    'web/src/page.ts': "import { contract } from '../../src/core/contract';\nimport { frames } from '../../src/protocol/frames';\nexport const page = [contract, frames];\n",
+    // src/turns is below those who ask it: it never imports the worker (nor the sessions, the API, the server, the root)
     'src/turns/owner.ts': "import { runner } from '../worker/runner';\nexport const owner = runner;\n",
     'src/worker/runner.ts': 'export const runner = 5;\n',
     // shipped code never imports tests
@@ -67,24 +73,40 @@ it('fails, naming the rule, for each kind of forbidden import', async () => {
   expect(status).toBeGreaterThan(0);
   const violated = (rule: string, from: string) => new RegExp(`error ${rule}: ${from.replaceAll('.', '\\.')}`).test(report);
   expect({
-    core: violated('core-imports-nothing', 'src/core/contract.ts'),
+    protocol: violated('protocol-imports-nothing', 'src/protocol/frames.ts'),
+    protocolInBrowsers: violated('protocol-runs-in-browsers', 'src/protocol/clock.ts'),
+    core: violated('core-imports-only-protocol', 'src/core/contract.ts'),
+    coreToProtocol: /src\/core\/contract\.ts → src\/protocol\/frames\.ts/.test(report),
     config: violated('config-is-a-leaf', 'src/config/schema.ts'),
     adapterToSrc: new RegExp('error adapters-import-only-core: adapters/slack/render\\.ts → src/api/limit\\.ts').test(report),
     adapterToOtherChannel: new RegExp('error adapters-import-only-core: adapters/slack/render\\.ts → adapters/telegram/chat\\.ts').test(report),
     registry: violated('registry-imports-only-adapters-and-core', 'adapters/index.ts'),
-    adaptersOutsideMain: violated('only-main-knows-adapters', 'src/routing/scope.ts'),
-    main: violated('nothing-imports-main', 'src/routing/scope.ts'),
+    adaptersOutsideRoot: violated('only-composition-knows-adapters', 'src/routing/scope.ts'),
+    adaptersInRoot: /only-composition-knows-adapters: src\/compose\//.test(report),
+    main: new RegExp('error nothing-imports-the-composition-root: src/routing/scope\\.ts → src/main\\.ts').test(report),
+    compose: new RegExp('error nothing-imports-the-composition-root: src/routing/scope\\.ts → src/compose/service\\.ts').test(report),
+    mainToCompose: /nothing-imports-the-composition-root: src\/main\.ts/.test(report),
+    web: new RegExp('error web-imports-only-protocol: web/src/page\\.ts → src/core/contract\\.ts').test(report),
+    webToProtocol: /web\/src\/page\.ts → src\/protocol\//.test(report),
     tests: violated('no-tests-in-product', 'src/sessions/fixture.ts'),
     turns: violated('turns-below-their-callers', 'src/turns/owner.ts'),
     cycle: /error no-folder-cycles: src\/(agent|knowledge)/.test(report),
   }).toEqual({
+    protocol: true,
+    protocolInBrowsers: true,
     core: true,
+    coreToProtocol: false,
     config: true,
     adapterToSrc: true,
     adapterToOtherChannel: true,
     registry: true,
-    adaptersOutsideMain: true,
+    adaptersOutsideRoot: true,
+    adaptersInRoot: false,
     main: true,
+    compose: true,
+    mainToCompose: false,
+    web: true,
+    webToProtocol: false,
     tests: true,
     turns: true,
     cycle: true,

@@ -89,6 +89,18 @@ describe('POST /assistant/routing/test', () => {
     const document = (await request(`${api}/openapi.json`)).body;
     expect(document.paths['/api/v1/assistant/routing/test'].post.responses['200']).toBeDefined();
   });
+
+  // The box once ran on a router of its own that was never told of workflow changes: it kept
+  // answering from the workflows of its first use (issue 27). It must use the hub's running router.
+  it('routes to a workflow created after the box was first used', async () => {
+    const create = (body: unknown) => request(`${api}/assistant/workflows`, { ...jsonBody(body, { authorization: `Bearer ${admin.token}` }), method: 'POST' });
+    expect((await create({ name: 'zebra', triggers: { keywords: ['zebra'] }, binding_channels: ['web'] })).status).toBe(201);
+    expect((await routeTest({ text: 'a zebra', channel: 'web' })).body.data).toMatchObject({ workflow: 'zebra', reason: 'trigger' });
+    expect((await create({ name: 'giraffe', triggers: { keywords: ['giraffe'] }, binding_channels: ['web'] })).status).toBe(201);
+    const result = (await routeTest({ text: 'a giraffe', channel: 'web' })).body.data;
+    expect(result).toMatchObject({ workflow: 'giraffe', reason: 'trigger', score: 1 });
+    expect(result.workflows.map((entry: { name: string }) => entry.name)).toEqual(expect.arrayContaining(['zebra', 'giraffe']));
+  });
 });
 
 describe('Router.explain', () => {

@@ -3,13 +3,10 @@ import type { ToolCatalog } from '../../agent/tool-box';
 import { MEMORY_MODES, type SessionMemory } from '../../sessions/session-memory';
 import type { SessionService } from '../../sessions/session-service';
 import type { SessionTools } from '../../sessions/session-tools';
-import type { SessionRow } from '../../db/models';
 import type { ApiRouter } from '../endpoint';
 import { sessionIdParams } from '../schemas/sessions';
 
 export interface ToolRoutesDeps {
-  /** The session's active workflow when it pins the tool list (spec rule 2), else null. */
-  pinningWorkflow(session: SessionRow): Promise<{ name: string; tools: string[] } | null>;
   catalog: ToolCatalog;
   sessionTools: SessionTools;
   memory: SessionMemory;
@@ -94,7 +91,7 @@ export function registerToolRoutes(api: ApiRouter, deps: ToolRoutesDeps): void {
     response: { status: 200, description: 'Tools and their status.', data: z.array(sessionToolSchema) },
     handler: async ({ principal, params }) => {
       const session = await sessions.visible(principal, params.id);
-      const pinning = await deps.pinningWorkflow(session);
+      const pinning = await sessions.pinningWorkflow(session);
       return sessionTools.views(session, pinning?.tools, pinning?.name);
     },
   });
@@ -111,7 +108,7 @@ export function registerToolRoutes(api: ApiRouter, deps: ToolRoutesDeps): void {
     response: { status: 200, description: 'Tools and their status after the change.', data: z.array(sessionToolSchema) },
     handler: async ({ principal, params, body }) => {
       const session = await sessions.visible(principal, params.id);
-      const pinning = await deps.pinningWorkflow(session);
+      const pinning = await sessions.pinningWorkflow(session);
       sessionTools.apply(session, body, pinning?.name);
       await session.save();
       return sessionTools.views(session, pinning?.tools, pinning?.name);

@@ -1,8 +1,9 @@
-import type { AgentState, SessionFrame, TurnMode } from '../../core/events';
+import type { AgentState, SessionFrame, TurnMode } from '../../protocol/frames';
 import type { HubClient } from '../api-client';
 import { CliError } from '../exit-codes';
-import type { MessageView } from '../hub-types';
-import { SessionStream, type ConfirmAction } from '../socket/session-stream';
+import type { MessageView } from '../../protocol/payloads';
+import type { ConfirmAction } from '../../protocol/confirm-actions';
+import { SessionStream } from '../socket/session-stream';
 
 export interface ChatConnectionListener {
   /** Every frame after the first on-connect state. */

@@ -1,6 +1,6 @@
 import type { HubClient } from '../api-client';
 import { CliError, EXIT } from '../exit-codes';
-import type { SessionView, UserView } from '../hub-types';
+import type { SessionView, UserView } from '../../protocol/payloads';
 import { latestOwnSession, resolveSession } from '../sessions-lookup';
 
 export interface SessionChoice {

@@ -1,6 +1,6 @@
 import type { Colors } from 'picocolors/types';
 import type { ConfirmRequest } from './turn-follower';
-import type { ConfirmAction } from '../socket/session-stream';
+import type { ConfirmAction } from '../../protocol/confirm-actions';
 import type { KeyPress } from '../terminal/key-input';
 import { formatCount, padEnd, sanitize, truncate, visibleWidth } from '../terminal/text';
 

@@ -1,10 +1,10 @@
 import { clearLine, createInterface, cursorTo } from 'node:readline';
 import type { Colors } from 'picocolors/types';
-import { TURN_MODES, WORKING_STATES, type TurnMode } from '../../core/events';
+import { TURN_MODES, WORKING_STATES, type TurnMode } from '../../protocol/frames';
 import type { HubClient } from '../api-client';
 import type { CliContext } from '../context';
 import { CliError, EXIT, type ExitCode } from '../exit-codes';
-import type { SessionView } from '../hub-types';
+import type { SessionView } from '../../protocol/payloads';
 import { RECONNECT_DEFAULTS } from '../socket/reconnect-policy';
 import { KeyInput } from '../terminal/key-input';
 import { PlainScreen, TerminalScreen, type Screen } from '../terminal/screen';

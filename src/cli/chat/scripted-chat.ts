@@ -1,10 +1,10 @@
-import type { TurnMode } from '../../core/events';
+import type { TurnMode } from '../../protocol/frames';
 import type { HubClient } from '../api-client';
 import type { CliContext } from '../context';
 import { CliError, EXIT, type ExitCode } from '../exit-codes';
-import type { SessionView } from '../hub-types';
+import type { SessionView } from '../../protocol/payloads';
 import { fullHistory, replyOfTurn } from '../sessions-lookup';
-import type { ConfirmAction } from '../socket/session-stream';
+import type { ConfirmAction } from '../../protocol/confirm-actions';
 import { ChatConnection } from './chat-connection';
 import { TurnFollower, type DoneInfo, type TurnEnd, type TurnError } from './turn-follower';
 

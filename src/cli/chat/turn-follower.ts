@@ -1,23 +1,11 @@
-import type { AgentState, DonePayload, SessionFrame } from '../../core/events';
+import type { AgentState, DonePayload, FramePayload, SessionFrame } from '../../protocol/frames';
+import { saysNoTurnRuns, TurnOutcomeTracker, type TurnOutcome } from '../../protocol/turn-outcome';
 import { TurnTranscript } from './turn-transcript';
-
-export const FOLLOWER_DEFAULTS = {
-  /**
-   * After `agent_state idle` with no `done`: how long to wait for the `error CANCELLED` that a
-   * cancel sends right after it, before the turn counts as ended while the client was away.
-   */
-  idleGraceMs: 1_500,
-} as const;
 
 /** Error codes that answer one of the client's frames and leave the turn running. */
 const REPLY_CODES = new Set(['INVALID_MESSAGE', 'VALIDATION_ERROR', 'CONFLICT']);
 
-export interface ConfirmRequest {
-  confirmation_id: string;
-  tool: string;
-  parameters: Record<string, unknown>;
-  message: string;
-}
+export type ConfirmRequest = FramePayload<'tool_confirm_request'>;
 
 export interface ToolResult {
   id: string;
@@ -31,8 +19,8 @@ export interface TurnError {
   message: string;
 }
 
-/** `done` with the fields newer hubs add (issue 12); absent ones are undefined. */
-export type DoneInfo = DonePayload & { workflow?: string | null; routing_reason?: string; turn_id?: string };
+/** The `done` payload (the protocol's; `workflow`, `routing_reason` and `turn_id` are absent from older hubs). */
+export type DoneInfo = DonePayload;
 
 /** What the status line shows, kept up to date frame by frame. */
 export interface TurnSnapshot {
@@ -50,7 +38,10 @@ export type TurnEnd =
   | { kind: 'done'; done: DoneInfo; errors: TurnError[] }
   | { kind: 'cancelled'; errors: TurnError[] }
   | { kind: 'failed'; errors: TurnError[] }
-  /** The turn ended while the client was away (no `done` or error seen): its reply is in the history. */
+  /**
+   * The turn ended while the client was away (no `done` or error seen; on reconnecting, the hub
+   * said no turn runs): its reply is in the history.
+   */
   | { kind: 'ended-unseen'; errors: TurnError[] };
 
 export interface TurnView {
@@ -66,9 +57,10 @@ export interface TurnView {
 }
 
 /**
- * Follows one turn through its frames: streams its text through a `TurnTranscript`, keeps the
- * status snapshot, and decides when the turn is over (`done`; `error CANCELLED`; an error and then
- * `idle`; or `idle` alone, when the end happened out of sight).
+ * Follows one turn through its frames: streams its text through a `TurnTranscript` and keeps the
+ * status snapshot. When the turn is over is the protocol's to say, not this client's: the turn's
+ * frames go to the `TurnOutcomeTracker` the server follows turns with (src/protocol), and after a
+ * reconnect the hub's on-connect state may say no turn runs (the end happened out of sight).
  */
 export class TurnFollower {
   readonly snapshot: TurnSnapshot;
@@ -78,7 +70,9 @@ export class TurnFollower {
   private errors: TurnError[] = [];
   private started = false;
   private over = false;
-  private idleTimer: NodeJS.Timeout | null = null;
+  private readonly tracker = new TurnOutcomeTracker();
+  /** The connection came back at least once: an on-connect state may follow the replayed frames. */
+  private reconnected = false;
 
   constructor(
     private readonly view: TurnView,
@@ -95,6 +89,7 @@ export class TurnFollower {
 
   /** The connection came back; after an outage frames may be missing, so the text is held. */
   resumed(outage: boolean): void {
+    this.reconnected = true;
     if (outage && !this.over) this.holdUntilEnd();
   }
 
@@ -102,7 +97,19 @@ export class TurnFollower {
     if (this.over) return;
     const turnId = (frame.payload as { turn_id?: unknown }).turn_id;
     if (this.turnId !== null && typeof turnId === 'string' && turnId !== this.turnId) return;
-    if (this.idleTimer && frame.type !== 'pong') this.clearIdleTimer();
+    if (this.reconnected && saysNoTurnRuns(frame)) {
+      this.onState('idle');
+      return this.end({ kind: 'ended-unseen', errors: this.errors });
+    }
+    // Errors that answer one of this client's frames belong to no turn: they end nothing.
+    if (frame.type === 'error' && REPLY_CODES.has(frame.payload.code)) return this.view.notice({ code: frame.payload.code, message: frame.payload.message });
+    this.show(frame);
+    const outcome = frame.type === 'pong' ? null : this.tracker.next(frame);
+    if (outcome) this.end(this.turnEnd(outcome));
+  }
+
+  /** What a frame changes on screen. */
+  private show(frame: SessionFrame): void {
     switch (frame.type) {
       case 'agent_state':
         return this.onState(frame.payload.state);
@@ -126,18 +133,13 @@ export class TurnFollower {
       case 'memory_update':
         this.snapshot.memory = { mode: frame.payload.mode, tokensUsed: frame.payload.tokens_used, summarized: frame.payload.summarized };
         return this.view.changed(this.snapshot);
-      case 'error': {
-        const error = { code: frame.payload.code as string, message: frame.payload.message };
-        if (REPLY_CODES.has(error.code)) return this.view.notice(error);
-        this.errors.push(error);
-        if (error.code === 'CANCELLED') return this.end({ kind: 'cancelled', errors: this.errors });
+      case 'error':
+        this.errors.push({ code: frame.payload.code, message: frame.payload.message });
         return;
-      }
       case 'done': {
-        const done = frame.payload as DoneInfo;
-        const { text, restated } = this.transcript.finish(done.text);
+        const { text, restated } = this.transcript.finish(frame.payload.text);
         if (text) this.view.text(text, restated);
-        return this.end({ kind: 'done', done, errors: this.errors });
+        return;
       }
       case 'pong':
         return;
@@ -151,7 +153,23 @@ export class TurnFollower {
   /** Stops waiting (the caller gave up on the turn, e.g. the connection is gone for good). */
   dispose(): void {
     this.over = true;
-    this.clearIdleTimer();
+  }
+
+  /** The tracker's outcome as this client reports it. */
+  private turnEnd(outcome: TurnOutcome): TurnEnd {
+    switch (outcome.kind) {
+      case 'done':
+        return { kind: 'done', done: outcome.done, errors: this.errors };
+      case 'cancelled':
+      case 'dropped':
+        return { kind: 'cancelled', errors: this.errors };
+      case 'error':
+        return { kind: 'failed', errors: this.errors };
+      case 'merged':
+      case 'stopped':
+        // Not decided by a frame of this turn (the tracker never says these): the reply is elsewhere.
+        return { kind: 'ended-unseen', errors: this.errors };
+    }
   }
 
   private onState(state: AgentState): void {
@@ -163,10 +181,6 @@ export class TurnFollower {
     }
     this.snapshot.state = state;
     this.view.changed(this.snapshot);
-    if (state !== 'idle') return;
-    if (this.errors.length > 0) return this.end({ kind: 'failed', errors: this.errors });
-    // A cancel sends `idle` just before `error CANCELLED`; without it, the turn ended unseen.
-    this.idleTimer = setTimeout(() => this.end({ kind: 'ended-unseen', errors: this.errors }), FOLLOWER_DEFAULTS.idleGraceMs);
   }
 
   private holdUntilEnd(): void {
@@ -177,12 +191,6 @@ export class TurnFollower {
   private end(end: TurnEnd): void {
     if (this.over) return;
     this.over = true;
-    this.clearIdleTimer();
     this.view.ended(end);
-  }
-
-  private clearIdleTimer(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
   }
 }

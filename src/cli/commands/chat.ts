@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { TURN_MODES, type TurnMode } from '../../core/events';
+import { TURN_MODES, type TurnMode } from '../../protocol/frames';
 import { chooseSession } from '../chat/choose-session';
 import { InteractiveChat } from '../chat/interactive-chat';
 import { runScriptedChat } from '../chat/scripted-chat';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Colors } from 'picocolors/types';
 import { connect, type CliContext } from '../context';
-import type { MessageView, ToolCallView } from '../hub-types';
+import type { MessageView, ToolCallView } from '../../protocol/payloads';
 import { fullHistory, resolveSession } from '../sessions-lookup';
 import { formatDuration, formatTime, sanitize, truncate } from '../terminal/text';
 import { jsonOption, positiveInteger, withHubOptions, type HubOptions } from './hub-options';

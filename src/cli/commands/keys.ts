@@ -3,7 +3,7 @@ import type { Colors } from 'picocolors/types';
 import { API_KEY_PREFIX, type HubClient } from '../api-client';
 import { connect, type CliContext } from '../context';
 import { CliError, EXIT } from '../exit-codes';
-import type { ApiKeyView } from '../hub-types';
+import type { ApiKeyView } from '../../protocol/payloads';
 import { listAll, MIN_ID_PREFIX, shortId } from '../sessions-lookup';
 import { formatTable } from '../terminal/table';
 import { formatTime, sanitize } from '../terminal/text';

@@ -1,21 +1,11 @@
 import { Option, type Command } from 'commander';
+import { STREAM_LEVELS as LEVELS, type LogLine } from '../../protocol/log-lines';
 import type { Colors } from 'picocolors/types';
 import { connect, type CliContext } from '../context';
 import { CliError, EXIT, type ExitCode } from '../exit-codes';
 import { HubSocket } from '../socket/hub-socket';
 import { sanitize } from '../terminal/text';
 import { jsonOption, withHubOptions, type HubOptions } from './hub-options';
-
-const LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR'] as const;
-
-interface LogLine {
-  type: 'log_line';
-  level: string;
-  logger: string;
-  message: string;
-  timestamp: string;
-}
-
 
 /** `switchboard logs`: the hub's live log stream (admins), one coloured line per entry, until Ctrl-C. */
 export function registerLogs(program: Command, context: CliContext, setExitCode: (code: ExitCode) => void): void {

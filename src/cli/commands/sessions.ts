@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { connect, type CliContext } from '../context';
-import type { SessionView, UserView } from '../hub-types';
+import type { SessionView, UserView } from '../../protocol/payloads';
 import { listAll, resolveSession, shortId } from '../sessions-lookup';
 import { formatTable } from '../terminal/table';
 import { formatCount, formatTime, sanitize } from '../terminal/text';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { connect, type CliContext } from '../context';
-import type { UserView } from '../hub-types';
+import type { UserView } from '../../protocol/payloads';
 import { sanitize } from '../terminal/text';
 import { jsonOption, withHubOptions, type HubOptions } from './hub-options';
 

@@ -1,3 +1,5 @@
+import { CLOSE_CODES, CLOSE_REASONS, isTakenOverClose } from '../../protocol/close-codes';
+
 /** What a client does when the hub closes a socket or refuses to open one. */
 export type CloseVerdict =
   /** A passing problem (restart, shutdown, network, overload): try again per the reconnect policy. */
@@ -6,20 +8,6 @@ export type CloseVerdict =
   | { kind: 'refresh' }
   /** Reconnecting cannot help; `why` is for people. */
   | { kind: 'stop'; why: string };
-
-/** Close codes of the spec (Errors) and decisions.md §5 that a client tells apart. */
-export const CLOSE_CODES = {
-  NORMAL: 1000,
-  GOING_AWAY: 1001,
-  POLICY: 1008,
-  TOO_BIG: 1009,
-  INTERNAL_ERROR: 1011,
-  TRY_AGAIN_LATER: 1013,
-  SERVER_STARTING: 4000,
-  UNAUTHORIZED: 4001,
-  FORBIDDEN: 4003,
-  NOT_FOUND: 4004,
-} as const;
 
 /** The wording for refusals that depend on what was opened (a session, the log stream). */
 export interface RefusalWording {
@@ -39,7 +27,7 @@ export const TAKEN_OVER_WHY = 'another client connected to this session (a sessi
 export function classifyClose(code: number, reason: string, wording: RefusalWording): CloseVerdict {
   switch (code) {
     case CLOSE_CODES.UNAUTHORIZED:
-      return reason === 'token expired' ? { kind: 'refresh' } : { kind: 'stop', why: 'the hub did not accept the credential (closed 4001 unauthorized)' };
+      return reason === CLOSE_REASONS.TOKEN_EXPIRED ? { kind: 'refresh' } : { kind: 'stop', why: 'the hub did not accept the credential (closed 4001 unauthorized)' };
     case CLOSE_CODES.FORBIDDEN:
       return { kind: 'stop', why: wording.forbidden };
     case CLOSE_CODES.NOT_FOUND:
@@ -48,19 +36,9 @@ export function classifyClose(code: number, reason: string, wording: RefusalWord
     case CLOSE_CODES.TOO_BIG:
       return { kind: 'stop', why: `the hub closed the connection (${code}${reason ? ` ${reason}` : ''})` };
     case CLOSE_CODES.GOING_AWAY:
-      if (reason.startsWith('taken over') || reason.startsWith('replaced')) return { kind: 'stop', why: TAKEN_OVER_WHY };
+      if (isTakenOverClose(code, reason)) return { kind: 'stop', why: TAKEN_OVER_WHY };
       return { kind: 'retry', why: reason || 'the hub is going away' };
     default:
       return { kind: 'retry', why: `closed ${code}${reason ? ` ${reason}` : ''}` };
-  }
-}
-
-/** Whether a text frame is the hub's `session_taken_over` notice (decisions.md §8). */
-export function isTakenOverNotice(text: string): boolean {
-  if (!text.includes('session_taken_over')) return false;
-  try {
-    return (JSON.parse(text) as { type?: unknown }).type === 'session_taken_over';
-  } catch {
-    return false;
   }
 }

@@ -1,7 +1,8 @@
 import WebSocket from 'ws';
 import type { HubClient } from '../api-client';
 import { CliError } from '../exit-codes';
-import { classifyClose, isTakenOverNotice, TAKEN_OVER_WHY, type CloseVerdict, type RefusalWording } from './close-codes';
+import { isTakenOverNotice } from '../../protocol/frames';
+import { classifyClose, TAKEN_OVER_WHY, type CloseVerdict, type RefusalWording } from './close-codes';
 import { RECONNECT_DEFAULTS, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy';
 
 export const SOCKET_DEFAULTS = {

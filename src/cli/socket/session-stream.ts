@@ -1,15 +1,8 @@
-import type { ConfirmAction, SessionFrame } from '../../core/events';
+import type { ClientFrame } from '../../protocol/client-frames';
+import type { SessionFrame } from '../../protocol/frames';
 import type { HubClient } from '../api-client';
 import type { CliError } from '../exit-codes';
 import { HubSocket, type HubSocketListener } from './hub-socket';
-
-/** Frames the CLI sends on a session socket (spec, client to server types). */
-export type ClientFrame =
-  | { type: 'tool_confirm'; payload: { confirmation_id: string; action: ConfirmAction } }
-  | { type: 'cancel'; payload: Record<string, never> }
-  | { type: 'ping'; payload: Record<string, never> };
-
-export { CONFIRM_ACTIONS, type ConfirmAction } from '../../core/events';
 
 export interface SessionStreamListener {
   onFrame(frame: SessionFrame): void;
@@ -60,6 +53,7 @@ export class SessionStream {
     this.socket.start();
   }
 
+  /** A client frame (the CLI sends `tool_confirm` and `cancel`; user messages go over REST). */
   send(frame: ClientFrame): boolean {
     return this.socket.send(JSON.stringify(frame));
   }

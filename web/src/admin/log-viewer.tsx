@@ -1,11 +1,8 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { accessToken } from '../api/client';
 import { socketOrigin } from '../api/origin';
-import type { LogLine } from '../api/types';
+import { STREAM_LEVELS as LEVELS, type LogLine, type LogStreamFrame, type StreamLevel as Level } from '../../../src/protocol/log-lines';
 import { ErrorNote } from '../components/ui';
-
-const LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR'] as const;
-type Level = (typeof LEVELS)[number];
 /** Lines kept in the view; older ones scroll away. */
 const MAX_LINES = 1_000;
 const PING_INTERVAL_MS = 30_000;
@@ -40,7 +37,7 @@ export function LogViewer() {
         ping = setInterval(() => socket?.readyState === WebSocket.OPEN && socket.send('ping'), PING_INTERVAL_MS);
       };
       socket.onmessage = (event) => {
-        const line = JSON.parse(String(event.data)) as LogLine | { type: 'pong' };
+        const line = JSON.parse(String(event.data)) as LogStreamFrame;
         if (line.type !== 'log_line') return;
         const entry = { ...line, id: (counter.current += 1) };
         if (pausedRef.current) setHeld((current) => [...current, entry].slice(-MAX_LINES));

@@ -1,4 +1,4 @@
-import type { AgentState } from '../api/types';
+import type { AgentState } from '../../../src/protocol/frames';
 import { STATE_LABELS } from './transcript';
 
 /** What the agent is doing now: a live status for screen readers, a pulsing pill for eyes. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { SessionFrame } from '../api/types';
+import type { SessionFrame } from '../../../src/protocol/frames';
 import { SessionSocket, type SocketStatus } from './session-socket';
 
 /** A WebSocket double the test opens, feeds and closes by hand. */

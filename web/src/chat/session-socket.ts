@@ -1,5 +1,7 @@
 import { socketOrigin } from '../api/origin';
-import type { SessionFrame } from '../api/types';
+import type { ClientFrame } from '../../../src/protocol/client-frames';
+import { CLOSE_CODES, isTakenOverClose } from '../../../src/protocol/close-codes';
+import type { SessionFrame } from '../../../src/protocol/frames';
 import { reconnectDelay } from './reconnect-policy';
 
 export type SocketStatus =
@@ -33,10 +35,11 @@ export interface SessionSocketOptions {
 export const PING_INTERVAL_MS = 30_000;
 const REPLAY_CLOCK_SLACK_MS = 1_000;
 
-const CLOSE_REASONS: Record<number, string> = {
-  4001: 'Your sign-in has ended. Sign in again.',
-  4003: 'You may not open this session.',
-  4004: 'This session does not exist or is archived.',
+/** What the page says when the hub refuses the session for good. */
+const REFUSALS: Record<number, string> = {
+  [CLOSE_CODES.UNAUTHORIZED]: 'Your sign-in has ended. Sign in again.',
+  [CLOSE_CODES.FORBIDDEN]: 'You may not open this session.',
+  [CLOSE_CODES.NOT_FOUND]: 'This session does not exist or is archived.',
 };
 
 /**
@@ -72,10 +75,10 @@ export class SessionSocket {
     void this.connect();
   }
 
-  /** Sends a client frame; false when the socket is not open. */
-  send(type: 'cancel' | 'tool_confirm' | 'user_message' | 'ping', payload: Record<string, unknown> = {}): boolean {
+  /** Sends a client frame (src/protocol/client-frames.ts); false when the socket is not open. */
+  send(frame: ClientFrame): boolean {
     if (this.socket?.readyState !== WebSocket.OPEN) return false;
-    this.socket.send(JSON.stringify({ type, payload }));
+    this.socket.send(JSON.stringify(frame));
     return true;
   }
 
@@ -99,7 +102,7 @@ export class SessionSocket {
     const token = await this.options.token();
     if (this.stopped) return;
     if (!token) {
-      this.options.onStatus({ kind: 'ended', code: 4001, message: CLOSE_REASONS[4001]! });
+      this.options.onStatus({ kind: 'ended', code: CLOSE_CODES.UNAUTHORIZED, message: REFUSALS[CLOSE_CODES.UNAUTHORIZED]! });
       return;
     }
     const url = `${socketOrigin()}/ws/v1/sessions/${encodeURIComponent(this.options.sessionId)}?last_seq=${this.lastSeq}`;
@@ -115,7 +118,7 @@ export class SessionSocket {
       this.authRetried = false;
       this.options.onStatus({ kind: 'open' });
       clearInterval(this.pingTimer);
-      this.pingTimer = setInterval(() => this.send('ping'), PING_INTERVAL_MS);
+      this.pingTimer = setInterval(() => this.send({ type: 'ping', payload: {} }), PING_INTERVAL_MS);
       if (this.openedBefore) this.options.onReconnected?.();
       this.openedBefore = true;
     };
@@ -148,17 +151,18 @@ export class SessionSocket {
   }
 
   private async afterClose(code: number, reason: string, opened: boolean, token: string, takenOver: boolean): Promise<void> {
-    if (takenOver || (code === 1001 && /replaced|taken over/i.test(reason))) {
+    if (takenOver || isTakenOverClose(code, reason)) {
       this.options.onStatus({ kind: 'replaced' });
       return;
     }
-    if (code === 4001 && !this.authRetried) {
+    if (code === CLOSE_CODES.UNAUTHORIZED && !this.authRetried) {
       // Most often an access token that expired while connected: refresh once and go straight back.
       this.authRetried = true;
       if (await this.options.refresh(token)) return void this.connect();
     }
-    if (code === 4001 || code === 4003 || code === 4004) {
-      this.options.onStatus({ kind: 'ended', code, message: CLOSE_REASONS[code]! });
+    const refusal = REFUSALS[code];
+    if (refusal) {
+      this.options.onStatus({ kind: 'ended', code, message: refusal });
       return;
     }
     if (opened) this.failures = 0;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Message, SessionFrame } from '../api/types';
+import type { SessionFrame } from '../../../src/protocol/frames';
+import type { Message } from '../api/types';
 import { emptyTranscript, transcriptReducer, type AssistantItem, type Transcript, type TranscriptAction } from './transcript';
 
 let seq = 0;
@@ -14,6 +15,7 @@ const message = (id: string, role: Message['role'], content: string, extra: Part
   role,
   content,
   tool_calls: [],
+  token_counts: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
   workflow_id: null,
   created_at: '2026-01-01T00:00:00.000Z',
   ...extra,
@@ -83,6 +85,40 @@ describe('the transcript', () => {
     expect(cancelled.items.at(-1)).toMatchObject({ kind: 'notice', tone: 'error', text: 'Cancelled.' });
     const stale: TranscriptAction = { ...(frame({ type: 'error', payload: { code: 'CANCELLED', message: 'x' } }) as Extract<TranscriptAction, { type: 'frame' }>), replayed: true };
     expect(run([stale]).items).toEqual([]);
+  });
+
+  it('ends a turn when its frames say so (the protocol’s reducer), not at its own idle', () => {
+    const history: TranscriptAction = { type: 'history', messages: [message('u1', 'user', 'go')] };
+    const cancelling = run([
+      history,
+      frame({ type: 'token', payload: { text: 'Part', final: false, turn_id: 'u1' } }),
+      frame({ type: 'agent_state', payload: { state: 'idle', turn_id: 'u1' } }),
+    ]);
+    expect(cancelling.items[1]).toMatchObject({ kind: 'assistant', streaming: true });
+    const cancelled = run([frame({ type: 'error', payload: { code: 'CANCELLED', message: 'The turn was cancelled.', turn_id: 'u1' } })], cancelling);
+    expect(cancelled.items[1]).toMatchObject({ kind: 'assistant', streaming: false });
+    expect(cancelled.items.at(-1)).toMatchObject({ kind: 'notice', tone: 'error', text: 'Cancelled.' });
+    expect(cancelled.turns).toEqual({});
+    const failed = run([
+      history,
+      frame({ type: 'token', payload: { text: 'Part', final: false, turn_id: 'u1' } }),
+      frame({ type: 'error', payload: { code: 'PROVIDER_ERROR', message: 'down', turn_id: 'u1' } }),
+      frame({ type: 'agent_state', payload: { state: 'error', turn_id: 'u1' } }),
+    ]);
+    expect(failed.items[1]).toMatchObject({ streaming: true, error: { code: 'PROVIDER_ERROR', message: 'down' } });
+    const over = run([frame({ type: 'agent_state', payload: { state: 'idle', turn_id: 'u1' } })], failed);
+    expect(over.items[1]).toMatchObject({ streaming: false, error: { code: 'PROVIDER_ERROR', message: 'down' } });
+  });
+
+  it('ends a reply still streaming when the hub says on connect that no turn runs', () => {
+    const live = run([
+      { type: 'history', messages: [message('u1', 'user', 'go')] },
+      frame({ type: 'token', payload: { text: 'Part', final: false, turn_id: 'u1' } }),
+    ]);
+    const restarted = run([frame({ type: 'agent_state', payload: { state: 'idle' } })], live);
+    expect(restarted.items[1]).toMatchObject({ kind: 'assistant', streaming: false });
+    expect(restarted.running).toBe(false);
+    expect(restarted.turns).toEqual({});
   });
 
   it('shows a turn’s tool rounds and reply from history as one message, in either stored shape', () => {

@@ -1,4 +1,6 @@
-import type { AgentState, ConfirmRequest, DonePayload, Message, SessionFrame } from '../api/types';
+import { WORKING_STATES, type AgentState, type DonePayload, type FramePayload, type SessionFrame } from '../../../src/protocol/frames';
+import { saysNoTurnRuns, TurnOutcomeTracker } from '../../../src/protocol/turn-outcome';
+import type { Message } from '../api/types';
 
 export interface ToolCallView {
   id: string;
@@ -45,13 +47,17 @@ export interface Transcript {
   agentState: AgentState;
   /** A turn is running: between `thinking` and `done` / `idle`. */
   running: boolean;
-  confirm: ConfirmRequest | null;
+  confirm: FramePayload<'tool_confirm_request'> | null;
   memory: { mode: string; tokens_used: number; summarized: boolean } | null;
+  /**
+   * How far each turn not yet over has got, by turn id ('' for frames that name none): the
+   * protocol's reducer (src/protocol/turn-outcome.ts), the one the hub and the CLI follow turns
+   * with, decides when a turn ended. Each step keeps a copy, so the state stays immutable.
+   */
+  turns: Readonly<Record<string, TurnOutcomeTracker>>;
 }
 
-export const emptyTranscript: Transcript = { items: [], agentState: 'idle', running: false, confirm: null, memory: null };
-
-const WORKING: ReadonlySet<AgentState> = new Set(['thinking', 'analyzing', 'researching', 'deep_thinking', 'writing', 'delegating']);
+export const emptyTranscript: Transcript = { items: [], agentState: 'idle', running: false, confirm: null, memory: null, turns: {} };
 
 export type TranscriptAction =
   | { type: 'history'; messages: Message[] }
@@ -119,9 +125,8 @@ function historyAssistant(message: Message): AssistantItem {
  * A stored tool call in the protocol's vocabulary (`tool_call_id`, `tool_name`, `input`, `error`,
  * `duration_ms`), or in the provider's (`id`, `name`, `arguments`) that older hubs stored.
  */
-function historyToolCall(raw: Message['tool_calls'][number]): ToolCallView {
-  const call = raw as Partial<Message['tool_calls'][number]> & { id?: string; name?: string; arguments?: string };
-  let input = call.input;
+function historyToolCall(call: Message['tool_calls'][number]): ToolCallView {
+  let input = call.input as Record<string, unknown> | undefined;
   if (!input && typeof call.arguments === 'string') {
     try {
       input = JSON.parse(call.arguments) as Record<string, unknown>;
@@ -141,13 +146,36 @@ function historyToolCall(raw: Message['tool_calls'][number]): ToolCallView {
 }
 
 function applyFrame(state: Transcript, frame: SessionFrame, replayed: boolean): Transcript {
+  const { turns, endedWithoutDone } = trackTurn(state.turns, frame);
+  // A turn that ended without `done` (cancelled, failed) stops streaming before its last frame
+  // shows; `done` completes its reply below.
+  return showFrame({ ...state, turns, items: endedWithoutDone ? endStreaming(state.items) : state.items }, frame, replayed);
+}
+
+/**
+ * Feeds a frame to its turn's outcome tracker (a copy); a turn whose frames say it ended is
+ * dropped, and all of them when the hub says no turn runs.
+ */
+function trackTurn(turns: Transcript['turns'], frame: SessionFrame): { turns: Transcript['turns']; endedWithoutDone: boolean } {
+  if (frame.type === 'pong') return { turns, endedWithoutDone: false };
+  const key = frame.payload.turn_id ?? '';
+  const tracker = (turns[key] ?? new TurnOutcomeTracker()).copy();
+  const outcome = tracker.next(frame);
+  if (saysNoTurnRuns(frame)) return { turns: {}, endedWithoutDone: outcome !== null && outcome.kind !== 'done' };
+  if (!outcome) return { turns: { ...turns, [key]: tracker }, endedWithoutDone: false };
+  return { turns: Object.fromEntries(Object.entries(turns).filter(([turnKey]) => turnKey !== key)), endedWithoutDone: outcome.kind !== 'done' };
+}
+
+/** What a frame changes in the conversation and the indicators. */
+function showFrame(state: Transcript, frame: SessionFrame, replayed: boolean): Transcript {
   switch (frame.type) {
     case 'agent_state': {
       const agentState = frame.payload.state;
-      const running = WORKING.has(agentState);
+      const running = WORKING_STATES.has(agentState);
       if (agentState === 'idle') {
-        // A turn that ended without `done` (cancelled, failed) stops streaming here.
-        return { ...state, agentState, running: false, confirm: null, items: endStreaming(state.items) };
+        // Nothing runs, so nothing waits for an answer. The hub's on-connect state naming no turn
+        // says no turn runs at all: a reply still streaming ended out of sight (its text is in the history).
+        return { ...state, agentState, running: false, confirm: null, items: saysNoTurnRuns(frame) ? endStreaming(state.items) : state.items };
       }
       return { ...state, agentState, running: running || (state.running && agentState !== 'done' && agentState !== 'error') };
     }

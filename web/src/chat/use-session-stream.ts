@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { accessToken, api, errorMessage, refreshTokens } from '../api/client';
-import type { ConfirmAction, Message, Page, SessionFrame } from '../api/types';
+import type { ConfirmAction } from '../../../src/protocol/confirm-actions';
+import type { SessionFrame } from '../../../src/protocol/frames';
+import type { Message, Page } from '../api/types';
 import { SessionSocket, type SocketStatus } from './session-socket';
 import { emptyTranscript, transcriptReducer } from './transcript';
 
@@ -62,13 +64,13 @@ export function useSessionStream(sessionId: string) {
   }, [sessionId, loadHistory]);
 
   const answerConfirm = useCallback((confirmationId: string, action: ConfirmAction) => {
-    const sent = socketRef.current?.send('tool_confirm', { confirmation_id: confirmationId, action }) ?? false;
+    const sent = socketRef.current?.send({ type: 'tool_confirm', payload: { confirmation_id: confirmationId, action } }) ?? false;
     if (sent) dispatch({ type: 'confirm_answered' });
     else dispatch({ type: 'notice', tone: 'error', text: 'Not connected: the answer was not sent. It will be asked again when the connection is back.' });
   }, []);
 
   const cancel = useCallback(async () => {
-    if (socketRef.current?.send('cancel')) return;
+    if (socketRef.current?.send({ type: 'cancel', payload: {} })) return;
     try {
       await api.post(`/sessions/${sessionId}/cancel`);
     } catch (error) {

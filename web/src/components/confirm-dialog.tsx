@@ -1,6 +1,19 @@
 import { useEffect, useId, useRef } from 'react';
-import { CONFIRM_ACTIONS, type ConfirmAction, type ConfirmRequest } from '../api/types';
+import type { ConfirmAction } from '../../../src/protocol/confirm-actions';
+import type { FramePayload } from '../../../src/protocol/frames';
 import { Modal } from './modal';
+
+type ConfirmRequest = FramePayload<'tool_confirm_request'>;
+
+/** The six answers of the protocol as buttons: label, what it covers, and the CLI's key. */
+const CONFIRM_BUTTONS: readonly { action: ConfirmAction; key: string; label: string; hint: string }[] = [
+  { action: 'allow', key: 'y', label: 'Allow', hint: 'this call, once' },
+  { action: 'deny', key: 'n', label: 'Deny', hint: 'this call; the agent may try something else' },
+  { action: 'allow_all', key: 'a', label: 'Allow all', hint: 'this tool for the rest of the session' },
+  { action: 'disable', key: 'd', label: 'Disable', hint: 'this tool for the rest of the session' },
+  { action: 'forbid_all', key: 'f', label: 'Forbid all', hint: 'every tool request in this turn' },
+  { action: 'cancel', key: 'c', label: 'Cancel', hint: 'the whole turn' },
+];
 
 /**
  * The tool confirmation (spec, `tool_confirm_request`): opens at once with the tool, its parameters
@@ -18,7 +31,7 @@ export function ConfirmDialog({ request, onAnswer }: { request: ConfirmRequest; 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
-      const match = CONFIRM_ACTIONS.find((entry) => entry.key === event.key.toLowerCase());
+      const match = CONFIRM_BUTTONS.find((entry) => entry.key === event.key.toLowerCase());
       if (!match) return;
       event.preventDefault();
       answer(match.action);
@@ -35,7 +48,7 @@ export function ConfirmDialog({ request, onAnswer }: { request: ConfirmRequest; 
         {JSON.stringify(request.parameters, null, 2)}
       </pre>
       <div className="confirm-actions">
-        {CONFIRM_ACTIONS.map((entry, index) => (
+        {CONFIRM_BUTTONS.map((entry, index) => (
           <button
             key={entry.action}
             type="button"

@@ -1,7 +1,8 @@
 import { useEffect, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, errorMessage } from '../api/client';
-import { TURN_MODES, type Message, type Session, type TurnMode } from '../api/types';
+import { TURN_MODES, type TurnMode } from '../../../src/protocol/frames';
+import type { Message, Session } from '../api/types';
 import { AgentStateIndicator } from '../chat/agent-state-indicator';
 import { ConnectionBanner } from '../chat/connection-banner';
 import { TranscriptView } from '../chat/transcript-view';

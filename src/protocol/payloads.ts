@@ -1,10 +1,41 @@
-/** The hub's REST shapes the CLI reads (decisions.md §1–3); fields it does not use are left out. */
+/**
+ * REST shapes both clients (the CLI and the Web UI) read (decisions.md §1–§3). Fields a client
+ * does not use may be left out; clients ignore fields they do not know.
+ */
+import type { AgentState } from './frames';
 
+/** A list page (decisions.md §1). */
 export interface Page<T> {
   items: T[];
   next_cursor: string | null;
   has_more: boolean;
   total: number;
+}
+
+export type Role = 'admin' | 'user';
+
+export interface TokenCounts {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+}
+
+export interface UserView {
+  id: string;
+  username: string;
+  email: string;
+  role: Role;
+  is_active: boolean;
+  created_at: string;
+}
+
+/** What `POST /auth/login`, `/auth/register` and `/auth/refresh` return. */
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+  user: UserView;
 }
 
 export interface SessionView {
@@ -13,10 +44,10 @@ export interface SessionView {
   owner_id: string;
   channel: string;
   session_key: string | null;
-  state: string;
+  state: AgentState;
   active_workflow_id: string | null;
   config: Record<string, unknown>;
-  token_counts: { input_tokens: number; output_tokens: number; total_tokens: number };
+  token_counts: TokenCounts;
   active_tools: string[];
   created_at: string;
   updated_at: string;
@@ -24,8 +55,9 @@ export interface SessionView {
 }
 
 /**
- * A tool call in the history: the protocol's vocabulary (`tool_name`, `input`, `duration_ms`,
- * `error`, decisions.md §3), or the model's (`name`, `arguments`) on hubs that store that.
+ * A tool call in the history: the protocol's vocabulary (`tool_call_id`, `tool_name`, `input`,
+ * `output`, `duration_ms`, `error`; decisions.md §3), or the model's (`id`, `name`, `arguments`)
+ * on hubs that stored that.
  */
 export interface ToolCallView {
   id?: string;
@@ -45,17 +77,8 @@ export interface MessageView {
   role: 'user' | 'assistant' | 'system' | 'tool';
   content: string;
   tool_calls: ToolCallView[];
-  token_counts: { input_tokens: number; output_tokens: number; total_tokens: number };
+  token_counts: TokenCounts;
   workflow_id: string | null;
-  created_at: string;
-}
-
-export interface UserView {
-  id: string;
-  username: string;
-  email: string;
-  role: string;
-  is_active: boolean;
   created_at: string;
 }
 

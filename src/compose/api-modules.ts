@@ -1,0 +1,54 @@
+// Before any route module builds its schemas (see src/api/schemas/openapi-zod.ts).
+import '../api/schemas/openapi-zod';
+import type { LlmProvider } from '../agent/provider';
+import type { ApiModule } from '../api/app';
+import type { ApiRouter } from '../api/endpoint';
+import { apiKeyRoutes } from '../api/routes/api-keys';
+import { auditRoutes } from '../api/routes/audit';
+import { authRoutes } from '../api/routes/auth';
+import { channelRoutes } from '../api/routes/channels';
+import { configRoutes } from '../api/routes/config';
+import { knowledgeRoutes } from '../api/routes/knowledge';
+import { routingTestRoutes } from '../api/routes/routing-test';
+import { samlRoutes } from '../api/routes/saml';
+import { registerSessionRoutes } from '../api/routes/sessions';
+import { registerToolRoutes } from '../api/routes/tools';
+import { usageRoutes } from '../api/routes/usage';
+import { userRoutes } from '../api/routes/users';
+import { registerWorkflowRoutes } from '../api/routes/workflows';
+import type { AuditService } from '../audit/audit-service';
+import type { ChannelStatusBoard } from '../server/channel-status';
+import { SessionMemory } from '../sessions/session-memory';
+import { UsageService } from '../usage/usage-service';
+import type { AuthParts } from './auth';
+import type { HubParts } from './hub';
+import type { Core } from './service-types';
+
+/** The REST resources of an API process, each a module of `src/api/routes/` given its services. */
+export function apiModules(core: Core, provider: LlmProvider, authParts: AuthParts, hubParts: HubParts, board: ChannelStatusBoard, auditService: AuditService): ApiModule[] {
+  const { config, models } = core;
+  const { auth, saml } = authParts;
+  const { sessions, hub, workflows } = hubParts;
+  return [
+    authRoutes(auth),
+    apiKeyRoutes(auth.apiKeys, core.audit),
+    userRoutes(auth.users, core.audit),
+    auditRoutes(auditService),
+    usageRoutes(new UsageService(core.database.sequelize)),
+    samlRoutes(saml),
+    knowledgeRoutes(core.knowledge),
+    channelRoutes(board, core.channels.map((channel) => channel.name)),
+    configRoutes({ provider: provider.name, model: provider.model, contextWindow: config.llm.context_window, channels: () => board.enabledNames() }),
+    (api: ApiRouter) => registerSessionRoutes(api, { sessions, hub, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
+    (api: ApiRouter) => registerWorkflowRoutes(api, workflows, core.audit),
+    // The routing test box asks the process's running router, which follows every workflow change.
+    routingTestRoutes(core.routing),
+    (api: ApiRouter) =>
+      registerToolRoutes(api, {
+        catalog: core.tools,
+        sessionTools: core.sessionTools,
+        sessions,
+        memory: new SessionMemory(models, { systemPrompt: config.agent.system_prompt, contextWindow: config.llm.context_window }),
+      }),
+  ];
+}

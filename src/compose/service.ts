@@ -1,0 +1,68 @@
+// First: the OpenAPI registry needs `.openapi()` on every zod schema the API modules build as they load.
+import '../api/schemas/openapi-zod';
+import { createProvider } from '../agent/providers';
+import { keepAuditWithin } from '../audit/audit-retention';
+import { AuditService } from '../audit/audit-service';
+import { serviceUrl, renderBanner, type BannerFacts } from '../server/banner';
+import { ChannelStatusBoard } from '../server/channel-status';
+import { workersReadiness } from '../server/readiness';
+import { VERSION } from '../version';
+import { apiModules } from './api-modules';
+import { composeAuth } from './auth';
+import { buildChannels, startChannels } from './channels';
+import { startCore } from './core';
+import { composeHub } from './hub';
+import { serveHttp } from './http';
+import type { Core, RunningService, ServiceOptions } from './service-types';
+import { stopAll } from './shutdown';
+import { startWorker } from './worker';
+
+/** Starts the whole hub in this process. Throws ConfigError for configuration problems. */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const core = await startCore(options, 'api');
+  const { config, logger, lifecycle } = core;
+  try {
+    // A misconfigured provider (no key, no model) stops startup here, before anything listens.
+    const provider = options.provider ?? createProvider(config.llm);
+    const board = new ChannelStatusBoard();
+    const auth = composeAuth(core, options.cwd);
+    const hubParts = await composeHub(core, provider, auth.authenticateSocket);
+    if (config.worker.embedded) await startWorker(core, provider);
+    core.pickup.start();
+    lifecycle.onStop({ name: 'pickup watch', stop: async () => core.pickup.stop() });
+    core.readiness.push(workersReadiness(core.drivers.presence));
+    const audit = new AuditService(core.models);
+    const stopAuditRetention = keepAuditWithin(audit, config.audit.retention_days, logger);
+    lifecycle.onStop({ name: 'audit retention', stop: async () => stopAuditRetention() });
+    const modules = apiModules(core, provider, auth, hubParts, board, audit);
+    const origins = new Set<string>();
+    const channels = buildChannels(core, board, origins);
+    const port = await serveHttp(core, { modules, channels, board, auth, origins });
+    await startChannels(channels, hubParts.hub, board, logger, lifecycle);
+    const url = announce(core, port, options);
+    const storage = { store: core.store, sequelize: core.database.sequelize };
+    return { config, hub: hubParts.hub, logger, port, url, lifecycle, storage, metricsPort: core.metricsPort, stop: () => stopAll(lifecycle, logger) };
+  } catch (error) {
+    await lifecycle.shutdown(() => undefined);
+    throw error;
+  }
+}
+
+/** Says the hub is ready: a banner on a terminal, one log line with the same facts. Returns the hub's URL. */
+function announce(core: Core, port: number, options: ServiceOptions): string {
+  const { config, logger } = core;
+  const url = serviceUrl(config.server, port);
+  const facts: BannerFacts = {
+    version: VERSION,
+    url: `${url}/api/v1`,
+    docsUrl: `${url}/api/v1/docs`,
+    listening: `${config.server.host}:${port}`,
+    storage: core.database.description,
+    queue: core.drivers.description,
+    worker: config.worker.embedded ? 'embedded' : 'off (run `npm run worker`)',
+    configFile: core.configFile,
+  };
+  if (process.stdout.isTTY && !options.logDestination && config.log.format !== 'json') process.stdout.write(`${renderBanner(facts)}\n`);
+  logger.info(facts, 'Switchboard is ready');
+  return url;
+}
