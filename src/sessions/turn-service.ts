@@ -25,6 +25,12 @@ export interface AcceptInput {
   trace?: Record<string, string>;
 }
 
+/**
+ * How many of a session's waiting messages a retry looks through for its own (they are few: each
+ * waits behind one running turn).
+ */
+const STRANDED_SCAN = 20;
+
 /** A stored message and what became of it: its turn started, or it waits behind the running one. */
 export interface Accepted {
   message: MessageRecord;
@@ -199,16 +205,24 @@ export class TurnService {
   }
 
   /**
-   * A retried message (same event id) whose first request stored it and claimed the session, then
-   * died before queueing the turn: the turn is queued now. Harmless otherwise: only while the message
-   * is still owed and still the session's turn, and the queue drops a job id it already holds.
+   * A retried message (same event id) that its first request stored without queueing its turn: the
+   * turn is queued now. Either that request died after claiming the session (the claim still names
+   * the message), or it was told the insert failed when it had in fact committed (PostgreSQL went
+   * away with the answer on its way back), so it freed the session and, the database being gone,
+   * could not free the event id either: the message then waits its turn like one stored behind a
+   * running turn. Harmless otherwise: only while the message is still owed, and the queue drops a
+   * job id it already holds.
    */
   async queueIfStranded(sessionId: string, messageId: string): Promise<void> {
     const live = await this.deps.registry.get(sessionId);
-    if (live?.turnId !== messageId || live.phase !== 'queued') return;
-    const [owed] = await this.deps.store.owedTurns(sessionId, 1);
-    if (owed?.id !== messageId) return;
-    await this.deps.queue.enqueue({ sessionId, userMessageId: messageId, queuedAt: Date.now() });
+    if (live?.turnId === messageId && live.phase !== 'queued') return; // a worker runs it
+    const owed = await this.deps.store.owedTurns(sessionId, STRANDED_SCAN);
+    if (!owed.some((turn) => turn.id === messageId)) return; // answered, or never stored
+    if (live?.turnId === messageId) {
+      await this.deps.queue.enqueue({ sessionId, userMessageId: messageId, queuedAt: Date.now() });
+      return;
+    }
+    if (!(await this.deps.registry.markWaiting(sessionId))) await this.startNext(sessionId);
   }
 
   /**

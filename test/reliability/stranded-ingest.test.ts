@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { removeTempDirs } from '../helpers/temp-dir';
+import { ResilientSession } from './support/chaos-client';
+import { ChaosCluster } from './support/chaos-cluster';
+import { turnMarker } from './support/chaos-model';
+
+/**
+ * The chaos-infra finding (issue 25), made deterministic. PostgreSQL went away while a message was
+ * being taken in: its insert had committed, but the answer never reached the hub (the connection was
+ * cut on its way back). The hub took the failure at its word — freed the session and answered 5xx —
+ * and could not free the `Idempotency-Key` either (the database was gone). The client's retry with
+ * the same key found the key claimed and the message stored, answered 202 as a repeat, and nobody
+ * ever queued the turn: "accepted, but its turn never started".
+ *
+ * Here the proxy lets the insert run and keeps its answer from the hub, then PostgreSQL "stops"; it
+ * comes back, the client retries, and the turn must run to its `done`.
+ */
+let cluster: ChaosCluster;
+const sessions: ResilientSession[] = [];
+
+beforeAll(async () => {
+  cluster = new ChaosCluster({ apis: 1, workers: 1 });
+  await cluster.start();
+}, 90_000);
+
+afterAll(async () => {
+  await cluster?.tearDown(sessions);
+  removeTempDirs();
+});
+
+/** One POST of a message with this Idempotency-Key, to the cluster's API process. */
+async function post(session: ResilientSession, key: string, text: string): Promise<{ status: number; id: string | null }> {
+  const response = await fetch(`${cluster.liveApis()[0]}/api/v1/sessions/${session.sessionId}/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${cluster.adminToken}`, 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify({ text }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const body = (await response.json().catch(() => null)) as { data?: { id?: string } } | null;
+  return { status: response.status, id: body?.data?.id ?? null };
+}
+
+it('a message whose insert committed while PostgreSQL went away is answered once its sender retries', async () => {
+  const session = await cluster.openSession(sessions);
+  // The session works before the fault.
+  const before = await session.send(`Hello ${turnMarker('before')}`);
+  await session.turnEnd(before!, 30_000);
+
+  const text = `Go on ${turnMarker('stranded')}`;
+  const key = randomUUID();
+  // The insert runs on the server; its answer is kept from the hub. Once held, PostgreSQL stops.
+  const held = cluster.proxy.holdStatement('insertTurnMessage', (parameters) => parameters.includes(text), 'response');
+  const first = post(session, key, text);
+  await held;
+  await cluster.proxy.cut();
+  expect((await first).status).toBeGreaterThanOrEqual(500);
+  await cluster.proxy.restore();
+
+  // The retry (same key) is told the message was taken in: then its turn must run.
+  let retried = await post(session, key, text);
+  for (let attempt = 0; retried.status !== 202 && attempt < 50; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    retried = await post(session, key, text);
+  }
+  expect(retried.status).toBe(202);
+  const end = await session.turnEnd(retried.id!, 30_000);
+  expect(end.type).toBe('done');
+  expect(end.payload.text).toContain('Answer for stranded:');
+
+  // Stored once, answered once, and the session takes the next message.
+  const history = await fetch(`${cluster.liveApis()[0]}/api/v1/sessions/${session.sessionId}/messages?limit=100`, { headers: { authorization: `Bearer ${cluster.adminToken}` } });
+  const items = ((await history.json()) as { data: { items: { role: string; content: string }[] } }).data.items;
+  expect(items.filter((item) => item.content === text)).toHaveLength(1);
+  expect(items.filter((item) => item.role === 'assistant' && item.content.includes('Answer for stranded:'))).toHaveLength(1);
+  const after = await session.send(`Then ${turnMarker('after')}`);
+  expect((await session.turnEnd(after!, 30_000)).type).toBe('done');
+}, 150_000);
