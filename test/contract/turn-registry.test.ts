@@ -36,6 +36,16 @@ describe.each([
     expect(await registry.claim(session, second)).toBe(true);
   });
 
+  it('a claim repeated by the turn that holds the session is granted while it is queued (a resent claim), never after', async () => {
+    const session = randomUUID();
+    const turn = randomUUID();
+    expect(await registry.claim(session, turn)).toBe(true);
+    expect(await registry.claim(session, turn)).toBe(true);
+    expect(await registry.update(session, turn, { phase: 'running' })).toBe(true);
+    expect(await registry.claim(session, turn)).toBe(false);
+    expect(await registry.release(session, turn)).toEqual({ waiting: false });
+  });
+
   it('changes apply only to the turn they name', async () => {
     const session = randomUUID();
     const turn = randomUUID();
