@@ -103,6 +103,8 @@ describe.each([
     expect(await presence.alive()).toBe(2);
     await presence.leave('w1');
     expect(await presence.alive()).toBe(1);
+    await presence.leave('w2');
+    expect(await presence.alive()).toBe(0);
   });
 });
 
@@ -112,4 +114,5 @@ it('a worker silent past the timeout no longer counts as alive (Redis)', async (
   expect(await presence.alive()).toBe(1);
   await new Promise((resolve) => setTimeout(resolve, 80));
   expect(await presence.alive()).toBe(0);
+  await presence.leave('quiet');
 });
