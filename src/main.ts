@@ -327,21 +327,21 @@ async function startCore(options: ServiceOptions, processName: 'api' | 'worker')
   }
 }
 
-/** How often the API process deletes audit rows older than `audit.retention_days`. */
-const AUDIT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+/** How often the API process deletes rows past their retention (`audit.retention_days`, `usage.retention_days`). */
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
-/** Keeps the audit trail within its retention: once at start, then hourly (every API process; deleting twice is harmless). */
-function pruneAuditRows(audit: AuditService, days: number, logger: Logger, lifecycle: Lifecycle): void {
+/** Keeps a table within its retention: once at start, then hourly (every API process; deleting twice is harmless). */
+function pruneOldRows(what: 'audit' | 'usage', store: { prune(days: number): Promise<number> }, days: number, logger: Logger, lifecycle: Lifecycle): void {
   if (days <= 0) return;
   const prune = () =>
-    void audit
+    void store
       .prune(days)
-      .then((deleted) => deleted > 0 && logger.info({ deleted, retention_days: days }, 'old audit rows deleted'))
-      .catch((error: unknown) => logger.warn({ err: error }, 'could not delete old audit rows'));
+      .then((deleted) => deleted > 0 && logger.info({ deleted, retention_days: days }, `old ${what} rows deleted`))
+      .catch((error: unknown) => logger.warn({ err: error }, `could not delete old ${what} rows`));
   prune();
-  const timer = setInterval(prune, AUDIT_PRUNE_INTERVAL_MS);
+  const timer = setInterval(prune, PRUNE_INTERVAL_MS);
   timer.unref();
-  lifecycle.onStop({ name: 'audit retention', stop: async () => clearInterval(timer) });
+  lifecycle.onStop({ name: `${what} retention`, stop: async () => clearInterval(timer) });
 }
 
 /**
@@ -468,13 +468,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       },
     });
     const auditService = new AuditService(models);
-    pruneAuditRows(auditService, config.audit.retention_days, logger, lifecycle);
+    pruneOldRows('audit', auditService, config.audit.retention_days, logger, lifecycle);
+    const usageService = new UsageService(core.database.sequelize);
+    pruneOldRows('usage', usageService, config.usage.retention_days, logger, lifecycle);
     const modules = [
       authRoutes(auth),
       apiKeyRoutes(auth.apiKeys, core.audit),
       userRoutes(auth.users, core.audit),
       auditRoutes(auditService),
-      usageRoutes(new UsageService(core.database.sequelize)),
+      usageRoutes(usageService),
       samlRoutes(saml),
       knowledgeRoutes(core.knowledge),
       channelRoutes(channels, core.channels.map((channel) => channel.name)),
