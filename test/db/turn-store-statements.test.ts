@@ -109,14 +109,14 @@ describe.each(backends)('turn store statements on %s', (_name, open) => {
     const plain = await store.createSession(newSession(ownerId));
     expect(plain.memory_mode).toBe('conversation');
     // What POST /sessions with {"config": {"memory_mode": …}} sends: the field first.
-    const summary = await store.createSession({ memory_mode: 'summary', ...newSession(ownerId, { config: { memory_mode: 'summary' } }) });
-    expect(summary.memory_mode).toBe('summary');
+    const coded = await store.createSession({ memory_mode: 'code', ...newSession(ownerId, { config: { memory_mode: 'code' } }) });
+    expect(coded.memory_mode).toBe('code');
     const last = newSession(ownerId, { session_key: 'telegram::1', channel: 'telegram', tool_state: { approved: ['calculator'], disabled: [] } });
     const reordered = await store.createSession(Object.fromEntries(Object.entries(last).reverse()) as unknown as NewSession);
     expect(reordered.session_key).toBe('telegram::1');
     const again = await store.createSession(newSession(ownerId));
     expect((await store.findSession(again.id))?.memory_mode).toBe('conversation');
-    expect((await store.findSession(summary.id))?.memory_mode).toBe('summary');
+    expect((await store.findSession(coded.id))?.memory_mode).toBe('code');
   });
 
   it('runs every other statement in each of its shapes on the same connection', async () => {

@@ -4,7 +4,7 @@ import { UsageService } from '../../src/usage/usage-service';
 import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
 import { testEnv } from '../helpers/env';
 import { LogCapture } from '../helpers/log-capture';
-import { createTestPostgresDatabase, type TestPostgresDatabase } from '../helpers/postgres';
+import { createTestPostgresDatabase } from '../helpers/postgres';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 
 /**
@@ -41,13 +41,18 @@ async function logged(logs: LogCapture, message: string): Promise<Record<string,
 
 afterAll(() => removeTempDirs());
 
-describe.each([
+interface TestDatabase {
+  /** null: SQLite in the hub's data dir. */
+  url: string | null;
+  drop(): Promise<void>;
+}
+
+const databases: [string, () => Promise<TestDatabase>][] = [
   ['SQLite', async () => ({ url: null, drop: async () => undefined })],
-  ['PostgreSQL', async (): Promise<{ url: string | null; drop: () => Promise<void> }> => {
-    const pg: TestPostgresDatabase = await createTestPostgresDatabase();
-    return pg;
-  }],
-] as const)('usage retention on %s', (_name, database) => {
+  ['PostgreSQL', async () => createTestPostgresDatabase()],
+];
+
+describe.each(databases)('usage retention on %s', (_name, database) => {
   it('a hub deletes the usage days past usage.retention_days (default 400) when it starts', async () => {
     const db = await database();
     const dataDir = makeTempDir();
