@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { UNSTORED_CLAIM_MS } from '../../src/sessions/turn-service';
 import { removeTempDirs } from '../helpers/temp-dir';
 import { ResilientSession } from './support/chaos-client';
 import { ChaosCluster } from './support/chaos-cluster';
 import { turnMarker } from './support/chaos-model';
 
 /**
- * The chaos-infra finding (issue 25), made deterministic. PostgreSQL went away while a message was
+ * The chaos-infra findings (issue 25), made deterministic.
+ *
+ * 1. PostgreSQL went away while a message was
  * being taken in: its insert had committed, but the answer never reached the hub (the connection was
  * cut on its way back). The hub took the failure at its word — freed the session and answered 5xx —
  * and could not free the `Idempotency-Key` either (the database was gone). The client's retry with
@@ -14,12 +18,16 @@ import { turnMarker } from './support/chaos-model';
  *
  * Here the proxy lets the insert run and keeps its answer from the hub, then PostgreSQL "stops"; it
  * comes back, the client retries, and the turn must run to its `done`.
+ *
+ * 2. An API process was killed between claiming a session (Redis) and storing the message: nothing
+ * freed the claim, and every later message was refused TURN_IN_PROGRESS for the registry's six-hour
+ * safety net. Here the proxy holds the insert so the kill lands exactly there.
  */
 let cluster: ChaosCluster;
 const sessions: ResilientSession[] = [];
 
 beforeAll(async () => {
-  cluster = new ChaosCluster({ apis: 1, workers: 1 });
+  cluster = new ChaosCluster({ apis: 2, workers: 1 });
   await cluster.start();
 }, 90_000);
 
@@ -75,3 +83,31 @@ it('a message whose insert committed while PostgreSQL went away is answered once
   const after = await session.send(`Then ${turnMarker('after')}`);
   expect((await session.turnEnd(after!, 30_000)).type).toBe('done');
 }, 150_000);
+
+it('a session claimed by an API process that died before storing the message takes the next message', async () => {
+  const session = await cluster.openSession(sessions);
+  const [victim, victimUrl] = [cluster.apis[0]!, cluster.apiUrls[0]!];
+  const text = `Lost ${turnMarker('lost')}`;
+  // The insert never reaches the server; the process that sent it dies there, its claim in Redis left behind.
+  const held = cluster.proxy.holdStatement('insertTurnMessage', (parameters) => parameters.includes(text), 'request');
+  const doomed = fetch(`${victimUrl}/api/v1/sessions/${session.sessionId}/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${cluster.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ text }),
+  }).catch(() => null);
+  await held;
+  await cluster.kill(victim);
+  await doomed;
+  // As the claim will be UNSTORED_CLAIM_MS later (the registry's own field, not a sleep).
+  const redis = new Redis(cluster.redis.url);
+  try {
+    const key = `chaos:turn:${session.sessionId}`;
+    expect(await redis.hget(key, 'phase')).toBe('queued');
+    await redis.hset(key, 'accepted_at', String(Date.now() - UNSTORED_CLAIM_MS - 1_000));
+  } finally {
+    redis.disconnect();
+  }
+  const next = await session.send(`Then ${turnMarker('next')}`, 30_000);
+  expect(session.unsent).toEqual([]);
+  expect((await session.turnEnd(next!, 30_000)).type).toBe('done');
+}, 120_000);
