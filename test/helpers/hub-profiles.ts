@@ -37,8 +37,10 @@ export function testProfiles(): ProfileName[] {
   return wanted.length > 0 ? (wanted as ProfileName[]) : [...PROFILES];
 }
 
-/** How long a profile's processes may take to start on a loaded 2-core machine. */
+/** How long a profile's hub may take to start on a loaded 2-core machine (its `beforeAll`). */
 export const PROFILE_START_TIMEOUT_MS = 120_000;
+/** How long one of its processes may take to say it is ready (a third of the whole: up to three start one after another). */
+const PROCESS_READY_TIMEOUT_MS = PROFILE_START_TIMEOUT_MS / 3;
 
 const TELEGRAM_TOKEN = '515151:profile-bot-token';
 
@@ -108,13 +110,13 @@ export async function startProfileHub(profile: ProfileName, options: ProfileOpti
   try {
     let apis: string[];
     if (profile === 'embedded') {
-      apis = [await readyUrl(spawn('dist/src/main.js'))];
+      apis = [await readyUrl(spawn('dist/src/main.js'), PROCESS_READY_TIMEOUT_MS)];
     } else {
-      const a = await readyUrl(spawn('dist/src/main.js', { SERVICE_EMBEDDED_WORKER: 'false' })); // migrates first
+      const a = await readyUrl(spawn('dist/src/main.js', { SERVICE_EMBEDDED_WORKER: 'false' }), PROCESS_READY_TIMEOUT_MS); // migrates first
       const worker = spawn('dist/src/worker-main.js');
       const [b] = await Promise.all([
-        readyUrl(spawn('dist/src/main.js', { SERVICE_EMBEDDED_WORKER: 'false' })),
-        worker.waitForLog((entry) => entry.msg === 'Switchboard worker is ready', PROFILE_START_TIMEOUT_MS),
+        readyUrl(spawn('dist/src/main.js', { SERVICE_EMBEDDED_WORKER: 'false' }), PROCESS_READY_TIMEOUT_MS),
+        worker.waitForLog((entry) => entry.msg === 'Switchboard worker is ready', PROCESS_READY_TIMEOUT_MS),
       ]);
       apis = [a, b];
     }

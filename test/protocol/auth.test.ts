@@ -2,13 +2,15 @@ import { startProfileHub, testProfiles, PROFILE_START_TIMEOUT_MS, type ProfileHu
 import { jsonBody, request } from '../helpers/http';
 import { removeTempDirs } from '../helpers/temp-dir';
 import { openSocket } from '../helpers/ws-client';
-import { ProtocolClient } from './protocol-client';
+import { ProtocolClient, CASE_TIMEOUT_MS } from './protocol-client';
 
 /**
  * Authentication on both profiles: what one API process issues or revokes holds on the other at
  * once (scaled: REST on A, sockets and the second opinion on B; embedded: one process).
  */
 const password = (username: string) => `pw-${username}-long-enough`;
+
+jest.setTimeout(CASE_TIMEOUT_MS);
 
 describe.each(testProfiles())('authentication (%s)', (profile) => {
   let hub: ProfileHub;

@@ -3,7 +3,7 @@ import { clickUpdate, forChat, textUpdate } from '../adapters/telegram/telegram-
 import { FAKE_SLACK } from '../fakes/slack-api';
 import { startProfileHub, testProfiles, PROFILE_START_TIMEOUT_MS, type ProfileHub } from '../helpers/hub-profiles';
 import { removeTempDirs } from '../helpers/temp-dir';
-import { ProtocolClient, TURN_TIMEOUT_MS } from './protocol-client';
+import { ProtocolClient, TURN_TIMEOUT_MS, CASE_TIMEOUT_MS } from './protocol-client';
 
 /**
  * The chat channels' webhooks on both profiles: Slack's Events API and interactivity, Telegram's
@@ -11,6 +11,8 @@ import { ProtocolClient, TURN_TIMEOUT_MS } from './protocol-client';
  * B (a button click on A), a worker runs the turn, and whichever process took a message in renders
  * its answer; a platform's retry is taken in once, whichever process it reaches.
  */
+jest.setTimeout(CASE_TIMEOUT_MS);
+
 describe.each(testProfiles())('chat channel webhooks (%s)', (profile) => {
   let hub: ProfileHub;
   let admin: ProtocolClient;

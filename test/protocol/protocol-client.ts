@@ -5,6 +5,8 @@ import { openSocket, type TestSocket } from '../helpers/ws-client';
 
 /** How long a turn of the built-in model may take on a loaded machine, across processes. */
 export const TURN_TIMEOUT_MS = 30_000;
+/** How long one case may take (several turns) on a loaded CI machine: generous, still bounded. */
+export const CASE_TIMEOUT_MS = 120_000;
 
 /**
  * A client of one user, speaking only the public protocol: REST to API process A, sockets to API
@@ -52,7 +54,7 @@ export class ProtocolClient {
    */
   async socket(sessionId: string, query = '', process?: number): Promise<TestSocket> {
     const socket = await this.rawSocket(sessionId, query, process);
-    await socket.nextOfType('agent_state');
+    await socket.nextOfType('agent_state', -Infinity, TURN_TIMEOUT_MS);
     return socket;
   }
 

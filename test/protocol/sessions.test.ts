@@ -1,6 +1,6 @@
 import { startProfileHub, testProfiles, PROFILE_START_TIMEOUT_MS, type ProfileHub } from '../helpers/hub-profiles';
 import { removeTempDirs } from '../helpers/temp-dir';
-import { expectGapless, framesOf, ProtocolClient, restTurn, turnEnd } from './protocol-client';
+import { expectGapless, framesOf, ProtocolClient, restTurn, turnEnd, CASE_TIMEOUT_MS } from './protocol-client';
 
 /**
  * Sessions and messages over REST and WebSocket, the same cases on both profiles (embedded: one
@@ -9,6 +9,8 @@ import { expectGapless, framesOf, ProtocolClient, restTurn, turnEnd } from './pr
  * confirmation, which holds a turn running for as long as a case needs (no timing).
  */
 const WRITE = 'write a file notes.txt containing the meeting notes';
+
+jest.setTimeout(CASE_TIMEOUT_MS);
 
 describe.each(testProfiles())('sessions and messages (%s)', (profile) => {
   let hub: ProfileHub;

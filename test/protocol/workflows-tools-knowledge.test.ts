@@ -1,13 +1,15 @@
 import { startProfileHub, testProfiles, PROFILE_START_TIMEOUT_MS, type ProfileHub } from '../helpers/hub-profiles';
 import { removeTempDirs } from '../helpers/temp-dir';
 import type { TestSocket } from '../helpers/ws-client';
-import { framesOf, ProtocolClient, restTurn, turnEnd } from './protocol-client';
+import { framesOf, ProtocolClient, restTurn, turnEnd, CASE_TIMEOUT_MS } from './protocol-client';
 
 /**
  * Workflows, tools with their confirmations, and knowledge, on both profiles. Scaled, what an admin
  * changes on API process A (a workflow, a session's tools, a collection) must be what the worker
  * process uses for the next turn, and what B answers.
  */
+jest.setTimeout(CASE_TIMEOUT_MS);
+
 describe.each(testProfiles())('workflows, tools and knowledge (%s)', (profile) => {
   let hub: ProfileHub;
   let admin: ProtocolClient;
