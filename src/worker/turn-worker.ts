@@ -64,6 +64,12 @@ export interface TurnKnowledge {
   passagesFor(knowledgeBaseIds: readonly string[], query: string): Promise<string | null>;
 }
 
+/**
+ * How long a given-up turn waits for the database to say whether its reply was stored (it may be
+ * what failed every attempt) before it is reported failed.
+ */
+const GIVE_UP_STORE_WAIT_MS = 30_000;
+
 /** Why a running turn was stopped early. */
 class TurnStopped extends Error {
   constructor(readonly reason: 'cancel' | 'shutdown') {
@@ -177,6 +183,8 @@ export class TurnWorker implements ConfirmationWaiters {
     const events = new TurnEvents(this.options, job.sessionId, turnId, observer ? () => observer.firstToken() : null);
     const state = newTurnState();
     let result: TurnResult | null = null;
+    /** Set once the reply's statement was sent: from then on a failure may leave the reply stored. */
+    let storing = false;
     const ended = (outcome: TurnOutcomeLabel) => observer?.ended(outcome, this.options.provider.model, state.usage);
     try {
       const usageQuery = await this.options.budgets?.usageQuery(turnId);
@@ -208,6 +216,7 @@ export class TurnWorker implements ConfirmationWaiters {
       if (!state.writing) await emit({ type: 'agent_state', payload: { state: 'writing' } });
       if (command) this.streamText(result.text, emit);
       await events.flush();
+      storing = true;
       const { reply, updatedAt } = await store.endTurn({
         sessionId: job.sessionId,
         turnId,
@@ -274,6 +283,18 @@ export class TurnWorker implements ConfirmationWaiters {
         this.logTurn(job, started, 'cancelled', state, result);
         return;
       }
+      // Stored after all (its statement committed, the answer lost with the connection; or what
+      // failed came after it): the turn is answered, so it ends as answered. Throws while the
+      // database cannot say: the job is tried again, and finds its reply then.
+      const stored = storing ? await this.storedReply(job) : null;
+      if (stored) {
+        this.conversations.forget(job.sessionId);
+        await this.release(job.sessionId, turnId);
+        await this.doneIfMissing(job, stored);
+        ended('done');
+        this.logTurn(job, started, 'done', state, result);
+        return;
+      }
       const failure = describeFailure(error);
       if (error instanceof BudgetExceeded) {
         logger.info({ job, budget: error.scope }, 'turn refused: daily token budget used up');
@@ -317,9 +338,8 @@ export class TurnWorker implements ConfirmationWaiters {
    * free) may have died before `done` went out: then the client never learns the turn ended, so
    * `done` goes out now, unless the log has it.
    */
-  private async doneIfMissing(job: TurnJob): Promise<void> {
-    const loaded = await this.options.store.loadConversation(job.sessionId);
-    const reply = loaded ? findLast(loaded.messages, (message) => message.reply_to === job.userMessageId) : undefined;
+  private async doneIfMissing(job: TurnJob, known?: MessageRecord): Promise<void> {
+    const reply = known ?? (await this.storedReply(job));
     if (!reply) return;
     const { frames } = await this.options.events.replay(job.sessionId, -1);
     if (frames.some((frame) => frame.type === 'done' && frame.payload.turn_id === job.userMessageId)) return;
@@ -327,14 +347,43 @@ export class TurnWorker implements ConfirmationWaiters {
     await this.emitEnd(new TurnEvents(this.options, job.sessionId, job.userMessageId), reply, { durationMs: 0, toolCalls: Number(reply.metadata?.tool_calls ?? 0) });
   }
 
+  /** The reply stored for the job's turn; null when there is none. Throws when the database does not answer. */
+  private async storedReply(job: TurnJob): Promise<MessageRecord | null> {
+    const loaded = await this.options.store.loadConversation(job.sessionId);
+    return (loaded && findLast(loaded.messages, (message) => message.reply_to === job.userMessageId)) ?? null;
+  }
+
+  /**
+   * storedReply, asked again while the database does not answer (every attempt of a turn can fall
+   * inside one outage), for at most GIVE_UP_STORE_WAIT_MS; undefined when it never answered.
+   */
+  private async settledReply(job: TurnJob): Promise<MessageRecord | null | undefined> {
+    const deadline = Date.now() + GIVE_UP_STORE_WAIT_MS;
+    for (let pause = 250; ; pause = Math.min(pause * 2, 2_000)) {
+      try {
+        return await this.storedReply(job);
+      } catch {
+        if (Date.now() + pause > deadline) return undefined;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
   /**
    * The queue gave the job up (it kept failing, or the workers running it kept dying): the message
-   * counts as answered (no process queues it again), the session is freed and the client told.
+   * counts as answered (no process queues it again), the session is freed and the client told. Unless
+   * its reply is stored after all (an attempt's statement committed while the database went away
+   * with the answer): then it ends with that reply's `done`.
    */
   private async giveUp(job: TurnJob, error: unknown): Promise<void> {
     this.options.logger.error({ err: error, job }, 'turn failed after every attempt');
     if ((await this.options.registry.get(job.sessionId))?.turnId !== job.userMessageId) return; // ended meanwhile
     this.conversations.forget(job.sessionId);
+    const stored = await this.settledReply(job);
+    if (stored) {
+      if ((await this.release(job.sessionId, job.userMessageId)).ours) await this.doneIfMissing(job, stored);
+      return;
+    }
     await this.options.store
       .endTurn({ sessionId: job.sessionId, turnId: job.userMessageId, reply: null, usage: { inputTokens: 0, outputTokens: 0 } })
       .catch((failure: unknown) => this.options.logger.error({ err: failure, job }, 'could not mark a given-up turn answered'));

@@ -22,6 +22,11 @@ import { turnMarker } from './support/chaos-model';
  * 2. An API process was killed between claiming a session (Redis) and storing the message: nothing
  * freed the claim, and every later message was refused TURN_IN_PROGRESS for the registry's six-hour
  * safety net. Here the proxy holds the insert so the kill lands exactly there.
+ *
+ * 3. The same lost answer on the worker's side: a turn's reply was stored as PostgreSQL went away,
+ * the worker was told it failed, and every retry fell inside the outage; the queue gave the turn up
+ * and the client was told INTERNAL_ERROR for a turn whose reply is in the history (seen in chaos-infra
+ * runs once the first two were fixed).
  */
 let cluster: ChaosCluster;
 const sessions: ResilientSession[] = [];
@@ -110,4 +115,25 @@ it('a session claimed by an API process that died before storing the message tak
   const next = await session.send(`Then ${turnMarker('next')}`, 30_000);
   expect(session.unsent).toEqual([]);
   expect((await session.turnEnd(next!, 30_000)).type).toBe('done');
+  await cluster.startApi(0);
 }, 120_000);
+
+it('a reply stored as PostgreSQL went away, every attempt of its turn failing in the outage, still ends in its done', async () => {
+  const session = await cluster.openSession(sessions);
+  const worker = cluster.workers[0]!;
+  // The reply's statement runs; its answer is kept from the worker, then PostgreSQL stops.
+  const held = cluster.proxy.holdStatement('endTurnWithReply', (parameters) => parameters.some((value) => value?.includes('Answer for kept:') ?? false), 'response');
+  const turnId = await session.send(`Go on ${turnMarker('kept')}`);
+  await held;
+  await cluster.proxy.cut();
+  // Every attempt fails while the database is gone, and the queue gives the turn up.
+  await worker.waitForLog((entry) => entry.msg === 'turn failed after every attempt' && entry.job?.userMessageId === turnId, 60_000);
+  await cluster.proxy.restore();
+  const end = await session.turnEnd(turnId!, 60_000);
+  expect(end.type).toBe('done');
+  expect(end.payload.text).toContain('Answer for kept:');
+  const history = await fetch(`${cluster.liveApis()[0]}/api/v1/sessions/${session.sessionId}/messages?limit=100`, { headers: { authorization: `Bearer ${cluster.adminToken}` } });
+  const replies = ((await history.json()) as { data: { items: { id: string; reply_to?: string; role: string; content: string }[] } }).data.items.filter((item) => item.role === 'assistant');
+  expect(replies.map((item) => item.id)).toEqual([end.payload.message_id]);
+  expect(session.frames.filter((frame) => frame.payload.turn_id === turnId && frame.type === 'error')).toEqual([]);
+}, 150_000);
