@@ -19,13 +19,13 @@ import { registerWorkflowRoutes } from '../api/routes/workflows';
 import type { AuditService } from '../audit/audit-service';
 import type { ChannelStatusBoard } from '../server/channel-status';
 import { SessionMemory } from '../sessions/session-memory';
-import { UsageService } from '../usage/usage-service';
+import type { UsageService } from '../usage/usage-service';
 import type { AuthParts } from './auth';
 import type { HubParts } from './hub';
 import type { Core } from './service-types';
 
 /** The REST resources of an API process, each a module of `src/api/routes/` given its services. */
-export function apiModules(core: Core, provider: LlmProvider, authParts: AuthParts, hubParts: HubParts, board: ChannelStatusBoard, auditService: AuditService): ApiModule[] {
+export function apiModules(core: Core, provider: LlmProvider, authParts: AuthParts, hubParts: HubParts, board: ChannelStatusBoard, records: { audit: AuditService; usage: UsageService }): ApiModule[] {
   const { config, models } = core;
   const { auth, saml } = authParts;
   const { sessions, hub, workflows } = hubParts;
@@ -33,8 +33,8 @@ export function apiModules(core: Core, provider: LlmProvider, authParts: AuthPar
     authRoutes(auth),
     apiKeyRoutes(auth.apiKeys, core.audit),
     userRoutes(auth.users, core.audit),
-    auditRoutes(auditService),
-    usageRoutes(new UsageService(core.database.sequelize)),
+    auditRoutes(records.audit),
+    usageRoutes(records.usage),
     samlRoutes(saml),
     knowledgeRoutes(core.knowledge),
     channelRoutes(board, core.channels.map((channel) => channel.name)),

@@ -1,7 +1,8 @@
 // First: the OpenAPI registry needs `.openapi()` on every zod schema the API modules build as they load.
 import '../api/schemas/openapi-zod';
 import { createProvider } from '../agent/providers';
-import { keepAuditWithin } from '../audit/audit-retention';
+import { keepRowsWithin } from '../server/retention';
+import { UsageService } from '../usage/usage-service';
 import { AuditService } from '../audit/audit-service';
 import { serviceUrl, renderBanner, type BannerFacts } from '../server/banner';
 import { ChannelStatusBoard } from '../server/channel-status';
@@ -32,9 +33,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     lifecycle.onStop({ name: 'pickup watch', stop: async () => core.pickup.stop() });
     core.readiness.push(workersReadiness(core.drivers.presence));
     const audit = new AuditService(core.models);
-    const stopAuditRetention = keepAuditWithin(audit, config.audit.retention_days, logger);
-    lifecycle.onStop({ name: 'audit retention', stop: async () => stopAuditRetention() });
-    const modules = apiModules(core, provider, auth, hubParts, board, audit);
+    const usage = new UsageService(core.database.sequelize);
+    const stopRetention = [keepRowsWithin('audit', audit, config.audit.retention_days, logger), keepRowsWithin('usage', usage, config.usage.retention_days, logger)];
+    lifecycle.onStop({ name: 'retention', stop: async () => stopRetention.forEach((stop) => stop()) });
+    const modules = apiModules(core, provider, auth, hubParts, board, { audit, usage });
     const origins = new Set<string>();
     const channels = buildChannels(core, board, origins);
     const port = await serveHttp(core, { modules, channels, board, auth, origins });

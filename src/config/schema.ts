@@ -289,6 +289,8 @@ const tokenBudget = z.number().int().min(0);
 
 /** Token budgets per UTC day (GET /api/v1/usage shows what was spent). 0: no limit. */
 const usageSchema = z.strictObject({
+  /** Days of usage rows kept (GET /api/v1/usage reads no further back); 0: forever. */
+  retention_days: z.number().int().min(0).max(36_500).default(400),
   budgets: z
     .strictObject({
       /** Tokens (input + output) each user or chat contact may use per day; 0: no limit. */

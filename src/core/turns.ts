@@ -132,7 +132,11 @@ export type LiveTurnChange = Partial<Pick<LiveTurn, 'phase' | 'state' | 'pending
  */
 export interface TurnRegistry {
   readonly name: 'in-process' | 'redis';
-  /** Makes `turnId` the session's running turn (phase `queued`, state `thinking`); false when one runs. */
+  /**
+   * Makes `turnId` the session's running turn (phase `queued`, state `thinking`); false when another
+   * runs. Claiming again the turn that holds the session while it is still queued answers true: a
+   * claim sent twice (its answer lost when the connection dropped) is not refused by itself.
+   */
   claim(sessionId: string, turnId: string): Promise<boolean>;
   get(sessionId: string): Promise<LiveTurn | null>;
   /** The running turns of these sessions (sessions without one are absent). */
@@ -149,7 +153,8 @@ export interface TurnRegistry {
    * Ends the turn if it is still the session's (and, with `onlyIf`, still in that phase); false
    * otherwise. A queued turn is cancelled with `onlyIf: 'queued'`, so a worker taking it at the same
    * moment and the canceller cannot both win. When released, says whether messages wait behind it
-   * (`markWaiting`): the releaser then starts the next turn.
+   * (`markWaiting`): the releaser then starts the next turn. A release sent twice (its answer lost
+   * when the connection dropped) answers what it did the first time.
    */
   release(sessionId: string, turnId: string, onlyIf?: LiveTurn['phase']): Promise<false | { waiting: boolean }>;
   close(): Promise<void>;

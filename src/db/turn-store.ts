@@ -208,15 +208,47 @@ export function messageValues(message: NewMessage, createdAt: unknown): unknown[
   });
 }
 
-export function sessionValues(session: NewSession, now: unknown): Record<string, unknown> {
-  return {
-    ...session,
+/**
+ * Columns a new session's insert writes, always all of them and in this order: the statement's text
+ * must not depend on which fields a caller set (PostgreSQL's named statements are one text per name).
+ */
+export const SESSION_INSERT_COLUMNS = [
+  'id',
+  'name',
+  'owner_id',
+  'channel',
+  'session_key',
+  'active_workflow_id',
+  'config',
+  'active_tools',
+  'archived_at',
+  'tool_state',
+  'memory_mode',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof SessionRecord)[];
+
+/** The column default of `sessions.memory_mode` (migration 0003), written when a new session names none. */
+export const DEFAULT_MEMORY_MODE = 'conversation';
+
+/** A new session's row values in SESSION_INSERT_COLUMNS order, JSON columns as text. */
+export function sessionValues(session: NewSession, now: unknown): unknown[] {
+  const row: Record<(typeof SESSION_INSERT_COLUMNS)[number], unknown> = {
+    id: session.id,
+    name: session.name,
+    owner_id: session.owner_id,
+    channel: session.channel,
+    session_key: session.session_key,
+    active_workflow_id: session.active_workflow_id,
     config: JSON.stringify(session.config),
     active_tools: JSON.stringify(session.active_tools),
+    archived_at: session.archived_at,
     tool_state: session.tool_state === null ? null : JSON.stringify(session.tool_state),
+    memory_mode: session.memory_mode ?? DEFAULT_MEMORY_MODE,
     created_at: now,
     updated_at: now,
   };
+  return SESSION_INSERT_COLUMNS.map((column) => row[column]);
 }
 
 /** Reads a JSON column: SQLite gives text, PostgreSQL (json type) the parsed value. */

@@ -6,7 +6,8 @@ export class InProcessTurnRegistry implements TurnRegistry {
   private readonly turns = new Map<string, LiveTurn & { waiting?: boolean }>();
 
   async claim(sessionId: string, turnId: string): Promise<boolean> {
-    if (this.turns.has(sessionId)) return false;
+    const held = this.turns.get(sessionId);
+    if (held) return held.turnId === turnId && held.phase === 'queued';
     this.turns.set(sessionId, { turnId, phase: 'queued', state: 'thinking', pending: null, acceptedAt: Date.now() });
     return true;
   }

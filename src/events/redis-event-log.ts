@@ -10,16 +10,18 @@ import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
  * in seq order. Each frame's JSON is assembled around its seq in Lua. The stream entry id is
  * `<seq>-0`, so "frames after seq N" is XRANGE from `N+1`. The live tail gets one message per batch:
  * the frames joined by newlines (JSON text never holds a raw newline).
- * ARGV: max stream length, ttl, count, then head and tail of each frame. Returns the first seq.
+ * The counter lives `counterTtlMs` after the last append (ARGV[4]).
+ * ARGV: max stream length, ttl, count, counter ttl, then head and tail of each frame. Returns the first seq.
  */
 const APPEND_SCRIPT = `
 local count = tonumber(ARGV[3])
 local first = redis.call('INCRBY', KEYS[1], count) - count + 1
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
 local frames = {}
 for i = 1, count do
   -- %d: Lua's own number to text switches to exponents (1e+14) long before seqs stop being integers.
   local seq = string.format('%d', first + i - 1)
-  local frame = ARGV[2 + 2 * i] .. seq .. ARGV[3 + 2 * i]
+  local frame = ARGV[3 + 2 * i] .. seq .. ARGV[4 + 2 * i]
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], seq .. '-0', 'f', frame)
   frames[i] = frame
 end
@@ -41,19 +43,23 @@ interface PendingAppend {
   reject(error: unknown): void;
 }
 
-/** Raises the counter to ARGV[1] when the client is ahead (the counter was lost), returns the counter. */
+/**
+ * Raises the counter to ARGV[1] when the client is ahead (the counter was lost or expired), returns
+ * the counter. A connection counts as activity: the counter lives ARGV[2] ms from now.
+ */
 const RAISE_SCRIPT = `
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 local wanted = tonumber(ARGV[1])
 if wanted > current then
   redis.call('SET', KEYS[1], ARGV[1]) -- the client's digits as given (a Lua number would be written 1.1e+15)
 end
+if wanted > current or current > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return current
 `;
 
 type RedisWithScripts = Redis & {
-  eventLogAppend(seqKey: string, streamKey: string, channel: string, maxLen: number, ttlMs: number, count: number, ...frames: string[]): Promise<number>;
-  eventLogRaise(seqKey: string, afterSeq: number): Promise<number>;
+  eventLogAppend(seqKey: string, streamKey: string, channel: string, maxLen: number, ttlMs: number, count: number, counterTtlMs: number, ...frames: string[]): Promise<number>;
+  eventLogRaise(seqKey: string, afterSeq: number, counterTtlMs: number): Promise<number>;
 };
 
 /** The scaled-out event log: Redis Streams for replay, pub/sub for the live tail. */
@@ -122,6 +128,7 @@ export class RedisEventLog implements EventLog {
           this.limits.maxFramesPerSession,
           this.limits.retentionAfterAppendMs,
           batch.length,
+          this.limits.counterTtlMs,
           ...batch.flatMap((entry) => [entry.head, entry.tail]),
         )
         .then(
@@ -135,7 +142,7 @@ export class RedisEventLog implements EventLog {
   }
 
   async replay(sessionId: string, afterSeq: number): Promise<Replay> {
-    const current = await this.redis.eventLogRaise(this.seqKey(sessionId), afterSeq);
+    const current = await this.redis.eventLogRaise(this.seqKey(sessionId), afterSeq, this.limits.counterTtlMs);
     if (afterSeq > current) return { frames: [], complete: false };
     if (afterSeq === current) return { frames: [], complete: true };
     const entries = await this.redis.xrange(this.streamKey(sessionId), afterSeq < 0 ? '-' : `${afterSeq + 1}-0`, '+');

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AGENT_STATES, type AgentState } from '../core/events';
 import type { LiveTurn, LiveTurnChange, PendingConfirmation, TurnRegistry } from '../core/turns';
@@ -9,11 +10,28 @@ export const REDIS_TURN_REGISTRY_DEFAULTS = {
    * again after this long. Each change renews it; a confirmation waits 5 minutes at most.
    */
   turnTtlMs: 6 * 60 * 60 * 1000,
+  /**
+   * How long a release's answer is remembered, so that the same release sent again answers the
+   * same: far longer than a client takes to resend after reconnecting (REDIS_COMMAND_RETRIES, ~5 s).
+   */
+  releaseMemoryMs: 60_000,
 };
 
-/** One hash per busy session: turn_id, phase, state, pending (JSON), accepted_at. */
+/*
+ * Every script answers the same when it runs twice: a command whose answer was lost when the
+ * connection dropped (a Redis restart) is sent again by ioredis once reconnected, and runs again.
+ */
+
+/**
+ * One hash per busy session: turn_id, phase, state, pending (JSON), accepted_at. A claim by the turn
+ * that holds the session and is still queued is that same claim sent again: granted.
+ */
 const CLAIM = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local owner = redis.call('HMGET', KEYS[1], 'turn_id', 'phase')
+if owner[1] then
+  if owner[1] == ARGV[1] and owner[2] == 'queued' then return 1 end
+  return 0
+end
 redis.call('HSET', KEYS[1], 'turn_id', ARGV[1], 'phase', 'queued', 'state', 'thinking', 'pending', '', 'accepted_at', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
@@ -27,14 +45,24 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
-/** ARGV: turn id, required phase ('' for any). 0: not released; 1: released; 2: released, messages wait. */
+/**
+ * ARGV: turn id, required phase ('' for any), this release's id, how long its answer is remembered.
+ * 0: not released; 1: released; 2: released, messages wait. KEYS[2] remembers the last release's id
+ * and answer: the same release sent again gets that answer, not "not yours".
+ */
 const RELEASE = `
-if redis.call('HGET', KEYS[1], 'turn_id') ~= ARGV[1] then return 0 end
+if redis.call('HGET', KEYS[1], 'turn_id') ~= ARGV[1] then
+  local last = redis.call('GET', KEYS[2])
+  if last and string.sub(last, 1, string.len(ARGV[3]) + 1) == ARGV[3] .. ' ' then return tonumber(string.sub(last, string.len(ARGV[3]) + 2)) end
+  return 0
+end
 if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'phase') ~= ARGV[2] then return 0 end
 local waiting = redis.call('HGET', KEYS[1], 'waiting')
 redis.call('DEL', KEYS[1])
-if waiting == '1' then return 2 end
-return 1
+local released = 1
+if waiting == '1' then released = 2 end
+redis.call('SET', KEYS[2], ARGV[3] .. ' ' .. released, 'PX', ARGV[4])
+return released
 `;
 
 /** Flags the running turn (if any) and answers its id and phase. */
@@ -48,7 +76,7 @@ return turn
 type RedisWithScripts = Redis & {
   turnClaim(key: string, turnId: string, acceptedAt: number, ttlMs: number): Promise<number>;
   turnUpdate(key: string, turnId: string, ttlMs: number, ...fields: string[]): Promise<number>;
-  turnRelease(key: string, turnId: string, phase: string): Promise<number>;
+  turnRelease(key: string, releasedKey: string, turnId: string, phase: string, releaseId: string, memoryMs: number): Promise<number>;
   turnMarkWaiting(key: string): Promise<[string, string] | null>;
 };
 
@@ -64,7 +92,7 @@ export class RedisTurnRegistry implements TurnRegistry {
   ) {
     redis.defineCommand('turnClaim', { numberOfKeys: 1, lua: CLAIM });
     redis.defineCommand('turnUpdate', { numberOfKeys: 1, lua: UPDATE });
-    redis.defineCommand('turnRelease', { numberOfKeys: 1, lua: RELEASE });
+    redis.defineCommand('turnRelease', { numberOfKeys: 2, lua: RELEASE });
     redis.defineCommand('turnMarkWaiting', { numberOfKeys: 1, lua: MARK_WAITING });
     this.redis = redis as RedisWithScripts;
   }
@@ -107,7 +135,7 @@ export class RedisTurnRegistry implements TurnRegistry {
   }
 
   async release(sessionId: string, turnId: string, onlyIf?: LiveTurn['phase']): Promise<false | { waiting: boolean }> {
-    const released = await this.redis.turnRelease(this.key(sessionId), turnId, onlyIf ?? '');
+    const released = await this.redis.turnRelease(this.key(sessionId), this.releasedKey(sessionId), turnId, onlyIf ?? '', randomUUID(), this.limits.releaseMemoryMs);
     return released === 0 ? false : { waiting: released === 2 };
   }
 
@@ -117,6 +145,10 @@ export class RedisTurnRegistry implements TurnRegistry {
 
   private key(sessionId: string): string {
     return redisKey(this.prefix, 'turn', sessionId);
+  }
+
+  private releasedKey(sessionId: string): string {
+    return redisKey(this.prefix, 'turn', sessionId, 'released');
   }
 }
 

@@ -3,6 +3,7 @@ export interface EventLogLimits {
   retentionAfterAppendMs: number;
   maxFramesPerSession: number;
   countersKept: number;
+  counterTtlMs: number;
 }
 
 /** Named limits of the replay buffer (spec: "kept for 30 seconds after disconnect"). */
@@ -21,4 +22,13 @@ export const EVENT_LOG_DEFAULTS: Readonly<EventLogLimits> = {
    * `last_seq` raises the counter and gets the current state (its frames had expired anyway).
    */
   countersKept: 10_000,
+  /**
+   * Redis only: a session's seq counter goes this long after its last frame or connection. Far
+   * longer than a connected socket can go without a frame (idle sockets close after 90 s, pings are
+   * frames; a turn's silence is bounded by the turn registry's 6 h safety net), so only the counter
+   * of a session nobody follows expires. A client that comes back after with its old `last_seq`
+   * raises the new counter past it (EventLog.replay), so what it gets next still counts up, and it
+   * gets the current state, as for any `last_seq` whose frames expired.
+   */
+  counterTtlMs: 24 * 60 * 60 * 1000,
 };

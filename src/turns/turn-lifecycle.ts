@@ -5,6 +5,12 @@ import type { PickupWatch } from './pickup-watch';
 import { donePayload, endingFrames, type TurnEnding } from './turn-endings';
 import { TurnEvents } from './turn-events';
 
+/**
+ * How long a given-up turn waits for the database to say whether its reply was stored (it may be
+ * what failed every attempt) before it is reported failed.
+ */
+export const GIVE_UP_STORE_WAIT_MS = 30_000;
+
 /** A turn, by its session and its id (its user message's id). */
 export interface TurnRef {
   sessionId: string;
@@ -113,10 +119,17 @@ export class TurnLifecycle {
 
   /**
    * The queue gave the turn's job up (it kept failing, or the workers running it kept dying): the
-   * message counts as answered (no process queues it again), the session is freed and the client told.
+   * message counts as answered (no process queues it again), the session is freed and the client
+   * told. Unless its reply is stored after all (an attempt's statement committed while the database
+   * went away with the answer): then it ends with that reply's `done`.
    */
   async giveUp(turn: TurnRef): Promise<void> {
     if ((await this.deps.registry.get(turn.sessionId))?.turnId !== turn.turnId) return; // ended meanwhile
+    const stored = await this.settledReply(turn);
+    if (stored) {
+      await this.endAnswered(turn, stored);
+      return;
+    }
     const finished = await this.finish(turn, NO_ANSWER, { storeFailure: 'log' });
     if (finished?.ours) await this.announce(this.events(turn), { kind: 'given_up' });
   }
@@ -132,14 +145,45 @@ export class TurnLifecycle {
    * free) may have died before `done` went out: then the client never learns the turn ended, so
    * `done` goes out now, unless the log has it.
    */
-  async doneIfMissing(turn: TurnRef): Promise<void> {
-    const loaded = await this.deps.store.loadConversation(turn.sessionId);
-    const reply = loaded?.messages.findLast((message) => message.reply_to === turn.turnId);
+  async doneIfMissing(turn: TurnRef, known?: MessageRecord): Promise<void> {
+    const reply = known ?? (await this.storedReply(turn));
     if (!reply) return;
     const { frames } = await this.deps.events.replay(turn.sessionId, -1);
     if (frames.some((frame) => frame.type === 'done' && frame.payload.turn_id === turn.turnId)) return;
     this.deps.logger.info({ job: { sessionId: turn.sessionId, userMessageId: turn.turnId } }, 'a turn that ended without its done (its worker died): done sent');
     await this.announce(this.events(turn), { kind: 'done', done: donePayload(reply, { durationMs: 0, toolCalls: Number(reply.metadata?.tool_calls ?? 0) }) });
+  }
+
+  /**
+   * A turn whose reply turned out to be stored after all (its statement committed, the answer lost
+   * with the connection, or what failed came after it): the session is freed and the turn ends with
+   * that reply's `done`, unless the log has it.
+   */
+  async endAnswered(turn: TurnRef, reply: MessageRecord): Promise<void> {
+    const finished = await this.finish(turn, null);
+    if (finished?.ours) await this.doneIfMissing(turn, reply);
+  }
+
+  /** The reply stored for the turn; null when there is none. Throws when the database does not answer. */
+  async storedReply(turn: TurnRef): Promise<MessageRecord | null> {
+    const loaded = await this.deps.store.loadConversation(turn.sessionId);
+    return loaded?.messages.findLast((message) => message.reply_to === turn.turnId) ?? null;
+  }
+
+  /**
+   * storedReply, asked again while the database does not answer (every attempt of a turn can fall
+   * inside one outage), for at most GIVE_UP_STORE_WAIT_MS; undefined when it never answered.
+   */
+  private async settledReply(turn: TurnRef): Promise<MessageRecord | null | undefined> {
+    const deadline = Date.now() + GIVE_UP_STORE_WAIT_MS;
+    for (let pause = 250; ; pause = Math.min(pause * 2, 2_000)) {
+      try {
+        return await this.storedReply(turn);
+      } catch {
+        if (Date.now() + pause > deadline) return undefined;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
   }
 
   /**

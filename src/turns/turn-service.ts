@@ -26,6 +26,20 @@ export interface AcceptInput {
   trace?: Record<string, string>;
 }
 
+/**
+ * How many of a session's waiting messages a retry looks through for its own (they are few: each
+ * waits behind one running turn).
+ */
+const STRANDED_SCAN = 20;
+
+/**
+ * How long a claimed session may wait for its message to be stored before the claim counts as dead
+ * (its request died): far longer than storing takes, even with the database slow (the same bound as
+ * an abandoned event id, ABANDONED_CLAIM_MS in ./hub.ts). Compared with the claiming process's
+ * clock: a few seconds of skew between processes change nothing that matters.
+ */
+export const UNSTORED_CLAIM_MS = 15_000;
+
 /** A stored message and what became of it: its turn started, or it waits behind the running one. */
 export interface Accepted {
   message: MessageRecord;
@@ -67,10 +81,31 @@ export class TurnService {
       throw AppError.validation({ 'metadata.workflow': [{ code: 'unknown_workflow', message: `No workflow named ${JSON.stringify(requested)}.` }] });
     }
     const turnId = input.turnId ?? randomUUID();
-    if (await registry.claim(input.sessionId, turnId)) return { ...(await this.startClaimed(input, turnId)), disposition: 'started' };
+    const claimed = (await registry.claim(input.sessionId, turnId)) || ((await this.freeDeadClaim(input.sessionId)) && (await registry.claim(input.sessionId, turnId)));
+    if (claimed) return { ...(await this.startClaimed(input, turnId)), disposition: 'started' };
     const policy = typeof input.policy === 'function' ? await input.policy(input.sessionId) : (input.policy ?? 'reject');
     if (policy === 'reject') throw new AppError('TURN_IN_PROGRESS', 'A turn is already running in this session; wait for `done`.');
     return { message: await this.queueBehind(input, turnId, policy), disposition: 'queued', queuedMark: null };
+  }
+
+  /**
+   * A refused claim may be a dead one: the process that claimed the session died (or lost its
+   * database) between the claim and storing the message, and nothing else would free the session
+   * before the registry's safety net, hours later — every message meanwhile refused
+   * TURN_IN_PROGRESS. A turn still queued UNSTORED_CLAIM_MS after it was accepted whose message is
+   * not stored is freed (true: claim again). One that is stored is queued again (a no-op when its
+   * job waits: the queue keeps one job per message). Costs one registry read per refusal.
+   */
+  private async freeDeadClaim(sessionId: string): Promise<boolean> {
+    const live = await this.deps.registry.get(sessionId);
+    if (!live || live.phase !== 'queued' || Date.now() - live.acceptedAt < UNSTORED_CLAIM_MS) return false;
+    const owed = await this.deps.store.owedTurns(sessionId, STRANDED_SCAN);
+    if (owed.some((turn) => turn.id === live.turnId)) {
+      await this.deps.queue.enqueue({ sessionId, userMessageId: live.turnId, queuedAt: Date.now() });
+      return false;
+    }
+    this.deps.logger.warn({ session_id: sessionId, turn_id: live.turnId }, 'freed a session claimed for a message that was never stored');
+    return (await this.deps.registry.release(sessionId, live.turnId, 'queued')) !== false;
   }
 
   /** The session is ours: store the message and queue its turn (undone when either fails). */
@@ -174,16 +209,24 @@ export class TurnService {
   }
 
   /**
-   * A retried message (same event id) whose first request stored it and claimed the session, then
-   * died before queueing the turn: the turn is queued now. Harmless otherwise: only while the message
-   * is still owed and still the session's turn, and the queue drops a job id it already holds.
+   * A retried message (same event id) that its first request stored without queueing its turn: the
+   * turn is queued now. Either that request died after claiming the session (the claim still names
+   * the message), or it was told the insert failed when it had in fact committed (PostgreSQL went
+   * away with the answer on its way back), so it freed the session and, the database being gone,
+   * could not free the event id either: the message then waits its turn like one stored behind a
+   * running turn. Harmless otherwise: only while the message is still owed, and the queue drops a
+   * job id it already holds.
    */
   async queueIfStranded(sessionId: string, messageId: string): Promise<void> {
     const live = await this.deps.registry.get(sessionId);
-    if (live?.turnId !== messageId || live.phase !== 'queued') return;
-    const [owed] = await this.deps.store.owedTurns(sessionId, 1);
-    if (owed?.id !== messageId) return;
-    await this.deps.queue.enqueue({ sessionId, userMessageId: messageId, queuedAt: Date.now() });
+    if (live?.turnId === messageId && live.phase !== 'queued') return; // a worker runs it
+    const owed = await this.deps.store.owedTurns(sessionId, STRANDED_SCAN);
+    if (!owed.some((turn) => turn.id === messageId)) return; // answered, or never stored
+    if (live?.turnId === messageId) {
+      await this.deps.queue.enqueue({ sessionId, userMessageId: messageId, queuedAt: Date.now() });
+      return;
+    }
+    if (!(await this.deps.registry.markWaiting(sessionId))) await this.startNext(sessionId);
   }
 
   /**

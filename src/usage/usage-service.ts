@@ -1,4 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { usageDay } from '../db/turn-store';
 
 /** The dimensions usage rows are kept by; GET /api/v1/usage groups by any of them. */
 export const USAGE_DIMENSIONS = ['day', 'user', 'workflow', 'channel'] as const;
@@ -70,6 +71,16 @@ export class UsageService {
     const found = groups.length === 0 && rows[0]?.input_tokens === null ? [] : rows;
     const names = await this.names(found);
     return { rows: found.map((row) => view(row, filter.groupBy, names)), total: groups.length === 0 ? found.length : Number(counted?.total ?? 0) };
+  }
+
+  /**
+   * Deletes the days before the last `days` UTC days (0: keeps everything); returns how many rows
+   * went. A day is kept whole while any of it is within the window.
+   */
+  async prune(days: number, now = new Date()): Promise<number> {
+    if (days <= 0) return 0;
+    const cutoff = usageDay(new Date(now.getTime() - days * 86_400_000));
+    return this.sequelize.query('DELETE FROM usage_daily WHERE day < :cutoff', { type: QueryTypes.BULKDELETE, replacements: { cutoff } });
   }
 
   /** The keys a user filter matches: itself, and the id of a user of that name. */

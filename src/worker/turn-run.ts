@@ -48,6 +48,8 @@ export class TurnRun {
   private readonly events: TurnEvents;
   private readonly state = newTurnState();
   private result: TurnResult | null = null;
+  /** Set once the reply's statement was sent: from then on a failure may leave the reply stored. */
+  private storing = false;
 
   constructor(
     private readonly deps: TurnRunDeps,
@@ -124,6 +126,7 @@ export class TurnRun {
    */
   private async storeAndEnd(loaded: Runnable, answered: AnsweredTurn): Promise<void> {
     const { turns, loader } = this.deps;
+    this.storing = true;
     const finished = (await turns.finish(this.turn, replyRecord(answered)))!;
     if (!finished.reply) {
       loader.forget(this.turn.sessionId);
@@ -153,6 +156,15 @@ export class TurnRun {
     if (stopped === 'cancel') {
       await this.deps.turns.end(this.turn, record, { kind: 'cancelled' }, { events: this.events });
       this.ended('cancelled', 'cancelled');
+      return;
+    }
+    // Stored after all (its statement committed, the answer lost with the connection; or what failed
+    // came after it): the turn is answered, so it ends as answered. Throws while the database cannot
+    // say: the job is tried again, and finds its reply then.
+    const stored = this.storing ? await this.deps.turns.storedReply(this.turn) : null;
+    if (stored) {
+      await this.deps.turns.endAnswered(this.turn, stored);
+      this.ended('done', 'done');
       return;
     }
     const failure = describeFailure(error);

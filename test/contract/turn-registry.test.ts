@@ -36,6 +36,16 @@ describe.each([
     expect(await registry.claim(session, second)).toBe(true);
   });
 
+  it('a claim repeated by the turn that holds the session is granted while it is queued (a resent claim), never after', async () => {
+    const session = randomUUID();
+    const turn = randomUUID();
+    expect(await registry.claim(session, turn)).toBe(true);
+    expect(await registry.claim(session, turn)).toBe(true);
+    expect(await registry.update(session, turn, { phase: 'running' })).toBe(true);
+    expect(await registry.claim(session, turn)).toBe(false);
+    expect(await registry.release(session, turn)).toEqual({ waiting: false });
+  });
+
   it('changes apply only to the turn they name', async () => {
     const session = randomUUID();
     const turn = randomUUID();
@@ -93,6 +103,8 @@ describe.each([
     expect(await presence.alive()).toBe(2);
     await presence.leave('w1');
     expect(await presence.alive()).toBe(1);
+    await presence.leave('w2');
+    expect(await presence.alive()).toBe(0);
   });
 });
 
@@ -102,4 +114,5 @@ it('a worker silent past the timeout no longer counts as alive (Redis)', async (
   expect(await presence.alive()).toBe(1);
   await new Promise((resolve) => setTimeout(resolve, 80));
   expect(await presence.alive()).toBe(0);
+  await presence.leave('quiet');
 });

@@ -1,10 +1,11 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FakeOpenAiServer } from '../fakes/openai-server';
-import { FAKE_SLACK, FakeSlackApi } from '../fakes/slack-api';
+import { FakeSlackApi } from '../fakes/slack-api';
 import { FakeTelegramApi } from '../fakes/telegram-api';
 import { GENEROUS_RATE_LIMITS } from './auth-service';
+import { ChatWebhooks } from './chat-webhooks';
 import { testEnv } from './env';
 import { jsonBody, request } from './http';
 import { createTestPostgresDatabase, type TestPostgresDatabase } from './postgres';
@@ -120,7 +121,7 @@ export async function startChatCluster(options: ClusterOptions = {}): Promise<Ch
     ]);
     const apis: [string, string] = [a, b];
     const adminToken = (await registerUser(`${a}/api/v1`, 'root')).token;
-    let events = 0;
+    const webhooks = new ChatWebhooks(signingSecret, TELEGRAM_SECRET);
     return {
       apis,
       processes,
@@ -128,22 +129,8 @@ export async function startChatCluster(options: ClusterOptions = {}): Promise<Ch
       telegram,
       model,
       adminToken,
-      telegramUpdate: async (to, update) => {
-        const ack = await request(`${apis[to]}/api/v1/channels/telegram/webhook`, jsonBody(update, { 'x-telegram-bot-api-secret-token': TELEGRAM_SECRET }));
-        if (ack.status !== 200) throw new Error(`Telegram update refused by ${'AB'[to]}: ${ack.status} ${JSON.stringify(ack.body)}`);
-      },
-      slackEvent: async (to, event) => {
-        events += 1;
-        const body = JSON.stringify({ token: 'legacy', team_id: FAKE_SLACK.teamId, api_app_id: 'A1', type: 'event_callback', event_id: `EvCluster${events}`, event_time: Math.floor(Date.now() / 1000), event });
-        const timestamp = Math.floor(Date.now() / 1000);
-        const signature = `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
-        const ack = await request(`${apis[to]}/api/v1/channels/slack/events`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature },
-          body,
-        });
-        if (ack.status !== 200) throw new Error(`Slack event refused by ${'AB'[to]}: ${ack.status}`);
-      },
+      telegramUpdate: (to, update) => webhooks.telegramUpdate(apis[to], update),
+      slackEvent: (to, event) => webhooks.slackEvent(apis[to], event),
       admin: (method, apiPath, body) =>
         request(`${a}/api/v1${apiPath}`, body === undefined ? { method, headers: { authorization: `Bearer ${adminToken}` } } : { ...jsonBody(body, { authorization: `Bearer ${adminToken}` }), method }),
       stop,

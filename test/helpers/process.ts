@@ -74,8 +74,8 @@ export function spawnService(env: Record<string, string>, options: { cwd?: strin
 }
 
 /** Waits for the ready line and returns the base URL the process listens on. */
-export async function readyUrl(service: ServiceProcess): Promise<string> {
-  const ready = await service.waitForLog((entry) => entry.msg === 'Switchboard is ready');
+export async function readyUrl(service: ServiceProcess, timeoutMs?: number): Promise<string> {
+  const ready = await service.waitForLog((entry) => entry.msg === 'Switchboard is ready', timeoutMs);
   const port = String(ready.listening).split(':').pop();
   return `http://127.0.0.1:${port}`;
 }

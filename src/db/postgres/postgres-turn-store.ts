@@ -8,6 +8,7 @@ import {
   rowToSession,
   rowToUsage,
   SESSION_COLUMNS,
+  SESSION_INSERT_COLUMNS,
   sessionValues,
   type DateColumn,
   type MessageRecord,
@@ -61,7 +62,11 @@ const ADD_USAGE = `ON CONFLICT (day, user_key, workflow_id, channel) DO UPDATE S
   input_tokens = usage_daily.input_tokens + EXCLUDED.input_tokens, output_tokens = usage_daily.output_tokens + EXCLUDED.output_tokens, turns = usage_daily.turns + EXCLUDED.turns`;
 const USAGE_COLUMNS = 'usage_daily (day, user_key, workflow_id, channel, input_tokens, output_tokens, turns)';
 
-/** Named statements: PostgreSQL plans each once per connection. */
+/**
+ * Named statements: PostgreSQL plans each once per connection, and a name stands for one text for
+ * the life of the connection (pg refuses a second text under a name already prepared). So every
+ * text here is fixed at load time; SQL whose shape varies (multi-row inserts) goes unnamed.
+ */
 const STATEMENTS = {
   insertTurnMessage: `INSERT INTO messages (${MESSAGE_LIST}) SELECT ${typedParameters} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $${COUNT + 1} AND archived_at IS NULL) RETURNING ordinal`,
   insertMessage: `INSERT INTO messages (${MESSAGE_LIST}) VALUES (${parameters(1, COUNT).join(', ')})`,
@@ -104,6 +109,7 @@ const STATEMENTS = {
   claimToolRun: 'INSERT INTO tool_runs (turn_id, tool_call_id, session_id, name, status, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
   finishToolRun: 'UPDATE tool_runs SET status = $1 WHERE turn_id = $2 AND tool_call_id = $3',
   saveSessionTools: 'UPDATE sessions SET active_tools = $1, tool_state = $2, updated_at = $3 WHERE id = $4',
+  createSession: `INSERT INTO sessions (${SESSION_INSERT_COLUMNS.join(', ')}) VALUES (${parameters(1, SESSION_INSERT_COLUMNS.length).join(', ')}) RETURNING ${SESSION_COLUMNS.join(', ')}`,
   findSession: `SELECT ${SESSION_SELECT} FROM sessions s WHERE s.id = $1`,
   unansweredTurns: `SELECT m.id AS message_id, m.session_id AS session_id FROM sessions s JOIN messages m ON m.session_id = s.id AND m.ordinal > COALESCE(s.answered_through, 0)
     WHERE m.role = 'user' AND s.archived_at IS NULL ORDER BY m.ordinal`,
@@ -212,15 +218,7 @@ export class PostgresTurnStore implements TurnStore {
   }
 
   async createSession(session: NewSession): Promise<SessionRecord> {
-    const now = new Date();
-    const values = sessionValues(session, now);
-    const columns = Object.keys(values);
-    this.statements.writes += 1;
-    const result = await this.pool.query<SessionRow>({
-      name: 'createSession',
-      text: `INSERT INTO sessions (${columns.join(', ')}) VALUES (${parameters(1, columns.length).join(', ')}) RETURNING ${SESSION_COLUMNS.join(', ')}`,
-      values: Object.values(values),
-    });
+    const result = await this.write<SessionRow>('createSession', sessionValues(session, new Date()));
     return toSession(result.rows[0]!);
   }
 

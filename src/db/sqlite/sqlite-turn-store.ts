@@ -7,7 +7,9 @@ import {
   rowToSession,
   rowToUsage,
   usageDay,
+  DEFAULT_MEMORY_MODE,
   SESSION_COLUMNS,
+  SESSION_INSERT_COLUMNS,
   sessionValues,
   type MessageRecord,
   type NewMessage,
@@ -33,6 +35,7 @@ const MESSAGE_SELECT = MESSAGE_COLUMNS.map((column) => `m.${column} AS m_${colum
 const SESSION_SELECT = SESSION_COLUMNS.map((column) => `s.${column}`).join(', ');
 
 const SQL = {
+  createSession: `INSERT INTO sessions (${SESSION_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(SESSION_INSERT_COLUMNS.length)})`,
   insertTurnMessage: `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS.join(', ')}) SELECT ${placeholders(MESSAGE_INSERT_COLUMNS.length)} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ? AND archived_at IS NULL)`,
   insertMessage: `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(MESSAGE_INSERT_COLUMNS.length)})`,
   insertReply: `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(MESSAGE_INSERT_COLUMNS.length)}) ON CONFLICT (reply_to) DO NOTHING`,
@@ -180,16 +183,13 @@ export class SqliteTurnStore implements TurnStore {
 
   async createSession(session: NewSession): Promise<SessionRecord> {
     const now = new Date();
-    const values = sessionValues(session, toSqliteDate(now));
-    const columns = Object.keys(values);
-    const sql = `INSERT INTO sessions (${columns.join(', ')}) VALUES (${placeholders(columns.length)})`;
-    const result = await this.writer.write((execute) => execute(sql, Object.values(values)));
+    const result = await this.writer.write((execute) => execute(SQL.createSession, sessionValues(session, toSqliteDate(now))));
     return {
       ...session,
       ordinal: result.lastID,
       input_tokens: 0,
       output_tokens: 0,
-      memory_mode: session.memory_mode ?? 'conversation',
+      memory_mode: session.memory_mode ?? DEFAULT_MEMORY_MODE,
       memory_summary: null,
       memory_through: null,
       memory_updated_at: null,
