@@ -222,7 +222,7 @@ describe('keys and whoami', () => {
     // By the prefix `keys list` shows; the error echoes only the public prefix of a whole key.
     const revoke = await runCli(['keys', 'revoke', `${key.slice(0, 12)}…`], userEnv);
     expect(revoke.code).toBe(0);
-    expect(revoke.stdout).toMatch(/^Revoked API key "ci runner" \(svc_live_\w{3}…, id [0-9a-f-]{36}\)\.\n$/);
+    expect(revoke.stdout).toMatch(/^Revoked API key "ci runner" \(svc_live_[\w-]{3}…, id [0-9a-f-]{36}\)\.\n$/);
     const refused = await runCli(['whoami'], keyEnv);
     expect(refused).toMatchObject({ code: 2, stderr: `The hub at ${hub.url} did not accept SWITCHBOARD_API_KEY: UNAUTHORIZED.\n` });
     const wrong = await runCli(['keys', 'revoke', `svc_live_${'z'.repeat(43)}`], userEnv);
