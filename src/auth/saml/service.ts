@@ -11,6 +11,8 @@ import type { Sessions, TokenPair } from '../sessions';
 import type { Users } from '../users';
 import { assertionFacts } from './assertion';
 import { decodeSamlResponse, hasDocumentType, readEnvelope } from './envelope';
+import { SAML_MAX_DEPTH, SAML_MAX_ELEMENTS } from './limits';
+import { xmlShapeProblem } from './xml-shape';
 import { DatabaseRequestCache, SAML_REQUEST_TTL_MS } from './request-cache';
 import type { SamlSettings } from './settings';
 import { SamlResponseRefused, SamlSignatureWorker } from './signature-worker';
@@ -111,7 +113,7 @@ export class SamlService {
   }
 
   /**
-   * The checks that need no XML parsing: no DTD, the response's root, its InResponseTo (one we
+   * The checks that need no XML parsing: no DTD, a bounded size (elements, depth), the response's root, its InResponseTo (one we
    * issued, when the configuration requires one) and its Issuer (the configured IdP). Returns the
    * reason to refuse, or null to go on to the full check.
    */
@@ -119,6 +121,8 @@ export class SamlService {
     const xml = decodeSamlResponse(samlResponse);
     if (xml === null) return 'not base64-encoded XML';
     if (hasDocumentType(xml)) return 'the document has a DTD (DOCTYPE), which SAML responses never carry';
+    const shape = xmlShapeProblem(xml, { maxElements: SAML_MAX_ELEMENTS, maxDepth: SAML_MAX_DEPTH });
+    if (shape) return shape;
     const envelope = readEnvelope(xml);
     if (envelope === null) return null;
     if (envelope.root !== 'Response') return `the document is a ${envelope.root}, not a Response`;
