@@ -441,6 +441,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       store: core.store,
       registry: drivers.registry,
       defaultTools: config.agent.default_tools,
+      channels: core.channels,
       turns,
       midTurnPolicy: sessionMidTurnPolicy({
         registry: drivers.registry,

@@ -11,6 +11,7 @@ import { countTokens } from '../agent/tokens';
 import type { ConfirmAction } from '../agent/tool-box';
 import type { WorkflowRow } from '../db/models';
 import type { MessageRecord, SessionRecord, TurnStore } from '../db/turn-store';
+import { isAnonymousChannel } from '../core/channel';
 import type { RouteDecision } from '../routing/router';
 import type { RoutingService } from '../routing/routing-service';
 import { toolNames } from '../workflows/workflow-schema';
@@ -417,7 +418,7 @@ export class TurnWorker implements ConfirmationWaiters {
     const prompt = [config.systemPrompt ?? (workflow?.system_prompt || agent.system_prompt), passages].filter(Boolean).join('\n\n');
     const system = systemWithSummary(prompt, session.memory_summary);
     const { messages: prompted, tokens: inputTokens } = fitEntries(system, entries, this.budget());
-    const tools = sessionTools.toolBox(session, workflow ? toolNames(workflow.tool_list) : undefined);
+    const tools = sessionTools.toolBox(session, this.pinnedTools(session, workflow));
     const resume = pending ? { id: pending.row.id, content: pending.row.content, calls: pending.calls } : null;
     const request = { provider, messages: prompted, tools, maxRounds: config.maxSteps ?? agent.max_tool_rounds, inputTokens, resume };
     const setState = (next: AgentState) => ports.emit({ type: 'agent_state', payload: { state: next } });
@@ -443,8 +444,9 @@ export class TurnWorker implements ConfirmationWaiters {
   private async runCommandTurn(command: Command, session: SessionRecord, userMessage: MessageRecord, emit: (event: AgentEvent) => Promise<void>): Promise<TurnResult> {
     const { sessionTools, provider, store } = this.options;
     const workflow = await this.options.routing.workflowById(session.active_workflow_id);
-    const pinned = workflow ? toolNames(workflow.tool_list) : undefined;
+    const pinned = this.pinnedTools(session, workflow);
     const result = await runCommand(command, {
+      visitor: isAnonymousChannel(session.channel, this.options.routing.channels),
       workflow: workflow?.name ?? null,
       provider: provider.name,
       model: provider.model,
@@ -473,6 +475,16 @@ export class TurnWorker implements ConfirmationWaiters {
     });
     if (result.expansionFailed) await emit({ type: 'error', payload: { code: 'TOOL_EXPANSION_FAILED', message: result.expansionFailed } });
     return { text: result.text, tokens: countTokens(result.text), command: true, routing: null, compaction: null };
+  }
+
+  /**
+   * The tools a turn may use when something pins them: the workflow's tool_list; for an anonymous
+   * channel's visitor (the website widget) nothing else either — no workflow, no tools, whatever the
+   * session carries (sessions made before this rule carried `agent.default_tools`).
+   */
+  private pinnedTools(session: SessionRecord, workflow: WorkflowRow | null): readonly string[] | undefined {
+    if (workflow) return toolNames(workflow.tool_list);
+    return isAnonymousChannel(session.channel, this.options.routing.channels) ? [] : undefined;
   }
 
   /** A command's answer streamed like a model's, so every channel renders it the same way. */
