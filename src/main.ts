@@ -412,6 +412,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const auth = createAuth(config.auth, core.database, (change) => drivers.control.publish({ kind: 'principal_changed', ...change }));
     const authenticateSocket = (request: IncomingMessage, socketOptions: { queryToken: boolean; role?: Role }) =>
       checkUpgradeCredential(request, auth.authenticator, socketOptions);
+    // The Web UI's refresh token as an HttpOnly cookie (src/api/refresh-cookie.ts).
+    const refreshCookie = { maxAgeS: config.auth.refresh_token_ttl_days * 86_400, secure: (config.server.public_url ?? '').startsWith('https:') };
     const samlSettings = resolveSamlSettings(config.auth.saml, config.server.public_url ?? `http://localhost:${config.server.port}`, options.cwd);
     const saml = samlSettings && new SamlService(samlSettings, auth.models, auth.users, auth.sessions, logger, core.audit);
     if (saml) lifecycle.onStop({ name: 'saml signature worker', stop: () => saml.close() });
@@ -471,12 +473,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const auditService = new AuditService(models);
     pruneAuditRows(auditService, config.audit.retention_days, logger, lifecycle);
     const modules = [
-      authRoutes(auth),
+      authRoutes({ ...auth, refreshCookie }),
       apiKeyRoutes(auth.apiKeys, core.audit),
       userRoutes(auth.users, core.audit),
       auditRoutes(auditService),
       usageRoutes(new UsageService(core.database.sequelize)),
-      samlRoutes(saml),
+      samlRoutes(saml, refreshCookie),
       knowledgeRoutes(core.knowledge),
       channelRoutes(channels, core.channels.map((channel) => channel.name)),
       configRoutes({

@@ -32,3 +32,9 @@ export const SAML_VERIFY_WORKERS = 2;
 
 /** Heap of the signature worker, so a hostile document cannot exhaust the hub's memory. */
 export const SAML_VERIFIER_HEAP_MB = 256;
+
+/**
+ * How long the one-time code of a browser's SAML login may wait for the Web UI to exchange it: the
+ * redirect and one request, seconds in practice.
+ */
+export const SAML_HANDOFF_TTL_MS = 2 * 60 * 1000;
