@@ -10,6 +10,7 @@ import { platformReason } from './platform-reason';
 import { answeredBlocks, CONFIRM_ACTION_PREFIX, decodeChoice } from './confirm-buttons';
 import { SLACK_LIMITS } from './limits';
 import { slackSignatureCheck } from './signature';
+import { unhandledPayload } from './unhandled';
 import { conversationOf, isConversationalEvent, messageEventIssues, payloadIssues, normalizeChange, normalizeMessage, SLACK_CHANNEL, type SlackChangeEvent, type SlackMessageEvent } from './normalize';
 import { followTurn, type FollowedTurn } from '../../src/core/follow-turn';
 import type { SendBudgetLimits } from '../shared/send-budget';
@@ -93,7 +94,9 @@ export class SlackAdapter implements ChannelAdapter {
         },
         // A listener's failure goes to the app's error handler: the documented envelope.
         processEventErrorHandler: async ({ error, request }) => {
-          nextOf.get(request)?.(listenerRefusal(error));
+          const refusal = listenerRefusal(error);
+          if (refusal.code === 'VALIDATION_ERROR' && !(error instanceof AppError)) config.logger.warn({ err: error }, 'slack: a signed payload could not be read (refused with 422)');
+          nextOf.get(request)?.(refusal);
           return false;
         },
       });
@@ -120,7 +123,13 @@ export class SlackAdapter implements ChannelAdapter {
               }
               return send(body);
             }) as typeof res.send;
-            return signed(req, res, (error?: unknown) => (error ? next(error) : router(req, res, next)));
+            return signed(req, res, (error?: unknown) => {
+              if (error) return next(error);
+              const unhandled = unhandledPayload((req as typeof req & { rawBody: Buffer }).rawBody, req.get('content-type'));
+              if (unhandled === null) return router(req, res, next);
+              this.config.logger.info({ payload: unhandled }, 'slack: a payload this channel does not handle was acknowledged and dropped');
+              res.status(200).send('');
+            });
           },
         },
       ];
@@ -190,8 +199,8 @@ export class SlackAdapter implements ChannelAdapter {
       result = await hub.ingest(message);
     } catch (error) {
       if (error instanceof AppError && error.code === 'TURN_IN_PROGRESS') return this.note(calls, target, REPLY_TEXT.busy);
-      // Not stored (queue or database down): a 500 makes Slack deliver again, and the hub freed the event id.
-      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      // Not stored (queue or database down): a 503 makes Slack deliver again, and the hub freed the event id.
+      if (!(error instanceof AppError) || error.status >= 500) throw new IngestFailure('the hub could not take the message in', { cause: error });
       this.config.logger.warn({ err: error, session_key: message.sessionKey }, 'a Slack message was refused');
       return this.note(calls, target, REPLY_TEXT.apology);
     }
@@ -280,8 +289,8 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   private requireHub(): Hub {
-    // Slack delivers again after a 500, so an event arriving while not started is not lost.
-    if (!this.hub) throw new Error('the Slack channel is not started');
+    // Slack delivers again after a 503, so an event arriving while not started is not lost.
+    if (!this.hub) throw notRunning();
     return this.hub;
   }
 }
@@ -333,8 +342,16 @@ function listenerRefusal(error: unknown): AppError {
     cause = wrapped.original ?? wrapped.originals?.[0];
   }
   if (cause instanceof AppError && cause.status < 500) return cause;
-  return new AppError('SERVICE_UNAVAILABLE', 'The Slack event could not be taken in; deliver it again later.', { cause: error, headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) } });
+  if (cause instanceof AppError || cause instanceof IngestFailure) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The Slack event could not be taken in; deliver it again later.', { cause: error, headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) } });
+  }
+  // Anything else was thrown reading the payload (inside bolt or a listener): a signed body whose
+  // fields have types Slack never sends. Delivering it again would fail the same way: a 422, not a 503.
+  return AppError.validation({ body: [{ code: 'invalid_type', message: 'A field of the Slack payload has a type Slack never sends.' }] }, 'The Slack payload could not be read.');
 }
+
+/** The hub could not store or queue a message (database, queue): Slack should deliver it again. */
+class IngestFailure extends Error {}
 
 function notRunning(): AppError {
   return new AppError('SERVICE_UNAVAILABLE', 'The Slack channel is not running; deliver again later.', { headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) } });

@@ -207,7 +207,7 @@ export class TelegramAdapter implements ChannelAdapter {
   private async onButton(hub: Hub, query: CallbackQuery): Promise<void> {
     const decoded = 'data' in query ? decodeCallbackData(query.data) : null;
     if (!decoded) {
-      await this.call(() => this.bot.telegram.answerCbQuery(query.id));
+      await this.answerQuery(query.id);
       return;
     }
     try {
@@ -216,10 +216,10 @@ export class TelegramAdapter implements ChannelAdapter {
       await hub.confirmTool(decoded.sessionId, decoded.confirmationId, decoded.action, { kind: 'contact', channel: TELEGRAM_CHANNEL, id: String(query.from.id), name });
     } catch (error) {
       if (!isAppError(error)) throw error;
-      await this.call(() => this.bot.telegram.answerCbQuery(query.id, STALE_CONFIRMATION_TEXT));
+      await this.answerQuery(query.id, STALE_CONFIRMATION_TEXT);
       return;
     }
-    await this.call(() => this.bot.telegram.answerCbQuery(query.id, ACTION_LABELS[decoded.action]));
+    await this.answerQuery(query.id, ACTION_LABELS[decoded.action]);
     const message = query.message;
     if (message && 'text' in message) {
       const by = [query.from.first_name, query.from.last_name].filter(Boolean).join(' ') || String(query.from.id);
@@ -227,6 +227,19 @@ export class TelegramAdapter implements ChannelAdapter {
       void this.sender
         .edit(chatTarget(message.chat.id, message.chat.type), message.message_id, answeredConfirmationText(message.text, decoded.action, by))
         .catch((error: unknown) => this.logFailure(error, 'telegram: could not show the confirmation choice'));
+    }
+  }
+
+  /**
+   * Answers a button click (the spinner on the user's button stops). Telegram refuses an answer to a
+   * query that is too old or answered already: that is logged, never thrown — the update was handled,
+   * and a failed webhook answer would make Telegram deliver it again, forever.
+   */
+  private async answerQuery(queryId: string, text?: string): Promise<void> {
+    try {
+      await this.call(() => this.bot.telegram.answerCbQuery(queryId, text));
+    } catch (error) {
+      this.config.logger.warn({ err: loggableError(error, this.config.botToken) }, 'telegram: could not answer a button click (too old, or answered already)');
     }
   }
 

@@ -14,6 +14,8 @@ export const WEBCHAT_MODE = 'socket.io';
 export const webchatChannel = defineChannel<WebchatSettings>({
   name: WEBCHAT_CHANNEL,
   routingChannel: () => WEBCHAT_CHANNEL,
+  // Anyone on the site can write: tools only as the webchat workflow pins them, no tool commands.
+  anonymous: true,
   config: { schema: webchatSettingsSchema, env: WEBCHAT_ENV },
   mode: () => WEBCHAT_MODE,
   create: ({ settings, logger, allowedOrigins, clientAddress, telemetry }) =>

@@ -1,5 +1,6 @@
 import { CONFIRM_ACTIONS } from '../../src/core/events';
 import { ACTION_TITLES } from '../shared/confirm-actions';
+import { imagesAsLinks, replaceInlineLinks } from './markdown-links';
 import { confirmPayload } from './normalize';
 
 /** A quick reply of Rasa's socket.io channel: a title shown, a payload sent back when clicked. */
@@ -39,8 +40,6 @@ export function confirmationMessage(question: string, confirmationId: string): B
 
 /** Link targets a visitor may be sent to; anything else (`javascript:`, `data:`, relative paths) stays text. */
 const SAFE_TARGET = /^(https?:\/\/|mailto:|tel:)/i;
-const IMAGE = /!\[(?=[^\]\n]*\]\s*[([])/g;
-const INLINE_LINK = /\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)/g;
 const AUTOLINK = /<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>/g;
 const DEFINITION = /^ {0,3}\[[^\]\n]+\]:\s*<?(\S*?)>?(?:\s.*)?$/gm;
 
@@ -52,9 +51,8 @@ const DEFINITION = /^ {0,3}\[[^\]\n]+\]:\s*<?(\S*?)>?(?:\s.*)?$/gm;
  * otherwise load any third-party URL into the visitor's browser. HTML is escaped by the widget.
  */
 export function sanitizeMarkdown(text: string): string {
-  return text
-    .replace(IMAGE, '[')
-    .replace(INLINE_LINK, (whole, label: string, target: string) => (SAFE_TARGET.test(target) ? whole : label))
+  // Images and inline links by a linear scan (markdown-links.ts); the two regexes left are linear.
+  return replaceInlineLinks(imagesAsLinks(text), (whole, label, target) => (SAFE_TARGET.test(target) ? whole : label))
     .replace(AUTOLINK, (whole, target: string) => (SAFE_TARGET.test(target) ? whole : `\\<${target}\\>`))
     .replace(DEFINITION, (whole, target: string) => (SAFE_TARGET.test(target) ? whole : ''));
 }

@@ -26,7 +26,7 @@ export const webchatSettingsSchema = z.strictObject({
   session_secret: z.string().min(16, 'must be at least 16 characters').nullable().default(null),
   /** `paragraphs`: one widget message per paragraph as the answer streams; `final`: the whole answer at its end. */
   stream: z.enum(['paragraphs', 'final']).default('paragraphs'),
-  /** A tool that needs confirmation: `buttons` (the six actions as quick replies) or `refuse` (disabled for the session). */
+  /** A tool that needs confirmation: `buttons` (the six actions as quick replies) or `refuse` (that call denied; the tool stays for later turns). */
   confirmations: z.enum(['buttons', 'refuse']).default('refuse'),
   /** Per workflow (its name): `buttons` or `refuse` for turns that workflow answers, instead of `confirmations`. */
   workflow_confirmations: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a workflow name'), z.enum(['buttons', 'refuse'])).default({}),

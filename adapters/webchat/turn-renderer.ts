@@ -6,7 +6,7 @@ import { APOLOGY_TEXT, CANCELLED_TEXT, confirmationMessage, EMPTY_ANSWER_TEXT, s
 export type WidgetOutput =
   | { kind: 'say'; message: BotMessage }
   | { kind: 'typing'; on: boolean }
-  /** `confirmations: refuse`: the tool is disabled for the session instead of asking the visitor. */
+  /** `confirmations: refuse`: the call is denied instead of asking the visitor (only that call: the tool stays in the session). */
   | { kind: 'refuse'; confirmationId: string; tool: string };
 
 export interface TurnRendererOptions {

@@ -270,7 +270,8 @@ export class WebchatAdapter implements ChannelAdapter {
         return;
       }
       case 'refuse':
-        // Anonymous visitors do not approve tools: it is disabled for the session, the agent goes on without it.
+        // Anonymous visitors do not approve tools: this call is denied and the agent goes on without it.
+        // Denied, not disabled: a later turn of the session answered by a workflow with buttons still offers it.
         this.config.logger.info({ conversation, tool: output.tool }, 'webchat: a tool that needs confirmation was refused (channels.webchat.confirmations: refuse)');
         void this.refuse(conversation, output.confirmationId);
         return;
@@ -284,7 +285,7 @@ export class WebchatAdapter implements ChannelAdapter {
     if (!sessionId || !this.hub) return;
     // The channel's rule answered, not the visitor: the audit trail says so.
     const actor = { kind: 'system' as const, id: 'webchat-refuse', name: 'channels.webchat confirmations: refuse' };
-    await this.hub.confirmTool(sessionId, confirmationId, 'disable', actor).catch((error: unknown) => {
+    await this.hub.confirmTool(sessionId, confirmationId, 'deny', actor).catch((error: unknown) => {
       this.config.logger.warn({ err: error, session_id: sessionId }, 'webchat: could not refuse a tool confirmation');
     });
   }

@@ -28,6 +28,11 @@ export interface ToolLine {
 }
 
 export interface CommandContext {
+  /**
+   * The sender is an anonymous visitor (the website widget): `/info` names neither model nor tools,
+   * and the tool commands are off (ChannelScope.anonymous).
+   */
+  visitor?: boolean;
   workflow: string | null;
   provider: string;
   model: string;
@@ -53,7 +58,14 @@ export const HELP_TEXT = [
   'Modes: send a message with mode "normal", "think" (analyse, research, reason, answer) or "delegate" (split into sub-tasks worked in parallel).',
 ].join('\n');
 
+/** What a visitor of an anonymous channel can ask. */
+export const VISITOR_HELP_TEXT = ['Commands:', '/info — what answers in this chat', '/help — this list'].join('\n');
+
+/** The answer to a tool command in a chat with anonymous visitors. */
+export const VISITOR_NO_TOOLS_TEXT = 'Tool commands are not available in this chat.';
+
 export async function runCommand(command: Command, context: CommandContext): Promise<CommandResult> {
+  if (context.visitor) return visitorCommand(command, context);
   switch (command.name) {
     case 'help':
       return { text: HELP_TEXT };
@@ -82,5 +94,20 @@ export async function runCommand(command: Command, context: CommandContext): Pro
     }
     case 'unknown':
       return { text: `Unknown command "${command.text}".\n\n${HELP_TEXT}` };
+  }
+}
+
+/** The commands as an anonymous visitor sees them: no model, no tools, nothing to load. */
+function visitorCommand(command: Command, context: CommandContext): CommandResult {
+  switch (command.name) {
+    case 'help':
+      return { text: VISITOR_HELP_TEXT };
+    case 'info':
+      return { text: [`Workflow: ${context.workflow ?? 'none (the default assistant)'}`, `Mode: ${context.mode}`].join('\n') };
+    case 'tools':
+    case 'tools_load':
+      return { text: VISITOR_NO_TOOLS_TEXT };
+    case 'unknown':
+      return { text: `Unknown command "${command.text}".\n\n${VISITOR_HELP_TEXT}` };
   }
 }

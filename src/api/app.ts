@@ -116,9 +116,11 @@ function corsForAllowedOrigins(config: Readonly<Config>): RequestHandler {
   const origins = allowedOrigins(config);
   const handler = cors({
     origin: (origin, callback) => callback(null, origin === undefined || origins.has(origin)),
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-API-Key', 'X-Request-ID'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-API-Key', 'X-Request-ID', 'X-Switchboard-Refresh'],
     exposedHeaders: ['X-Request-ID', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    // The Web UI's dev server (another port of the same site) sends the refresh cookie to the hub.
+    credentials: true,
     maxAge: 600,
   });
   // Only a real preflight is CORS's to answer; a plain OPTIONS reaches the router (204 + Allow).

@@ -30,12 +30,12 @@ export function apiModules(core: Core, provider: LlmProvider, authParts: AuthPar
   const { auth, saml } = authParts;
   const { sessions, hub, workflows } = hubParts;
   return [
-    authRoutes(auth),
+    authRoutes({ ...auth, refreshCookie: authParts.refreshCookie }),
     apiKeyRoutes(auth.apiKeys, core.audit),
     userRoutes(auth.users, core.audit),
     auditRoutes(records.audit),
     usageRoutes(records.usage),
-    samlRoutes(saml),
+    samlRoutes(saml, authParts.refreshCookie),
     knowledgeRoutes(core.knowledge),
     channelRoutes(board, core.channels.map((channel) => channel.name)),
     configRoutes({ provider: provider.name, model: provider.model, contextWindow: config.llm.context_window, channels: () => board.enabledNames() }),

@@ -3,6 +3,7 @@ import { createAuth, type Auth } from '../auth';
 import { SamlService } from '../auth/saml/service';
 import { resolveSamlSettings } from '../auth/saml/settings';
 import { checkUpgradeCredential } from '../auth/websocket';
+import type { RefreshCookieOptions } from '../api/refresh-cookie';
 import type { Role } from '../core/principal';
 import type { Core } from './service-types';
 
@@ -15,6 +16,8 @@ export interface AuthParts {
   authenticateSocket: SocketAuthenticator;
   /** null: SAML is not configured. */
   saml: SamlService | null;
+  /** The Web UI's refresh token as an HttpOnly cookie (src/api/refresh-cookie.ts). */
+  refreshCookie: RefreshCookieOptions;
 }
 
 /** Builds auth from the `auth` config section; `cwd` resolves the SAML certificate files. */
@@ -26,5 +29,6 @@ export function composeAuth(core: Core, cwd: string | undefined): AuthParts {
   const samlSettings = resolveSamlSettings(config.auth.saml, config.server.public_url ?? `http://localhost:${config.server.port}`, cwd);
   const saml = samlSettings ? new SamlService(samlSettings, auth.models, auth.users, auth.sessions, core.logger, core.audit) : null;
   if (saml) lifecycle.onStop({ name: 'saml signature worker', stop: () => saml.close() });
-  return { auth, authenticateSocket, saml };
+  const refreshCookie = { maxAgeS: config.auth.refresh_token_ttl_days * 86_400, secure: (config.server.public_url ?? '').startsWith('https:') };
+  return { auth, authenticateSocket, saml, refreshCookie };
 }

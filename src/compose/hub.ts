@@ -44,6 +44,7 @@ export async function composeHub(core: Core, provider: LlmProvider, authenticate
     store: core.store,
     registry: drivers.registry,
     defaultTools: config.agent.default_tools,
+    channels: core.channels,
     turns: core.turns,
     midTurnPolicy: sessionMidTurnPolicy({
       registry: drivers.registry,

@@ -88,6 +88,17 @@ export interface ChannelScope {
    * part: `slack:C456` for `T123:C456:1700000000.000100`; the bare name when nothing narrower applies.
    */
   routingChannel(conversation: string): string;
+  /**
+   * Its senders are anonymous visitors (the website widget): their sessions get no tools of their
+   * own — only what the answering workflow pins (`tool_list`), never `agent.default_tools` — and the
+   * in-chat tool commands are off for them; `/info` names no model and no tools.
+   */
+  readonly anonymous?: boolean;
+}
+
+/** Whether `channel` is one whose senders are anonymous visitors (ChannelScope.anonymous). */
+export function isAnonymousChannel(channel: string, scopes: readonly ChannelScope[]): boolean {
+  return scopes.some((scope) => scope.name === channel && scope.anonymous === true);
 }
 
 /** `<channel>::<conversation>`: a chat session's key, found or created on its first message. */

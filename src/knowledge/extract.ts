@@ -1,5 +1,7 @@
-import { convert } from 'html-to-text';
 import { AppError } from '../core/errors';
+import { HTML_MAX_DEPTH } from '../offload/html-text';
+import { OffThreadTimeout, runOffThread } from '../offload/off-thread';
+import type { DocumentTaskInput, DocumentTaskResult } from './document-task';
 import { ACCEPTED_TYPES, KNOWLEDGE_DEFAULTS, type DocumentKind } from './limits';
 import { pdfText } from './pdf-text';
 
@@ -31,53 +33,48 @@ export function documentKind(fileName: string | null, mediaType: string | null):
   });
 }
 
-function unreadable(message: string): AppError {
-  return AppError.validation({ file: [{ code: 'unreadable_document', message }] }, message);
+function unreadable(message: string, code = 'unreadable_document'): AppError {
+  return AppError.validation({ file: [{ code, message }] }, message);
 }
 
-/** The plain text of an uploaded document. Unreadable or empty content is a 422 on `file`. */
-export async function extractDocumentText(kind: DocumentKind, content: Buffer): Promise<string> {
-  let text: string;
-  switch (kind) {
-    case 'txt':
-    case 'md':
-      text = decodeText(content);
-      break;
-    case 'html':
-      text = htmlToText(decodeText(content));
-      break;
-    case 'pdf':
-      text = await pdfToText(content);
-      break;
+/** A document's text and its passages, ready to store. */
+export interface PreparedDocument {
+  text: string;
+  chunks: string[];
+}
+
+/**
+ * The text of an uploaded document and its chunks, prepared off the event loop (document-task.ts
+ * in a worker thread; a PDF is read in a worker of its own first). Unreadable, empty or over-deep
+ * content is a 422 on `file`; a document that takes longer than KNOWLEDGE_DEFAULTS.prepareTimeoutMs
+ * is a 422 too (it is too large or too convoluted to index).
+ */
+export async function prepareUpload(kind: DocumentKind, content: Buffer): Promise<PreparedDocument> {
+  if (kind === 'pdf') return prepare({ kind: 'plain', text: await pdfToText(content), field: 'file', maxDepth: HTML_MAX_DEPTH });
+  return prepare({ kind, content, field: 'file', maxDepth: HTML_MAX_DEPTH });
+}
+
+/** A JSON `{title, text}` document, normalised and chunked like an upload; blank is a 422 on `text`. */
+export function preparePlainDocument(text: string): Promise<PreparedDocument> {
+  return prepare({ kind: 'plain', text, field: 'text', maxDepth: HTML_MAX_DEPTH });
+}
+
+async function prepare(input: DocumentTaskInput): Promise<PreparedDocument> {
+  let result: DocumentTaskResult;
+  try {
+    result = await runOffThread<DocumentTaskResult>(require.resolve('./document-task'), 'prepareDocument', input, {
+      timeoutMs: KNOWLEDGE_DEFAULTS.prepareTimeoutMs,
+      maxHeapMb: KNOWLEDGE_DEFAULTS.prepareMaxHeapMb,
+    });
+  } catch (error) {
+    const message = error instanceof OffThreadTimeout ? `Reading the document took longer than ${KNOWLEDGE_DEFAULTS.prepareTimeoutMs / 1000} s.` : 'The document could not be read.';
+    throw new AppError('VALIDATION_ERROR', message, { details: { fields: { file: [{ code: 'unreadable_document', message }] } }, cause: error });
   }
-  text = normalise(text);
-  if (text === '') throw unreadable('The document contains no text.');
-  return text;
-}
-
-/** The text of a JSON `{title, text}` document, normalised like an upload; blank is a 422 on `text`. */
-export function plainDocumentText(text: string): string {
-  const clean = normalise(text);
-  if (clean === '') throw AppError.validation({ text: [{ code: 'too_small', message: 'The text is blank.' }] });
-  return clean;
-}
-
-function decodeText(content: Buffer): string {
-  // A NUL byte never occurs in a text file; it is a binary file with a text extension.
-  if (content.includes(0)) throw unreadable('The file is binary, not text.');
-  return new TextDecoder('utf-8').decode(content);
-}
-
-export function htmlToText(html: string): string {
-  return convert(html, {
-    wordwrap: false,
-    selectors: [
-      { selector: 'a', options: { ignoreHref: true } },
-      { selector: 'img', format: 'skip' },
-      ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
-      { selector: 'table', options: { uppercaseHeaderCells: false } },
-    ],
-  });
+  if (!result.ok) {
+    if (result.field === 'text') throw AppError.validation({ text: [{ code: result.code, message: result.message }] });
+    throw unreadable(result.message, result.code);
+  }
+  return { text: result.text, chunks: result.chunks };
 }
 
 async function pdfToText(content: Buffer): Promise<string> {
@@ -90,14 +87,4 @@ async function pdfToText(content: Buffer): Promise<string> {
       cause: error,
     });
   }
-}
-
-/** One newline style, no trailing spaces, at most one blank line in a row. */
-function normalise(text: string): string {
-  return text
-    .replace(/^\uFEFF/, '')
-    .replace(/\r\n?/g, '\n')
-    .replace(/[ \t\f\v]+$/gm, '')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }

@@ -17,6 +17,8 @@ export interface NewDocument {
   mediaType: string;
   sizeBytes: number;
   text: string;
+  /** Its chunks when already cut (uploads are, off the event loop: extract.ts); else cut here. */
+  chunks?: string[];
 }
 
 export interface CollectionView {
@@ -99,7 +101,7 @@ export class KnowledgeService implements KnowledgeCollections, KnowledgeSearch {
   /** Chunks the text, stores document and chunks and updates the collection's index, all in one transaction. */
   async addDocument(collectionIdOrName: string, document: NewDocument): Promise<DocumentView> {
     const collection = await this.collection(collectionIdOrName);
-    const chunks = chunkText(document.text);
+    const chunks = document.chunks ?? chunkText(document.text);
     const id = randomUUID();
     // Cut by characters (code points), as the schema counts them: a UTF-16 slice splits a surrogate pair
     // (a 300-emoji title was stored as 150 emoji, the last one half).
@@ -111,8 +113,14 @@ export class KnowledgeService implements KnowledgeCollections, KnowledgeSearch {
           { transaction },
         );
         const rows = chunks.map((text, position) => ({ id: chunkId(id, position), document_id: id, position, text }));
-        await this.models.Chunk.bulkCreate(rows, { transaction });
-        await this.indexes.update(collection.id, transaction, (index) => index.addAll(rows.map((chunk) => ({ id: chunk.id, title, text: chunk.text }))));
+        // In batches: one INSERT of a whole large document is built on the event loop at once.
+        for (let start = 0; start < rows.length; start += KNOWLEDGE_DEFAULTS.insertBatchRows) {
+          await this.models.Chunk.bulkCreate(rows.slice(start, start + KNOWLEDGE_DEFAULTS.insertBatchRows), { transaction });
+        }
+        await this.indexes.addOffThread(collection.id, transaction, rows.map((chunk) => ({ id: chunk.id, title, text: chunk.text })), {
+          timeoutMs: KNOWLEDGE_DEFAULTS.prepareTimeoutMs,
+          maxHeapMb: KNOWLEDGE_DEFAULTS.prepareMaxHeapMb,
+        });
         return created;
       }),
     );

@@ -13,6 +13,15 @@ export const KNOWLEDGE_DEFAULTS = {
   pdfTimeoutMs: 60_000,
   /** Heap limit of the PDF reader's worker thread. */
   pdfMaxHeapMb: 512,
+  /**
+   * Turning a document into text and chunks (in a worker thread, off the event loop) is given up
+   * after this long: 422. A 20 MiB text file takes ~20 s here.
+   */
+  prepareTimeoutMs: 120_000,
+  /** Heap of that worker: a 20 MiB file, its text and its chunks fit several times over. */
+  prepareMaxHeapMb: 1024,
+  /** Chunk rows written per INSERT: a statement for a whole 20 MiB document is megabytes built at once. */
+  insertBatchRows: 500,
   /** Largest multipart text field (`title`). */
   maxFieldBytes: 1024,
   /** Target size of a chunk, in tokens (o200k): small enough to quote, large enough to carry context. */

@@ -1,5 +1,7 @@
 import MiniSearch, { type Options, type SearchResult } from 'minisearch';
 import type { Transaction } from 'sequelize';
+import { runOffThread } from '../offload/off-thread';
+import type { IndexTaskInput } from './index-task';
 import type { KnowledgeModels } from './models';
 
 /** What the index holds per chunk: its id (`<document id>:<position>`), title and text. */
@@ -16,7 +18,7 @@ export interface ChunkScore {
 }
 
 // Nothing is stored in the index: the text comes back from knowledge_chunks by id.
-const INDEX_OPTIONS: Options<IndexedChunk> = { fields: ['title', 'text'], storeFields: [] };
+export const INDEX_OPTIONS: Options<IndexedChunk> = { fields: ['title', 'text'], storeFields: [] };
 const SEARCH_OPTIONS = { boost: { title: 0.5 }, prefix: false, fuzzy: false, combineWith: 'OR' } as const;
 
 interface Cached {
@@ -61,6 +63,20 @@ export class SearchIndexes {
       const cached = this.cache.get(collectionId);
       if (!cached || cached.revision < revision) this.cache.set(collectionId, { revision, index });
     });
+  }
+
+  /**
+   * Adds chunks to a collection's index inside the caller's transaction, like `update`, with the
+   * work (parse, tokenise, serialise) in a worker thread (index-task.ts). This process's memory
+   * copy is dropped once the transaction commits; the next search here loads the new revision.
+   */
+  async addOffThread(collectionId: string, transaction: Transaction, chunks: IndexedChunk[], limits: { timeoutMs: number; maxHeapMb: number }): Promise<void> {
+    const row = await this.models.Index.findByPk(collectionId, { transaction, lock: transaction.LOCK.UPDATE });
+    if (!row) throw new Error(`knowledge collection ${collectionId} has no index row`);
+    const indexJson = await runOffThread<string>(require.resolve('./index-task'), 'addToIndex', { indexJson: row.index_json, chunks } satisfies IndexTaskInput, limits);
+    const revision = row.revision + 1;
+    await this.models.Index.update({ revision, index_json: indexJson }, { where: { collection_id: collectionId }, transaction });
+    transaction.afterCommit(() => void this.cache.delete(collectionId));
   }
 
   /** Best chunks over the given collections only, highest score first. */

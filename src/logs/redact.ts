@@ -37,13 +37,29 @@ export function redactUrlCredentials(value: string): string {
   }
 }
 
-/** Query parameters whose values are secrets (credentials, signatures); other values are useful in logs. */
-export const SECRET_QUERY_PARAMETERS = /^(token|access_token|refresh_token|id_token|api_key|apikey|key|secret|password|signature|sig|code|samlresponse|samlrequest|relaystate|client_secret)$/i;
+/**
+ * Query parameters whose values are secrets: every name that looks like one — it contains token,
+ * secret, key, pass(word), pwd, signature, credential, auth or saml, or is `sig`, `code`, `state`
+ * or `relaystate` — not a list of known names (`?secret_token=` was logged verbatim). Redacting a
+ * harmless value (`?keyword=`) costs a log reader little; logging a secret cannot be undone.
+ */
+export const SECRET_QUERY_PARAMETERS = /token|secret|key|pass|pwd|signature|credential|auth|saml|^(sig|code|state|relaystate)$/i;
 
-/** Hides the values of secret-named query parameters: `/ws/v1/logs?token=x&level=INFO` → `/ws/v1/logs?token=[redacted]&level=INFO`. */
+/**
+ * A Telegram bot token in a path (`/bot123456:AA…/sendMessage`, or a webhook path some set up with
+ * the token in it): the whole credential, whatever the route.
+ */
+const TELEGRAM_TOKEN_IN_PATH = /(^|\/)(bot)?\d{5,}:[A-Za-z0-9_-]{20,}(?=\/|$|\?)/g;
+
+/**
+ * Hides secrets in a logged URL: the values of secret-named query parameters
+ * (`/ws/v1/logs?token=x&level=INFO` → `/ws/v1/logs?token=[redacted]&level=INFO`) and Telegram bot
+ * tokens in the path.
+ */
 export function redactSecretQueryValues(url: string): string {
   const mark = url.indexOf('?');
-  if (mark < 0) return url;
+  const pathPart = (mark < 0 ? url : url.slice(0, mark)).replace(TELEGRAM_TOKEN_IN_PATH, (_whole, slash: string, bot: string | undefined) => `${slash}${bot ?? ''}${REDACTED}`);
+  if (mark < 0) return pathPart;
   const parts = url
     .slice(mark + 1)
     .split('&')
@@ -59,5 +75,5 @@ export function redactSecretQueryValues(url: string): string {
       }
       return SECRET_QUERY_PARAMETERS.test(decoded) ? `${name}=${REDACTED}` : part;
     });
-  return `${url.slice(0, mark)}?${parts.join('&')}`;
+  return `${pathPart}?${parts.join('&')}`;
 }

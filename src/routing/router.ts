@@ -1,6 +1,7 @@
 import type { ContactRow, WorkflowRow } from '../db/models';
 import { literalHaystack, requiredLiteral } from './regex-literal';
 import { stems } from './text';
+import { compileTrigger, type TriggerRegex } from './trigger-regex';
 
 /** A workflow's triggers, prepared once per change so routing a message costs the same at any history length. */
 interface CompiledWorkflow {
@@ -11,9 +12,12 @@ interface CompiledWorkflow {
   keywords: string[][];
   /** The keywords as written, index for index with `keywords` (for explanations). */
   keywordText: string[];
-  regex: RegExp[];
-  /** For each regex, a literal every match contains (lowercased), or null: the regex runs only when the message has it. */
-  regexLiterals: (string | null)[];
+  /**
+   * Each regex (linear-time, reading a bounded prefix: trigger-regex.ts) with a literal every match
+   * contains (lowercased), or null: the regex runs only when the message has it. A stored pattern
+   * the linear-time engine refuses (saved before it was used: a lookaround, a backreference) never matches.
+   */
+  regex: { pattern: TriggerRegex; literal: string | null }[];
   contactTags: Set<string>;
   minScore: number;
 }
@@ -79,8 +83,10 @@ export class Router {
         bindings: row.binding_channels,
         keywords: row.triggers.keywords.map((keyword) => stems(keyword)).filter((sequence) => sequence.length > 0),
         keywordText: row.triggers.keywords.filter((keyword) => stems(keyword).length > 0),
-        regex: row.triggers.regex.map((pattern) => new RegExp(pattern, 'iu')),
-        regexLiterals: row.triggers.regex.map(requiredLiteral),
+        regex: row.triggers.regex.flatMap((source) => {
+          const { regex } = compileTrigger(source);
+          return regex ? [{ pattern: regex, literal: requiredLiteral(source) }] : [];
+        }),
         contactTags: new Set(row.triggers.contact_tags),
         minScore: row.triggers.min_score ?? DEFAULT_MIN_SCORE,
       }));
@@ -117,10 +123,12 @@ export class Router {
     const words = stems(input.text);
     const positions = positionsOf(words);
     const tags = new Set(input.contact?.tags ?? []);
+    const haystack = literalHaystack(input.text);
     const scores = this.workflows.map((workflow): TriggerScore => {
       const matched = {
         keywords: workflow.keywordText.filter((_keyword, index) => containsSequence(words, positions, workflow.keywords[index]!)),
-        regex: workflow.regex.filter((pattern) => pattern.test(input.text)).map((pattern) => pattern.source),
+        // The same prefilter and bounds as routing: the test box costs what a message costs.
+        regex: workflow.regex.filter((entry) => regexMatches(entry, haystack, input.text)).map((entry) => entry.pattern.source),
         contactTags: [...workflow.contactTags].filter((tag) => tags.has(tag)),
       };
       const score = matched.keywords.length + 2 * matched.regex.length + matched.contactTags.length;
@@ -151,16 +159,17 @@ export class Router {
     for (const workflow of candidates) {
       let score = 0;
       for (const keyword of workflow.keywords) if (containsSequence(words, positions, keyword)) score += 1;
-      for (const [index, pattern] of workflow.regex.entries()) {
-        const literal = workflow.regexLiterals[index];
-        if ((literal === null || haystack.includes(literal)) && pattern.test(input.text)) score += 2;
-      }
+      for (const entry of workflow.regex) if (regexMatches(entry, haystack, input.text)) score += 2;
       for (const tag of workflow.contactTags) if (tags.has(tag)) score += 1;
       if (score < workflow.minScore || score === 0) continue;
       if (!best || score > best.score) best = { workflow, score };
     }
     return best;
   }
+}
+
+function regexMatches(entry: CompiledWorkflow['regex'][number], haystack: string, text: string): boolean {
+  return (entry.literal === null || haystack.includes(entry.literal)) && entry.pattern.test(text);
 }
 
 /** `slack` covers `slack` and `slack:C1`; `slack:C1` covers only itself. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { WEB_CHANNEL } from '../core/channel';
+import { isAnonymousChannel, WEB_CHANNEL, type ChannelScope } from '../core/channel';
 import { AppError } from '../core/errors';
 import type { Hub, Ingested, SessionSummary, SocketAuthResult } from '../core/hub';
 import type { ChannelName, InboundMessage } from '../core/inbound';
@@ -19,8 +19,10 @@ export interface HubDependencies {
   models: Models;
   store: TurnStore;
   registry: TurnRegistry;
-  /** Tools loaded in a new chat session (`agent.default_tools`). */
+  /** Tools loaded in a new chat session (`agent.default_tools`); none for an anonymous channel's visitors. */
   defaultTools: readonly string[];
+  /** The registry's channels (which are anonymous). */
+  channels?: readonly ChannelScope[];
   turns: TurnService;
   /** The mid-turn policy of a chat session (its workflow's, else its channel's); read only when a turn runs. */
   midTurnPolicy(channel: ChannelName, sessionId: string): Promise<MidTurnPolicy>;
@@ -159,7 +161,7 @@ export class SwitchboardHub implements Hub {
         session_key: key,
         active_workflow_id: null,
         config: {},
-        active_tools: [...this.deps.defaultTools],
+        active_tools: isAnonymousChannel(message.channel, this.deps.channels ?? []) ? [] : [...this.deps.defaultTools],
         current_turn_id: null,
         turn_phase: null,
         archived_at: null,

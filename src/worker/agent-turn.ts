@@ -1,3 +1,4 @@
+import { pinnedTools } from './pinned-tools';
 import { fitEntries, systemWithSummary, type MemoryEntry } from '../agent/memory';
 import { runModelLoop, type TurnState } from '../agent/model-loop';
 import { runDelegate, runThink, type ModeRequest } from '../agent/modes';
@@ -17,7 +18,6 @@ import type { Tracing } from '../tracing/tracing';
 import type { TurnEvents } from '../turns/turn-events';
 import type { TurnLifecycle } from '../turns/turn-lifecycle';
 import type { DailyBudgets } from '../usage/budgets';
-import { toolNames } from '../workflows/workflow-schema';
 import { conversationEntries, endedToolRounds, pendingToolRound, type TurnPlan } from './conversation';
 import { TurnContext, type ConfirmationWaiters } from './turn-context';
 import { compactMemory, promptBudget } from './turn-memory';
@@ -131,7 +131,7 @@ async function prepareRequest(deps: AgentTurnDeps, turn: AgentTurn, workflow: Wo
   const prompt = [config.systemPrompt ?? (workflow?.system_prompt || deps.agent.system_prompt), passages].filter(Boolean).join('\n\n');
   const system = systemWithSummary(prompt, session.memory_summary);
   const { messages, tokens: inputTokens } = fitEntries(system, entries, promptBudget(deps.contextWindow, deps.agent));
-  const tools = deps.sessionTools.toolBox(session, workflow ? toolNames(workflow.tool_list) : undefined);
+  const tools = deps.sessionTools.toolBox(session, pinnedTools(session, workflow, deps.routing.channels));
   const resume = pending ? { id: pending.row.id, content: pending.row.content, calls: pending.calls } : null;
   // A redelivered turn's rounds stored before count against its limit (the pending one counts when resumed).
   turn.state.rounds = endedToolRounds(plan.rows, userMessage.id, pending);

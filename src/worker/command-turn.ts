@@ -5,7 +5,8 @@ import type { AgentEvent } from '../core/events';
 import type { MessageRecord, SessionRecord, TurnStore } from '../db/turn-store';
 import type { RoutingService } from '../routing/routing-service';
 import type { SessionTools } from '../sessions/session-tools';
-import { toolNames } from '../workflows/workflow-schema';
+import { isAnonymousChannel } from '../core/channel';
+import { pinnedTools } from './pinned-tools';
 import type { TurnResult } from './turn-reply';
 
 export interface CommandTurnDeps {
@@ -25,8 +26,9 @@ export async function runCommandTurn(
 ): Promise<TurnResult> {
   const { sessionTools, provider } = deps;
   const workflow = await deps.routing.workflowById(session.active_workflow_id);
-  const pinned = workflow ? toolNames(workflow.tool_list) : undefined;
+  const pinned = pinnedTools(session, workflow, deps.routing.channels);
   const result = await runCommand(command, {
+    visitor: isAnonymousChannel(session.channel, deps.routing.channels),
     workflow: workflow?.name ?? null,
     provider: provider.name,
     model: provider.model,

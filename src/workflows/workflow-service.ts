@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Op, UniqueConstraintError } from 'sequelize';
 import type { ToolCatalog } from '../agent/tool-box';
 import { countTokens } from '../agent/tokens';
+import { regexCostProblems } from './regex-safety';
 import { describeBindings, isKnownBinding, parseSessionKey, type ChannelScope } from '../core/channel';
 import { AppError, type FieldIssues } from '../core/errors';
 import type { MidTurnPolicy } from '../core/turns';
@@ -283,6 +284,11 @@ export class WorkflowService {
   /** The rules zod cannot check: tools, collections and channels exist, the system prompt fits (spec rules 2–4). */
   private async check(input: WorkflowInput): Promise<void> {
     const fields: FieldIssues = {};
+    // The cost probe runs in a worker thread: saving a workflow never blocks the event loop.
+    (await regexCostProblems(input.triggers.regex)).forEach((problem, index) => {
+      if (problem) fields[`triggers.regex.${index}`] = [{ code: 'unsafe_regex', message: `Refused: ${problem}.` }];
+    });
+    if (Object.keys(fields).length > 0) throw AppError.validation(fields, 'A trigger regex is too costly to run on every message.');
     const unknownTools = toolNames(input.tool_list).filter((name) => !this.options.tools.get(name));
     if (unknownTools.length > 0) fields.tool_list = [{ code: 'unknown_tool', message: `No such tool: ${unknownTools.join(', ')}.` }];
     const { missing } = await this.options.collections.resolve(input.knowledge_base_ids);

@@ -1,9 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as xmlCrypto from 'xml-crypto';
-import { SAML_ACS_BODY_LIMIT_BYTES } from '../../src/auth/saml/limits';
+import { SAML_ACS_BODY_LIMIT_BYTES, SAML_MAX_ELEMENTS } from '../../src/auth/saml/limits';
 import { SamlResponseRefused, SamlSignatureWorker, type VerifierOptions } from '../../src/auth/saml/signature-worker';
 import { startAuthService, type AuthService } from '../helpers/auth-service';
+import { EVENT_LOOP_BUDGET_MS, leastEventLoopDelay } from '../helpers/event-loop';
 import { request } from '../helpers/http';
 import { assertionXml, authnRequestId, createTestIdp, responseBase64, signAssertion, type AssertionOptions, type TestIdp } from '../helpers/saml-idp';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
@@ -117,6 +118,22 @@ describe('SAML assertion consumer limits', () => {
     ]);
   });
 
+  it(`refuses a forged response of more than ${SAML_MAX_ELEMENTS} elements before the signature check, while genuine logins go on`, async () => {
+    const from = hub.logs.lines.length;
+    // ~32,000 sibling elements in ~190 KB, with a genuine InResponseTo: kept the worker busy past its timeout.
+    const forged = response({ email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo: await startLogin() }, attacker, '<x/>'.repeat(32_000));
+    const address = email();
+    const genuine = response({ email: address, audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo: await startLogin() });
+    const { result, maxDelayMs } = await leastEventLoopDelay(async () => Promise.all([post(forged), post(forged), post(genuine)]));
+    expect(result.map((answer) => answer.status)).toEqual([401, 401, 200]);
+    expect(result[2]!.body.data.user.email).toBe(address);
+    expect(maxDelayMs).toBeLessThanOrEqual(EVENT_LOOP_BUDGET_MS);
+    expect(reasonsSince(from)).toContain(`the document has more than ${SAML_MAX_ELEMENTS} elements (refused before the signature check)`);
+    const deep = response({ email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo: await startLogin() }, attacker, `${'<x>'.repeat(100)}${'</x>'.repeat(100)}`);
+    expect((await post(deep)).status).toBe(401);
+    expect(reasonsSince(from)).toContain('the document nests elements deeper than 64 levels (refused before the signature check)');
+  });
+
   it('verifies signatures off the main thread: xml-crypto never runs on the event loop, and logins still work', async () => {
     const checkSignature = jest.spyOn(xmlCrypto.SignedXml.prototype, 'checkSignature');
     try {
@@ -179,4 +196,35 @@ describe('SamlSignatureWorker', () => {
       await impatient.close();
     }
   });
+
+  /** A validly shaped response the checks take seconds over (quadratic in siblings), as a worker sees it. */
+  const slow = () => response({ email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL }, attacker, '<x/>'.repeat(16_000));
+
+  it('times a slow check out alone: the checks queued behind it go on (its worker is replaced)', async () => {
+    const verifier = new SamlSignatureWorker(options, noCache, { timeoutMs: 1_000, maxPending: 8, maxHeapMb: 128, workers: 1 });
+    try {
+      const stuck = verifier.verify(slow());
+      const behind = [verifier.verify(valid()), verifier.verify(valid())];
+      await expect(stuck).rejects.toThrow('the signature check took longer than 1000 ms');
+      await expect(Promise.all(behind)).resolves.toEqual([expect.objectContaining({ loggedOut: false }), expect.objectContaining({ loggedOut: false })]);
+    } finally {
+      await verifier.close();
+    }
+  }, 30_000);
+
+  it('checks more than one response at a time: a genuine login is not held behind a slow one', async () => {
+    const verifier = new SamlSignatureWorker(options, noCache, { timeoutMs: 20_000, maxPending: 8, maxHeapMb: 128, workers: 2 });
+    try {
+      const order: string[] = [];
+      const stuck = verifier.verify(slow()).then(
+        () => order.push('slow'),
+        () => order.push('slow'),
+      );
+      await verifier.verify(valid()).then(() => order.push('genuine'));
+      await stuck;
+      expect(order).toEqual(['genuine', 'slow']);
+    } finally {
+      await verifier.close();
+    }
+  }, 40_000);
 });

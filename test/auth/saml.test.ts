@@ -239,19 +239,41 @@ describe('SAML service provider', () => {
     expect(third.body.data.user.role).toBe('user');
   });
 
-  it('redirects a browser to the web UI with the tokens in the fragment', async () => {
+  /** A browser's ACS post: the 302 and the fragment it leads to. */
+  async function browserLogin(relayState: string): Promise<URLSearchParams> {
     const response = await fetch(`${hub.api}/auth/saml/acs`, {
       method: 'POST',
       redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-      body: new URLSearchParams({ SAMLResponse: signedResponse(await goodOptions()) }).toString(),
+      body: new URLSearchParams({ SAMLResponse: signedResponse(await goodOptions()), RelayState: relayState }).toString(),
     });
     expect(response.status).toBe(302);
     const location = new URL(response.headers.get('location')!);
     expect(`${location.origin}${location.pathname}`).toBe(`${PUBLIC_URL}/`);
-    const fragment = new URLSearchParams(location.hash.slice(1));
-    expect(fragment.get('token_type')).toBe('bearer');
-    expect((await request(`${hub.api}/auth/me`, bearer(fragment.get('access_token')!))).status).toBe(200);
+    return new URLSearchParams(location.hash.slice(1));
+  }
+  const exchange = (body: unknown, headers: Record<string, string> = {}) => request(`${hub.api}/auth/saml/exchange`, { ...jsonBody(body, headers), method: 'POST' });
+
+  it('redirects a browser to the web UI with a one-time code bound to its RelayState, never tokens (login CSRF)', async () => {
+    const fragment = await browserLogin('nonce-of-this-browser');
+    expect([...fragment.keys()].sort()).toEqual(['saml_code', 'state']);
+    expect(fragment.get('state')).toBe('nonce-of-this-browser');
+    const code = fragment.get('saml_code')!;
+    // Another state (a link made for someone else's browser) does not open it.
+    expect((await exchange({ code, state: 'another-nonce' })).status).toBe(401);
+    const pair = await exchange({ code, state: 'nonce-of-this-browser' });
+    expect(pair.status).toBe(200);
+    expect((await request(`${hub.api}/auth/me`, bearer(pair.body.data.access_token))).status).toBe(200);
+    // Once only.
+    expect((await exchange({ code, state: 'nonce-of-this-browser' })).status).toBe(401);
+  });
+
+  it('hands the refresh token of an exchanged code to a browser as an HttpOnly cookie when asked', async () => {
+    const fragment = await browserLogin('cookie-nonce');
+    const pair = await exchange({ code: fragment.get('saml_code'), state: 'cookie-nonce' }, { 'x-switchboard-refresh': 'cookie' });
+    expect(pair.status).toBe(200);
+    expect(pair.body.data.refresh_token).toBeNull();
+    expect(String(pair.headers.get('set-cookie'))).toMatch(/^switchboard_refresh=[^;]+; Max-Age=\d+; Path=\/api\/v1\/auth\/refresh; Expires=[^;]+; HttpOnly; (Secure; )?SameSite=Strict$/);
   });
 
   it('refuses an unsigned assertion', async () => {

@@ -1,4 +1,6 @@
-import { cpSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { runCli, startHubProcess, type HubProcess } from '../helpers/cli';
 import { jsonBody, request } from '../helpers/http';
@@ -148,6 +150,31 @@ describe('switchboard workflows export', () => {
     expect(readFileSync(path.join(dir, 'bulk-104.yaml'), 'utf8')).toContain('system_prompt: |\n  Workflow number 104.\n');
     const again = await runCli(['workflows', 'sync', dir, '--prune', '--dry-run'], env);
     expect(again.stdout).toContain('= 105 unchanged');
+  });
+});
+
+describe('switchboard workflows export from a hub that sends hostile names', () => {
+  it('writes only names of the workflow pattern: `../x` and absolute paths are refused, nothing outside <dir>', async () => {
+    // Not our hub: a server answering the list with names no hub accepts.
+    const names = ['fine', '../escaped', '/tmp/absolute-escape', 'a/b', '..'];
+    const fake = http.createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const items = names.map((name) => ({ name, description: '', system_prompt: 'x', tool_list: '', knowledge_base_ids: [], triggers: { keywords: [], regex: [], contact_tags: [] }, binding_channels: [], mid_turn: null }));
+      response.end(JSON.stringify({ data: { items, next_cursor: null, has_more: false, total: items.length }, error: null, meta: { request_id: 'x', timestamp: new Date().toISOString() } }));
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    try {
+      const parent = makeTempDir();
+      const dir = path.join(parent, 'out');
+      const run = await runCli(['workflows', 'export', dir, '--url', `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, '--api-key', `svc_live_${'a'.repeat(43)}`], env);
+      expect(run.code).toBe(1);
+      expect(readdirSync(dir)).toEqual(['fine.yaml']);
+      expect(readdirSync(parent)).toEqual(['out']);
+      expect(existsSync('/tmp/absolute-escape.yaml')).toBe(false);
+      expect(run.stderr).toContain('not written: "../escaped" is not a workflow name');
+    } finally {
+      await new Promise((resolve) => fake.close(resolve));
+    }
   });
 });
 

@@ -63,6 +63,8 @@ export class FakeTelegramApi {
    * 9.3), `bad-request` answers 400; null accepts drafts in private chats.
    */
   refuseDrafts: 'unknown-method' | 'bad-request' | null = null;
+  /** `answerCallbackQuery` is refused as for a query that is too old or answered already. */
+  staleCallbackQueries = false;
 
   /** The one token this bot accepts; change it to simulate a revoked or a corrected token. */
   constructor(public token: string) {}
@@ -173,6 +175,9 @@ export class FakeTelegramApi {
 
   /** What Telegram refuses before doing anything: bad texts, drafts it will not take. */
   private refusal(method: string, params: Record<string, any>): { status: number; description: string } | null {
+    if (method === 'answerCallbackQuery' && this.staleCallbackQueries) {
+      return { status: 400, description: 'Bad Request: query is too old and response timeout expired or query ID is invalid' };
+    }
     if (method === 'sendMessageDraft') {
       if (this.refuseDrafts === 'unknown-method') return { status: 404, description: 'Not Found' };
       if (this.refuseDrafts === 'bad-request') return { status: 400, description: 'Bad Request: drafts are not available for this bot' };

@@ -19,6 +19,20 @@ describe('redaction helpers', () => {
     expect(redactSecretQueryValues('/api/v1/sessions?limit=5&cursor=abc&api_key=svc_live_x&Token=t')).toBe('/api/v1/sessions?limit=5&cursor=abc&api_key=[redacted]&Token=[redacted]');
     expect(redactSecretQueryValues('/api/v1/health')).toBe('/api/v1/health');
   });
+
+  it('hides every value whose name looks secret, not only known names (issue 26)', () => {
+    const names = ['secret_token', 'X-Telegram-Bot-Api-Secret-Token', 'client_secret', 'sessionKey', 'apiKey', 'password_hash', 'passwd', 'pwd', 'hub.signature', 'X-Hub-Signature-256', 'AUTH', 'authorization', 'credentials', 'SAMLart', 'sig', 'code', 'state', 'refresh_token', 'id_token'];
+    for (const name of names) {
+      expect(redactSecretQueryValues(`/x?${encodeURIComponent(name)}=canary&limit=5`)).toBe(`/x?${encodeURIComponent(name)}=[redacted]&limit=5`);
+    }
+    expect(redactSecretQueryValues('/x?limit=5&cursor=abc&include_archived=true&level=INFO')).toBe('/x?limit=5&cursor=abc&include_archived=true&level=INFO');
+  });
+
+  it('hides a Telegram bot token in the path', () => {
+    expect(redactSecretQueryValues('/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage?chat_id=1')).toBe('/bot[redacted]/sendMessage?chat_id=1');
+    expect(redactSecretQueryValues('/api/v1/channels/telegram/webhook/123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw')).toBe('/api/v1/channels/telegram/webhook/[redacted]');
+    expect(redactSecretQueryValues('/api/v1/sessions/123:abc')).toBe('/api/v1/sessions/123:abc');
+  });
 });
 
 describe('the logger', () => {
@@ -52,6 +66,8 @@ describe('access log lines', () => {
         },
       });
       await fetch(`${app.url}/api/v1/health`);
+      await fetch(`${app.url}/api/v1/channels/telegram/webhook?secret_token=canary-webhook-secret`, { method: 'POST' });
+      await fetch(`${app.url}/bot123456789:canaryAAHdqTcvCH1vGWJxfSeofSAs0K5PAL/getMe`);
     } finally {
       await app.close();
     }

@@ -12,7 +12,7 @@ import { anyJson, draw, hostileString } from './support/bad-input-values';
  * RSS back within 20 %.
  */
 
-const N = scaled({ slack: 120, telegram: 120 }, { slack: 1_300, telegram: 1_300 });
+const N = scaled({ slack: 120, telegram: 120, confusion: 60 }, { slack: 1_300, telegram: 1_300, confusion: 1_000 });
 
 let hub: BadInputHub;
 let rssBaselineKiB = 0;
@@ -147,6 +147,78 @@ it('Telegram: wrong secret, truncated, unknown update types, wrong shapes', asyn
   }
   const after = await sessionCount();
   if (after - before < chats.size) hub.violate('not-stored', 'telegram valid messages', `${chats.size} chats accepted, ${after - before} sessions created`);
+}, 600_000);
+
+/** A signed interactivity request (form-encoded `payload=<json>`), as Slack posts button clicks and shortcuts. */
+const slackInteraction = (payload: unknown) => {
+  const request = hub.slackRequest(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), { contentType: 'application/x-www-form-urlencoded' });
+  return { ...request, target: '/api/v1/channels/slack/interactions' };
+};
+const blockActions = (actionId: string) => ({
+  type: 'block_actions',
+  team: { id: FAKE_SLACK.teamId, domain: 'x' },
+  user: { id: 'U1', name: 'fuzz', team_id: FAKE_SLACK.teamId },
+  api_app_id: 'A1',
+  token: 'legacy',
+  trigger_id: '1.2.3',
+  container: { type: 'message', message_ts: '1.1', channel_id: 'C1' },
+  channel: { id: 'C1', name: 'general' },
+  message: { ts: '1.1', text: 'x' },
+  actions: [{ action_id: actionId, block_id: 'b', type: 'button', value: 'x', action_ts: '1.2' }],
+});
+
+it('type confusion (issue 26): signed payloads with fields of the wrong type, genuine shapes nobody listens to, stale button clicks', async () => {
+  const cases = draw(
+    fc.oneof(
+      fc.record({
+        kind: fc.constant('slack-interaction-shape'),
+        path: fc.constantFrom('actions', 'user', 'team', 'channel', 'message', 'container', 'actions.0', 'actions.0.action_id', 'actions.0.value', 'user.id', 'type'),
+        value: anyJson(),
+      }),
+      fc.record({ kind: fc.constant('slack-event-shape'), field: fc.constantFrom('authorizations', 'team_id', 'api_app_id', 'event_id', 'event_time', 'event.type', 'event.channel_type'), value: anyJson() }),
+      fc.record({
+        kind: fc.constant('slack-unhandled'),
+        shape: fc.constantFrom('app_rate_limited', 'shortcut', 'message_action', 'view_submission', 'view_closed', 'block_suggestion', 'other-app-action', 'interactive_message', 'dialog_submission'),
+      }),
+      fc.record({ kind: fc.constant('telegram-stale-click'), data: fc.oneof(fc.constant('not-ours'), hostileString(40)) }),
+    ),
+    N.confusion,
+    23,
+  );
+  hub.telegram.staleCallbackQueries = true;
+  try {
+    for (const c of cases) {
+      if (c.kind === 'slack-interaction-shape') {
+        const payload: any = blockActions('switchboard_confirm_allow');
+        const keys = c.path.split('.');
+        let target = payload;
+        for (const key of keys.slice(0, -1)) target = target[key];
+        target[keys.at(-1)!] = c.value;
+        hub.check('slack-interaction-shape', `${c.path}=${JSON.stringify(c.value)?.slice(0, 60)}`, await hub.send(slackInteraction(payload)), ACK);
+      } else if (c.kind === 'slack-event-shape') {
+        const envelope: any = JSON.parse(slackEnvelope(dm('typed')));
+        const keys = c.field.split('.');
+        (keys.length === 2 ? envelope[keys[0]!] : envelope)[keys.at(-1)!] = c.value;
+        hub.check('slack-event-shape', `${c.field}=${JSON.stringify(c.value)?.slice(0, 60)}`, await hub.send(hub.slackRequest(JSON.stringify(envelope))), ACK);
+      } else if (c.kind === 'slack-unhandled') {
+        const started = Date.now();
+        const request =
+          c.shape === 'app_rate_limited'
+            ? hub.slackRequest(JSON.stringify({ token: 'legacy', type: 'app_rate_limited', team_id: FAKE_SLACK.teamId, minute_rate_limited: 1518467820, api_app_id: 'A1' }))
+            : slackInteraction(c.shape === 'other-app-action' ? blockActions('another_app_approve') : { type: c.shape, team: { id: FAKE_SLACK.teamId }, user: { id: 'U1' }, callback_id: 'x', trigger_id: '1.2.3' });
+        const answer = hub.check('slack-unhandled-shape', c.shape, await hub.send(request), ACK);
+        // Acknowledged at once: bolt's way was an empty 404 after its 3 s timeout.
+        if (answer && (answer.status !== 200 || Date.now() - started > 2_000)) hub.violate('unexpected', `slack unhandled ${c.shape}`, `answered ${answer.status} after ${Date.now() - started} ms`);
+      } else {
+        const click = { update_id: updateId++, callback_query: { id: `stale-${updateId}`, chat_instance: 'i', from: { id: 4242, is_bot: false, first_name: 'Fuzz' }, data: c.data, message: { message_id: 1, date: 0, chat: { id: 4242, type: 'private' }, text: 'x' } } };
+        const answer = hub.check('telegram-stale-click', String(c.data).slice(0, 20), await hub.send(hub.telegramRequest(JSON.stringify(click))), ACK);
+        // Telegram refused answerCallbackQuery: the update was still handled, never redelivered forever.
+        if (answer && answer.status !== 200) hub.violate('unexpected', `telegram stale click ${JSON.stringify(c.data)}`, `answered ${answer.status}`);
+      }
+    }
+  } finally {
+    hub.telegram.staleCallbackQueries = false;
+  }
 }, 600_000);
 
 it('passes: no crash, no 5xx, no hang, refusals in the envelope, RSS back within 20 %', async () => {

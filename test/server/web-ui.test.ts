@@ -33,7 +33,9 @@ describe('the web UI route', () => {
       expect(response.status).toBe(200);
       expect(response.text).toContain('<div id="root">');
       expect(response.headers['cache-control']).toBe('no-cache');
-      expect(response.headers['content-security-policy']).toContain("connect-src 'self' ws: wss:");
+      // This origin only (issue 26: `ws: wss:` let scripts open sockets to any host).
+      expect(response.headers['content-security-policy']).toContain("connect-src 'self';");
+      expect(response.headers['content-security-policy']).not.toMatch(/ws:|wss:/);
     }
   });
 

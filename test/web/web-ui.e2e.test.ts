@@ -134,6 +134,38 @@ describe('the web UI', () => {
     await page.getByRole('link', { name: 'Admin' }).waitFor();
   });
 
+  it('keeps the refresh token out of script reach and refreshes from its cookie (issue 26)', async () => {
+    const stored = (await page.evaluate('localStorage.getItem("switchboard.auth")')) as string;
+    expect(stored).not.toContain('refresh_token');
+    const cookie = (await page.context().cookies()).find((entry) => entry.name === 'switchboard_refresh');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api/v1/auth/refresh' });
+    expect(await page.evaluate('document.cookie')).not.toContain('switchboard_refresh');
+    // The access token runs out: the next request refreshes from the cookie and the user stays in.
+    await page.evaluate('(() => { const a = JSON.parse(localStorage.getItem("switchboard.auth")); a.expires_at = 0; localStorage.setItem("switchboard.auth", JSON.stringify(a)); })()');
+    await page.goto(`${base}/sessions`);
+    await page.getByRole('link', { name: 'Admin' }).waitFor();
+    // A function, not a string: the page's CSP refuses eval.
+    await page.waitForFunction(() => JSON.parse((globalThis as any).localStorage.getItem('switchboard.auth')).expires_at > Date.now());
+  });
+
+  it('never swaps the signed-in user for one a link carries (login CSRF, issue 26)', async () => {
+    // Another account's own tokens, in the fragment the hub used to send, and a hand-off this tab did not start.
+    const mallory = (await (
+      await fetch(`${base}/api/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'mallory', email: 'mallory@example.com', password: 'mallory-password-1' }) })
+    ).json()) as { data: { access_token: string; refresh_token: string } };
+    for (const fragment of [
+      `access_token=${mallory.data.access_token}&refresh_token=${mallory.data.refresh_token}&token_type=bearer&expires_in=900`,
+      'saml_code=forged-code&state=forged-state',
+    ]) {
+      // As a link from elsewhere arrives: a fresh page load.
+      await page.goto('about:blank');
+      await page.goto(`${base}/sessions#${fragment}`);
+      await page.getByRole('link', { name: 'Admin' }).waitFor();
+      await page.waitForFunction(() => (globalThis as any).location.hash === '');
+      expect(JSON.parse((await page.evaluate('localStorage.getItem("switchboard.auth")')) as string).user.username).toBe(ADMIN.username);
+    }
+  });
+
   it('creates a session and streams a reply token by token', async () => {
     await page.getByRole('button', { name: 'New session' }).first().click();
     await page.waitForURL(/\/sessions\/[0-9a-f-]{36}$/);

@@ -1,5 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
+import { HTML_MAX_DEPTH, htmlText } from '../../offload/html-text';
+import { OffThreadTimeout } from '../../offload/off-thread';
 import { checkedAddress, pinnedLookup, systemResolver, type AddressPolicy, type Resolver } from './ssrf-guard';
 import type { Tool } from './tool';
 import { ToolError } from './tool-error';
@@ -12,6 +14,9 @@ export interface HttpFetchSettings extends AddressPolicy {
   /** Characters of text given to the model at most. */
   maxTextChars: number;
 }
+
+/** Heap of the worker thread that turns a fetched HTML page into text (the page is at most `maxBytes`). */
+export const HTML_TEXT_HEAP_MB = 128;
 
 export type HttpFetchInput = {
   url: string;
@@ -40,12 +45,14 @@ export function httpFetchTool(settings: HttpFetchSettings, resolve: Resolver = s
     sideEffects: false,
     availability: () => ({ ok: true }),
     async run(input, context) {
+      // The whole step — connecting, reading and turning HTML into text — fits in the timeout.
+      const deadline = Date.now() + settings.timeoutMs;
       const signal = AbortSignal.any([context.signal, AbortSignal.timeout(settings.timeoutMs)]);
       let url = parseUrl(input.url);
       for (let hop = 0; ; hop += 1) {
         const response = await get(url, settings, resolve, signal);
         const location = response.headers.location;
-        if (!REDIRECT_STATUSES.has(response.statusCode ?? 0) || !location) return await readResponse(url, response, settings, signal);
+        if (!REDIRECT_STATUSES.has(response.statusCode ?? 0) || !location) return await readResponse(url, response, settings, signal, deadline);
         response.destroy();
         if (hop >= settings.maxRedirects) throw new ToolError(`Too many redirects (more than ${settings.maxRedirects}).`);
         url = parseUrl(new URL(location, url).toString());
@@ -85,7 +92,7 @@ async function get(url: URL, settings: HttpFetchSettings, resolve: Resolver, sig
   });
 }
 
-async function readResponse(url: URL, response: http.IncomingMessage, settings: HttpFetchSettings, signal: AbortSignal) {
+async function readResponse(url: URL, response: http.IncomingMessage, settings: HttpFetchSettings, signal: AbortSignal, deadline: number) {
   const contentType = response.headers['content-type'] ?? '';
   const chunks: Buffer[] = [];
   let size = 0;
@@ -109,9 +116,14 @@ async function readResponse(url: URL, response: http.IncomingMessage, settings: 
   }
   const isText = contentType === '' || TEXT_TYPES.test(contentType);
   let text: string | null = null;
+  let note: string | null = isText ? null : `binary content (${contentType}) is not shown`;
   if (isText) {
     text = decode(Buffer.concat(chunks), contentType);
-    if (/html/i.test(contentType)) text = htmlToText(text);
+    if (/html/i.test(contentType)) {
+      const page = await pageText(url, text, signal, deadline);
+      text = page.text;
+      if (page.tooDeep) note = `the page nests elements deeper than ${HTML_MAX_DEPTH} levels; its text stops there`;
+    }
     if (text.length > settings.maxTextChars) {
       text = text.slice(0, settings.maxTextChars);
       truncated = true;
@@ -123,8 +135,22 @@ async function readResponse(url: URL, response: http.IncomingMessage, settings: 
     content_type: contentType || null,
     text,
     truncated,
-    ...(isText ? {} : { note: `binary content (${contentType}) is not shown` }),
+    ...(note ? { note } : {}),
   };
+}
+
+/**
+ * The readable text of an HTML page, from html-to-text in a worker thread (a hostile page is
+ * megabytes of markup built to be slow to parse), within what is left of the tool's timeout.
+ */
+async function pageText(url: URL, html: string, signal: AbortSignal, deadline: number) {
+  try {
+    const page = await htmlText({ html, maxDepth: HTML_MAX_DEPTH, keepLinks: true }, { timeoutMs: Math.max(1, deadline - Date.now()), maxHeapMb: HTML_TEXT_HEAP_MB, signal });
+    return { text: page.text.replace(/[ \t]+/g, ' ').replace(/\n{3,}/g, '\n\n').trim(), tooDeep: page.tooDeep };
+  } catch (error) {
+    if (error instanceof OffThreadTimeout) throw new ToolError(`Reading ${url.origin}'s page as text was stopped (timed out or cancelled).`, { cause: error });
+    throw new ToolError(`${url.origin}'s page could not be read as text.`, { cause: error });
+  }
 }
 
 function transportError(url: URL, error: Error, signal: AbortSignal): ToolError {
@@ -139,19 +165,4 @@ function decode(body: Buffer, contentType: string): string {
   } catch {
     return new TextDecoder('utf-8').decode(body);
   }
-}
-
-/** Readable text of an HTML page: scripts, styles and tags dropped, whitespace collapsed. */
-function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style|noscript)[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/\s+/g, ' ')
-    .trim();
 }

@@ -37,6 +37,7 @@ export function accessLog(logger: Logger, options: { quietPrefixes: readonly str
 
 /** `POST /api/v1/sessions/{id}/messages 202 3 ms`: the template, not the ids, names the endpoint. */
 export function requestLine(req: IncomingMessage | Request, res: ServerResponse | Response, durationMs: number | undefined): string {
-  const route = ((res as Response).locals?.route as string | undefined) ?? ((req as Request).originalUrl ?? req.url ?? '').split('?')[0];
+  // An unmatched request's raw path is shown: a bot token someone put in it is cut out too.
+  const route = ((res as Response).locals?.route as string | undefined) ?? redactSecretQueryValues(((req as Request).originalUrl ?? req.url ?? '').split('?')[0]!);
   return `${req.method} ${route} ${durationMs === undefined ? 'aborted' : `${res.statusCode} ${Math.round(durationMs)} ms`}`;
 }

@@ -1,5 +1,5 @@
 import { OpenApiGeneratorV31, type OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import { VERSION } from '../../version';
 
@@ -20,6 +20,30 @@ export function buildOpenApiDocument(registry: OpenAPIRegistry) {
   });
 }
 
+/**
+ * Swagger UI gets the web UI's headers (issue 26: it had no CSP and could be framed): its own
+ * scripts and styles only (swagger-ui-express serves its init script as a file), requests to this
+ * origin only, never inside a frame.
+ */
+const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+].join('; ');
+
+const docsHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  next();
+};
+
 /** `/openapi.json` and the interactive docs (swagger-ui, served from the installed package: no CDN). */
 export function docsRouter(document: object): Router {
   const router = Router();
@@ -28,6 +52,7 @@ export function docsRouter(document: object): Router {
   });
   router.use(
     DOCS_PATH,
+    docsHeaders,
     swaggerUi.serveFiles(undefined, { swaggerOptions: { url: `/api/v1${OPENAPI_PATH}` } }),
     swaggerUi.setup(undefined, {
       customSiteTitle: 'Switchboard API',

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { AppError, type FieldIssues } from '../../core/errors';
-import { documentKind, extractDocumentText, plainDocumentText } from '../../knowledge/extract';
+import { documentKind, prepareUpload, preparePlainDocument } from '../../knowledge/extract';
 import type { KnowledgeService } from '../../knowledge/knowledge-service';
 import { ACCEPTED_TYPES } from '../../knowledge/limits';
 import { readUpload } from '../../knowledge/upload';
@@ -116,8 +116,8 @@ async function readDocument(req: Request) {
   if (req.is('multipart/form-data')) {
     const upload = await readUpload(req);
     const kind = documentKind(upload.fileName, upload.mediaType);
-    const text = await extractDocumentText(kind, upload.content);
-    return { title: upload.title ?? upload.fileName ?? 'Untitled', source: upload.fileName, mediaType: ACCEPTED_TYPES[kind], sizeBytes: upload.content.length, text };
+    const { text, chunks } = await prepareUpload(kind, upload.content);
+    return { title: upload.title ?? upload.fileName ?? 'Untitled', source: upload.fileName, mediaType: ACCEPTED_TYPES[kind], sizeBytes: upload.content.length, text, chunks };
   }
   if (req.is(['application/json', 'application/*+json'])) {
     const parsed = textDocumentBody.safeParse(req.body);
@@ -126,7 +126,8 @@ async function readDocument(req: Request) {
       for (const issue of parsed.error.issues) (fields[issue.path.map(String).join('.') || 'body'] ??= []).push({ code: issue.code, message: issue.message });
       throw AppError.validation(fields);
     }
-    return { title: parsed.data.title, source: null, mediaType: 'text/plain', sizeBytes: Buffer.byteLength(parsed.data.text), text: plainDocumentText(parsed.data.text) };
+    const { text, chunks } = await preparePlainDocument(parsed.data.text);
+    return { title: parsed.data.title, source: null, mediaType: 'text/plain', sizeBytes: Buffer.byteLength(parsed.data.text), text, chunks };
   }
   throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the document as multipart/form-data (field `file`: txt, md, html or pdf) or as application/json {title, text}.', {
     details: { expected: ['multipart/form-data', 'application/json'], accepted: Object.keys(ACCEPTED_TYPES), received: req.get('content-type') ?? null },

@@ -6,6 +6,8 @@ import { tokenPairSchema } from '../../auth/sessions';
 import { AppError } from '../../core/errors';
 import { API_PREFIX, type ApiModule } from '../app';
 import { sendData } from '../envelope';
+import { DEFAULT_REFRESH_COOKIE, deliverPair, type RefreshCookieOptions } from '../refresh-cookie';
+import { deliveredPairSchema } from './auth';
 
 export const SAML_PATH = `${API_PREFIX}/auth/saml`;
 const RELAY_STATE_MAX = 1024;
@@ -28,7 +30,7 @@ export function samlPreamble(service: SamlService | null): RequestHandler {
   };
 }
 
-export function samlRoutes(service: SamlService | null): ApiModule {
+export function samlRoutes(service: SamlService | null, cookie: RefreshCookieOptions = DEFAULT_REFRESH_COOKIE): ApiModule {
   const require = (): SamlService => {
     if (!service) throw notConfigured();
     return service;
@@ -65,13 +67,30 @@ export function samlRoutes(service: SamlService | null): ApiModule {
 
     api.add({
       method: 'post',
+      path: '/auth/saml/exchange',
+      summary: 'Exchange the one-time code of a browser SAML login for a token pair',
+      description:
+        'The Web UI calls this with the `saml_code` and `state` of the fragment it was redirected to, after checking that `state` is the ' +
+        'nonce it sent as `relay_state` when it started the login. A code works once, for a few minutes, and only with its state.',
+      tags: ['auth'],
+      access: 'public',
+      rateLimit: 'auth_login',
+      body: z.strictObject({ code: z.string().min(1).max(128), state: z.string().max(RELAY_STATE_MAX) }),
+      errors: ['UNAUTHORIZED', 'SAML_NOT_CONFIGURED'],
+      response: { status: 200, description: 'The token pair (the refresh token as a cookie when asked for).', data: deliveredPairSchema },
+      handler: async ({ req, res, body }) => deliverPair(req, res, await require().exchange(body.code, body.state), cookie),
+    });
+
+    api.add({
+      method: 'post',
       path: '/auth/saml/acs',
       summary: 'SAML assertion consumer: log in with a signed SAMLResponse',
       description:
         'Checks signature, audience, recipient, validity window, InResponseTo and that the assertion was never used before; ' +
         `the body is limited to ${SAML_ACS_BODY_LIMIT_BYTES / 1024} KiB (413 above). ` +
         'finds or provisions the user by email. Answers the token pair as JSON when the request accepts `application/json`, ' +
-        'otherwise redirects (302) to the web UI with the pair in the URL fragment.',
+        'otherwise redirects (302) to the web UI with a one-time code and the RelayState in the URL fragment ' +
+        '(`#saml_code=…&state=…`), which the UI exchanges at `POST /auth/saml/exchange`: no tokens in URLs.',
       tags: ['auth'],
       access: 'public',
       rateLimit: 'saml_acs',
@@ -86,17 +105,14 @@ export function samlRoutes(service: SamlService | null): ApiModule {
       response: { status: 200, description: 'The token pair (JSON clients); browsers get a 302 instead.', data: tokenPairSchema as z.ZodType },
       handler: async ({ req, res, body }) => {
         const saml = require();
-        const pair = await saml.consume(body.SAMLResponse);
         if (req.accepts(['html', 'json']) === 'json') {
-          sendData(res, 200, pair);
+          sendData(res, 200, await saml.consume(body.SAMLResponse));
           return;
         }
-        const fragment = new URLSearchParams({
-          access_token: pair.access_token,
-          refresh_token: pair.refresh_token,
-          token_type: pair.token_type,
-          expires_in: String(pair.expires_in),
-        });
+        // A browser: a one-time code bound to the RelayState (the UI's nonce), never the tokens (login CSRF).
+        const state = body.RelayState ?? '';
+        const code = await saml.consumeForBrowser(body.SAMLResponse, state);
+        const fragment = new URLSearchParams({ saml_code: code, state });
         res.setHeader('Cache-Control', 'no-store');
         res.redirect(302, `${saml.webUiUrl}#${fragment.toString()}`);
       },

@@ -9,11 +9,32 @@
  */
 export const SAML_ACS_BODY_LIMIT_BYTES = 256 * 1024;
 
-/** A signature check still running after this long is given up (the worker is restarted). */
+/**
+ * Elements a response may hold before any parsing: the check's cost grows with the square of the
+ * sibling count (4,000: ~0.5 s; 16,000: 4 s). Real responses hold a few dozen, ~1,700 with 800 groups.
+ */
+export const SAML_MAX_ELEMENTS = 4_000;
+
+/** Nesting a response may have: a signed response nests about 8 levels. */
+export const SAML_MAX_DEPTH = 64;
+
+/**
+ * A signature check still running after this long is given up: its worker is stopped and replaced,
+ * and only that check is refused; the checks waiting behind it go on.
+ */
 export const SAML_VERIFY_TIMEOUT_MS = 10_000;
 
-/** Responses waiting for the signature worker at once; more answer 503 with Retry-After. */
+/** Responses checked or waiting at once; more answer 503 with Retry-After. */
 export const SAML_VERIFY_MAX_PENDING = 8;
+
+/** Signature workers (threads), each checking one response at a time. */
+export const SAML_VERIFY_WORKERS = 2;
 
 /** Heap of the signature worker, so a hostile document cannot exhaust the hub's memory. */
 export const SAML_VERIFIER_HEAP_MB = 256;
+
+/**
+ * How long the one-time code of a browser's SAML login may wait for the Web UI to exchange it: the
+ * redirect and one request, seconds in practice.
+ */
+export const SAML_HANDOFF_TTL_MS = 2 * 60 * 1000;

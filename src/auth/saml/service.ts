@@ -1,6 +1,7 @@
 import { NO_AUDIT, type AuditSink } from '../../core/audit';
 import { systemActor } from '../../core/actor';
 import { SAML, type Profile, type SamlConfig } from '@node-saml/node-saml';
+import { createHash, randomBytes } from 'node:crypto';
 import { Op, UniqueConstraintError } from 'sequelize';
 import { AppError } from '../../core/errors';
 import type { Role } from '../../core/principal';
@@ -11,6 +12,8 @@ import type { Sessions, TokenPair } from '../sessions';
 import type { Users } from '../users';
 import { assertionFacts } from './assertion';
 import { decodeSamlResponse, hasDocumentType, readEnvelope } from './envelope';
+import { SAML_HANDOFF_TTL_MS, SAML_MAX_DEPTH, SAML_MAX_ELEMENTS } from './limits';
+import { xmlShapeProblem } from './xml-shape';
 import { DatabaseRequestCache, SAML_REQUEST_TTL_MS } from './request-cache';
 import type { SamlSettings } from './settings';
 import { SamlResponseRefused, SamlSignatureWorker } from './signature-worker';
@@ -86,6 +89,36 @@ export class SamlService {
 
   /** Validates a posted SAMLResponse (the form field, base64) and logs the user in. */
   async consume(samlResponse: string): Promise<TokenPair> {
+    return this.sessions.issue(await this.authenticate(samlResponse));
+  }
+
+  /**
+   * A browser's login (issue 26, login CSRF): the response is validated as for `consume`, but no
+   * tokens travel in the URL. A one-time code does, bound to the `state` the Web UI sent as
+   * RelayState (a nonce it keeps until the browser comes back): only the browser that started this
+   * login holds both, and `exchange` takes them once, within SAML_HANDOFF_TTL_MS.
+   */
+  async consumeForBrowser(samlResponse: string, state: string): Promise<string> {
+    const user = await this.authenticate(samlResponse);
+    const code = randomBytes(32).toString('base64url');
+    await this.models.SamlRequest.create({ id: handoffKey(code, state, user.id) });
+    return code;
+  }
+
+  /** The token pair for a hand-off code and its state, once; 401 for anything else (unknown, used, expired, another state). */
+  async exchange(code: string, state: string): Promise<TokenPair> {
+    const prefix = handoffKey(code, state, '');
+    const row = await this.models.SamlRequest.findOne({ where: { id: { [Op.startsWith]: prefix } } });
+    // The delete decides who takes it: two exchanges of one code, one wins.
+    const taken = row ? await this.models.SamlRequest.destroy({ where: { id: row.id } }) : 0;
+    const fresh = row !== null && Date.now() - new Date(row.created_at).getTime() <= SAML_HANDOFF_TTL_MS;
+    const user = taken === 1 && fresh ? await this.users.findById(row.id.slice(prefix.length)) : null;
+    if (!user || !user.is_active) throw new AppError('UNAUTHORIZED', 'The sign-in code is not valid (unknown, used or expired); sign in again.');
+    return this.sessions.issue(user);
+  }
+
+  /** The checks of a posted response and the user it signs in (found or provisioned); 401 otherwise. */
+  private async authenticate(samlResponse: string): Promise<UserRecord> {
     let user: UserRecord;
     try {
       const early = await this.refuseEarly(samlResponse);
@@ -102,7 +135,7 @@ export class SamlService {
       throw refused();
     }
     this.audit.record({ kind: 'saml.login', actor: { kind: 'user', id: user.id, name: user.username }, subject: user.id, action: 'login', details: { role: user.role } });
-    return this.sessions.issue(user);
+    return user;
   }
 
   /** Stops the signature worker (shutdown). */
@@ -111,7 +144,7 @@ export class SamlService {
   }
 
   /**
-   * The checks that need no XML parsing: no DTD, the response's root, its InResponseTo (one we
+   * The checks that need no XML parsing: no DTD, a bounded size (elements, depth), the response's root, its InResponseTo (one we
    * issued, when the configuration requires one) and its Issuer (the configured IdP). Returns the
    * reason to refuse, or null to go on to the full check.
    */
@@ -119,6 +152,8 @@ export class SamlService {
     const xml = decodeSamlResponse(samlResponse);
     if (xml === null) return 'not base64-encoded XML';
     if (hasDocumentType(xml)) return 'the document has a DTD (DOCTYPE), which SAML responses never carry';
+    const shape = xmlShapeProblem(xml, { maxElements: SAML_MAX_ELEMENTS, maxDepth: SAML_MAX_DEPTH });
+    if (shape) return shape;
     const envelope = readEnvelope(xml);
     if (envelope === null) return null;
     if (envelope.root !== 'Response') return `the document is a ${envelope.root}, not a Response`;
@@ -204,6 +239,14 @@ export class SamlService {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+/**
+ * A hand-off's row in the request cache table: only hashes of the code and state (a database
+ * reader learns no code), then the user's id.
+ */
+function handoffKey(code: string, state: string, userId: string): string {
+  return `handoff:${createHash('sha256').update(`${code}\n${state}`).digest('hex')}:${userId}`;
+}
 
 function emailOf(profile: Profile): string | null {
   for (const candidate of [profile.email, profile.mail, profile.nameID]) {

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { WORKFLOW_NAME } from '../../workflows/workflow-schema';
 import { renderWorkflowYaml, type WorkflowDocument } from '../../workflows/yaml';
 import { DEFAULTS, type HubClient } from '../api-client';
 import { connect, type CliContext } from '../context';
@@ -43,10 +44,18 @@ export function registerWorkflows(program: Command, context: CliContext, setExit
     .description('write every workflow of the hub to <dir>/<name>.yaml (existing files of the same name are replaced)')
     .argument('<dir>', 'directory to write to (created when missing)')
     .action(async (dir: string, options: HubOptions) => {
-      const all = await listAll(connect(context, options));
+      const listed = await listAll(connect(context, options));
+      // A name becomes a file name: anything but a workflow slug (`../x`, `/etc/x`, `a/b`) from a
+      // hub that is not what it claims to be would write outside <dir>. Refused, never written.
+      const all = listed.filter((workflow) => typeof workflow.name === 'string' && WORKFLOW_NAME.test(workflow.name));
+      const refused = listed.filter((workflow) => !all.includes(workflow));
       await mkdir(dir, { recursive: true });
       for (const workflow of all) await writeFile(path.join(dir, `${workflow.name}.yaml`), renderWorkflowYaml(workflow));
       context.out(`Exported ${all.length} workflow(s) to ${dir}${all.length > 0 ? `: ${all.map((workflow) => `${workflow.name}.yaml`).join(', ')}` : ''}.`);
+      if (refused.length > 0) {
+        for (const workflow of refused) context.err(`✗ not written: ${JSON.stringify(String(workflow.name)).slice(0, 80)} is not a workflow name (${WORKFLOW_NAME.source})`);
+        setExitCode(EXIT.REFUSED);
+      }
     });
 }
 

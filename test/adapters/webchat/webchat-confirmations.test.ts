@@ -16,6 +16,8 @@ describe('confirmations: buttons', () => {
 
   beforeAll(async () => {
     harness = await startWebchatHarness({ confirmations: 'buttons' });
+    // Visitors get only what a webchat workflow pins (issue 26): one that answers every message.
+    expect((await harness.admin('POST', '/assistant/workflows', { name: 'notes', tool_list: 'save_note', triggers: { regex: ['.'] }, binding_channels: ['webchat'] })).status).toBe(201);
   });
 
   afterEach(() => {
@@ -77,9 +79,11 @@ describe('confirmations: buttons', () => {
 });
 
 describe('confirmations: refuse (the default)', () => {
-  it('disables the tool for the session instead of asking, and the agent answers without it', async () => {
+  it('denies the call instead of asking, and the agent answers without it', async () => {
     const harness = await startWebchatHarness();
     try {
+      // Visitors get only what a webchat workflow pins (issue 26): one that answers every message.
+      expect((await harness.admin('POST', '/assistant/workflows', { name: 'notes', tool_list: 'save_note', triggers: { regex: ['.'] }, binding_channels: ['webchat'] })).status).toBe(201);
       harness.provider.rounds = saveNote('call-9');
       const visitor = await Widget.open(harness.base);
       visitor.say('please save a note');
@@ -89,6 +93,34 @@ describe('confirmations: refuse (the default)', () => {
       expect(harness.tools.runs).toEqual([]);
       const toolMessage = harness.provider.requests.at(-1)!.messages.find((message) => message.role === 'tool');
       expect(JSON.stringify(toolMessage)).toMatch(/disabled|denied|not allowed/i);
+    } finally {
+      await harness.stop();
+    }
+  });
+});
+
+describe('a refusal stays within its turn (issue 25)', () => {
+  it('a tool refused in a refuse-workflow turn is offered (with buttons) in a later turn of a buttons workflow', async () => {
+    const harness = await startWebchatHarness({ confirmations: 'refuse', workflow_confirmations: { helpdesk: 'buttons' } });
+    try {
+      for (const [name, keyword] of [['helpdesk', 'ticket'], ['shop', 'order']]) {
+        expect((await harness.admin('POST', '/assistant/workflows', { name, tool_list: 'save_note', triggers: { keywords: [keyword] }, binding_channels: ['webchat'] })).status).toBe(201);
+      }
+      const visitor = await Widget.open(harness.base);
+      harness.provider.rounds = saveNote('call-first');
+      visitor.say('about my order, save a note');
+      expect(await visitor.next()).toEqual({ text: 'All done.' });
+      expect(harness.tools.runs).toHaveLength(0); // refused
+      // The same session, a turn the helpdesk answers: save_note is still there, asked with buttons.
+      harness.provider.rounds = saveNote('call-second');
+      visitor.say('open a ticket and save a note');
+      const question = await visitor.next();
+      expect(question.quick_replies).toHaveLength(6);
+      expect(harness.provider.requests.at(-1)!.tools!.map((tool) => tool.name)).toEqual(['save_note']);
+      visitor.say(question.quick_replies![0]!.payload);
+      expect(await visitor.next()).toEqual({ text: 'All done.' });
+      expect(harness.tools.runs).toHaveLength(1);
+      visitor.close();
     } finally {
       await harness.stop();
     }
@@ -120,7 +152,7 @@ describe('per workflow (workflow_confirmations)', () => {
       shopper.close();
       expect(harness.tools.runs).toHaveLength(1); // refused: not run
       const refusals = await auditRows(harness.api, harness.adminToken, { kind: 'tool.confirmation', actor: 'system:webchat-refuse' });
-      expect(refusals.map((row) => [row.subject, row.action])).toEqual([['save_note', 'disable']]);
+      expect(refusals.map((row) => [row.subject, row.action])).toEqual([['save_note', 'deny']]);
     } finally {
       await harness.stop();
     }

@@ -35,13 +35,14 @@ const settled = (on: Page) =>
 /** The session id the widget keeps in local storage (rasa-webchat's `chat_session` entry). */
 const storedSessionId = (on: Page) => on.evaluate('JSON.parse(localStorage.getItem("chat_session") || "{}").session_id') as Promise<string>;
 
-/** What the page logged as errors, less the web font the CSP keeps the widget from loading on purpose. */
-const pageErrors = () => watch.take().filter((error) => !/fonts\.googleapis\.com/.test(error));
+/** What the page logged as errors: none at all, CSP refusals included (issue 25: the widget's font import logged 11 per load). */
+const pageErrors = () => watch.take();
 
 it('serves the demo page with the widget, which connects and answers in paragraphs, showing typing while the agent works', async () => {
   const response = await page.goto(`${harness.base}/webchat/demo`);
   expect(response?.status()).toBe(200);
   expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+  expect(response?.headers()['content-security-policy']).toContain("connect-src 'self';");
   await page.locator('.rw-launcher').click();
   const input = page.locator('.rw-new-message');
   await input.waitFor();

@@ -6,6 +6,8 @@ import type { ChannelUnderTest, Conversation } from './channel-under-test';
 /** The website widget: socket.io-client doing what rasa-webchat does; a widget session per conversation. */
 export async function startWebchat(): Promise<ChannelUnderTest> {
   const h = await startWebchatHarness({ confirmations: 'buttons' });
+  // Visitors get only the tools a webchat workflow pins (issue 26): one for the notes the suite saves.
+  await h.admin('POST', '/assistant/workflows', { name: 'visitor-notes', tool_list: 'save_note', triggers: { keywords: ['note'] }, binding_channels: ['webchat'] });
   const widgets: Widget[] = [];
 
   const conversation = async (): Promise<Conversation> => {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { SEED } from './bad-input-values';
 import { scaled } from '../scale';
 import { createHmac, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { ERROR_STATUS } from '../../../src/core/errors';
@@ -53,7 +53,10 @@ export interface Violation {
 export interface HealthFigures {
   probes: number;
   maxWaitMs: number;
+  /** Probes not answered 200, plus beats that never went out (beyond 5). */
   failed: number;
+  /** Probes not answered 200. */
+  notOk: number;
 }
 
 export class BadInputHub {
@@ -228,6 +231,7 @@ export class BadInputHub {
       probes: results.length,
       maxWaitMs: results.reduce((max, result) => Math.max(max, result.ms), 0),
       failed: results.filter((result) => result.status !== 200).length + Math.max(0, expected - results.length - 5),
+      notOk: results.filter((result) => result.status !== 200).length,
     };
   }
 
@@ -322,6 +326,8 @@ function successProblem(answer: Answer): string | null {
 export interface StartOptions {
   /** Extra environment for the hub. */
   env?: Record<string, string>;
+  /** config.yaml for the hub (its working directory's), when the defaults are not enough. */
+  config?: string;
 }
 
 /** Starts the fakes and the hub process, registers the admin. */
@@ -332,6 +338,7 @@ export async function startBadInputHub(options: StartOptions = {}): Promise<BadI
   const slackSecret = randomBytes(16).toString('hex');
   const telegramSecret = randomBytes(16).toString('hex');
   const cwd = makeTempDir();
+  if (options.config !== undefined) writeFileSync(path.join(cwd, 'config.yaml'), options.config);
   const service = spawnService(
     testEnv(path.join(cwd, 'data'), {
       ...GENEROUS_RATE_LIMITS,
@@ -377,18 +384,29 @@ export { FAKE_SLACK };
 export const PASS_BOUNDS = scaled({ healthWaitMs: 5_000, rssRatio: 1.6, settleMs: 15_000 }, { healthWaitMs: 1_000, rssRatio: 1.2, settleMs: 75_000 });
 
 /** Each file's last step: the probe stopped, RSS given time to settle, the figures printed, the pass criteria asserted. */
-export async function expectRunPassed(hub: BadInputHub, rssBaselineKiB: number): Promise<void> {
+export interface RunBounds {
+  healthWaitMs?: number;
+  rssRatio?: number;
+  /**
+   * Count probes that never went out (the prober waits for each answer, so a slow hub leaves beats
+   * out) as failed; the cost file, which keeps worker threads busy on both cores, judges by the
+   * longest wait and by answers that were not 200 instead.
+   */
+  missedProbesFail?: boolean;
+}
+
+export async function expectRunPassed(hub: BadInputHub, rssBaselineKiB: number, bounds: RunBounds = {}): Promise<void> {
   const health = await hub.stopProbe();
   const rssAfterKiB = await hub.settledRss(rssBaselineKiB);
   console.log(hub.summary({ seed: SEED, health, rssBaselineKiB, rssAfterKiB, rssRatio: Number((rssAfterKiB / rssBaselineKiB).toFixed(2)), violations: hub.violations.length }));
-  expectPassed(hub, { health, rssBaselineKiB, rssAfterKiB });
+  expectPassed(hub, { health, rssBaselineKiB, rssAfterKiB }, { healthWaitMs: PASS_BOUNDS.healthWaitMs, rssRatio: PASS_BOUNDS.rssRatio, missedProbesFail: true, ...bounds });
 }
 
 /** The pass criteria. */
-function expectPassed(hub: BadInputHub, figures: { health: HealthFigures; rssBaselineKiB: number; rssAfterKiB: number }): void {
+function expectPassed(hub: BadInputHub, figures: { health: HealthFigures; rssBaselineKiB: number; rssAfterKiB: number }, bounds: Required<RunBounds>): void {
   expect(hub.alive()).toBe(true);
   expect(hub.violations.slice(0, 25)).toEqual([]);
-  expect(figures.health.failed).toBe(0);
-  expect(figures.health.maxWaitMs).toBeLessThanOrEqual(PASS_BOUNDS.healthWaitMs);
-  expect(figures.rssAfterKiB).toBeLessThanOrEqual(figures.rssBaselineKiB * PASS_BOUNDS.rssRatio);
+  expect(bounds.missedProbesFail ? figures.health.failed : figures.health.notOk).toBe(0);
+  expect(figures.health.maxWaitMs).toBeLessThanOrEqual(bounds.healthWaitMs);
+  expect(figures.rssAfterKiB).toBeLessThanOrEqual(figures.rssBaselineKiB * bounds.rssRatio);
 }

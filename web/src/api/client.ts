@@ -1,6 +1,5 @@
 import { apiOrigin } from './origin';
-import { tokenStore } from './token-store';
-import type { TokenPair } from './types';
+import { tokenStore, type DeliveredPair } from './token-store';
 
 export type FieldIssues = Record<string, { code: string; message: string }[]>;
 
@@ -36,12 +35,21 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Send no credential (sign in, register, refresh). */
   anonymous?: boolean;
+  /**
+   * The refresh token travels as the hub's HttpOnly cookie (sign in, register, refresh, sign out):
+   * asked for with `X-Switchboard-Refresh: cookie`, and the cookie is sent along (also from the dev
+   * server, another port of the same site).
+   */
+  refreshCookie?: boolean;
 }
+
+/** The header by which the UI asks for the refresh token as a cookie (src/api/refresh-cookie.ts). */
+export const REFRESH_COOKIE_HEADER = { 'x-switchboard-refresh': 'cookie' };
 
 /** Calls the REST API: `/api/v1` + path, JSON in and out, the `data` of the envelope back. */
 export async function apiRequest<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
   const send = async (token: string | null) => {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...(options.refreshCookie ? REFRESH_COOKIE_HEADER : {}) };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (token) headers.authorization = `Bearer ${token}`;
     try {
@@ -50,6 +58,7 @@ export async function apiRequest<T>(method: string, path: string, options: Reque
         headers,
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
         signal: options.signal,
+        ...(options.refreshCookie ? { credentials: 'include' as const } : {}),
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
@@ -89,7 +98,7 @@ export async function accessToken(): Promise<string | null> {
 let refreshing: Promise<boolean> | null = null;
 
 /**
- * Trades the refresh token for a new pair. Refresh tokens are single use and a reused one revokes the
+ * Trades the refresh token (the HttpOnly cookie) for a new pair. Refresh tokens are single use and a reused one revokes the
  * whole family, so one refresh runs at a time across every tab (Web Locks), and a tab that waited
  * uses the pair another tab just got instead of spending the old token again.
  */
@@ -100,7 +109,9 @@ export function refreshTokens(staleAccessToken: string): Promise<boolean> {
       if (!current) return false;
       if (current.access_token !== staleAccessToken && current.expires_at - Date.now() > REFRESH_MARGIN_MS) return true;
       try {
-        const pair = await apiRequest<TokenPair>('POST', '/auth/refresh', { body: { refresh_token: current.refresh_token }, anonymous: true });
+        // From the cookie; a sign-in stored by an older version still holds its token: traded once for the cookie.
+        const body = current.refresh_token ? { refresh_token: current.refresh_token } : {};
+        const pair = await apiRequest<DeliveredPair>('POST', '/auth/refresh', { body, anonymous: true, refreshCookie: true });
         tokenStore.save(pair);
         return true;
       } catch (error) {

@@ -1,8 +1,8 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { api, apiRequest } from '../api/client';
-import { apiOrigin } from '../api/origin';
-import { tokenStore, type StoredAuth } from '../api/token-store';
-import type { TokenPair, User } from '../api/types';
+import { tokenStore, type DeliveredPair, type StoredAuth } from '../api/token-store';
+import type { User } from '../api/types';
+import { takeSamlHandoff } from './saml-handoff';
 
 interface AuthContextValue {
   user: User | null;
@@ -15,19 +15,6 @@ interface AuthContextValue {
 
 const AuthContext = createContext<AuthContextValue | null>(null);
 
-/**
- * A SAML login lands on the UI with the token pair in the URL fragment (decisions.md §2): take it,
- * and remove it from the address bar at once so it is never bookmarked or shared.
- */
-function pairFromFragment(): Omit<TokenPair, 'user'> | null {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  const access = fragment.get('access_token');
-  const refresh = fragment.get('refresh_token');
-  if (!access || !refresh) return null;
-  history.replaceState(null, '', location.pathname + location.search);
-  return { access_token: access, refresh_token: refresh, token_type: 'bearer', expires_in: Number(fragment.get('expires_in') ?? 900) };
-}
-
 export function AuthProvider({ children }: { children: ReactNode }) {
   const [auth, setAuth] = useState<StoredAuth | null>(() => tokenStore.read());
   const [checking, setChecking] = useState(true);
@@ -37,10 +24,16 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     let cancelled = false;
     (async () => {
-      const fromSaml = pairFromFragment();
-      if (fromSaml) {
-        const me = await fetchMe(fromSaml.access_token);
-        if (me) tokenStore.save({ ...fromSaml, user: me });
+      // A SAML login this tab started (its nonce matches): the one-time code becomes a sign-in. A
+      // signed-in user is never replaced without being asked.
+      const handoff = takeSamlHandoff();
+      const signedIn = tokenStore.read();
+      if (handoff && (!signedIn || window.confirm(`You are signed in as ${signedIn.user.username}. Sign in with the account of your single sign-on instead?`))) {
+        try {
+          tokenStore.save(await apiRequest<DeliveredPair>('POST', '/auth/saml/exchange', { body: handoff, anonymous: true, refreshCookie: true }));
+        } catch {
+          // An expired or used code: the sign-in page stays, the user starts again.
+        }
       }
       // Re-read who we are: role or active flag may have changed since the last visit.
       if (tokenStore.read()) {
@@ -58,36 +51,25 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const signIn = useCallback(async (username: string, password: string) => {
-    const pair = await apiRequest<TokenPair>('POST', '/auth/login', { body: { username, password }, anonymous: true });
+    const pair = await apiRequest<DeliveredPair>('POST', '/auth/login', { body: { username, password }, anonymous: true, refreshCookie: true });
     return tokenStore.save(pair).user;
   }, []);
 
   const register = useCallback(async (username: string, email: string, password: string) => {
-    const pair = await apiRequest<TokenPair>('POST', '/auth/register', { body: { username, email, password }, anonymous: true });
+    const pair = await apiRequest<DeliveredPair>('POST', '/auth/register', { body: { username, email, password }, anonymous: true, refreshCookie: true });
     return tokenStore.save(pair).user;
   }, []);
 
   const signOut = useCallback(async () => {
     const current = tokenStore.read();
     tokenStore.clear();
-    if (current) {
-      // Ends this refresh-token family on the hub; the UI is signed out either way.
-      await apiRequest('POST', '/auth/logout', { body: { refresh_token: current.refresh_token }, anonymous: true }).catch(() => undefined);
-    }
+    // Ends this refresh-token family on the hub and clears its cookie; the UI is signed out either way.
+    await apiRequest('DELETE', '/auth/refresh', { anonymous: true, refreshCookie: true }).catch(() => undefined);
+    if (current?.refresh_token) await apiRequest('POST', '/auth/logout', { body: { refresh_token: current.refresh_token }, anonymous: true }).catch(() => undefined);
   }, []);
 
   const value = useMemo(() => ({ user: auth?.user ?? null, checking, signIn, register, signOut }), [auth, checking, signIn, register, signOut]);
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
-}
-
-async function fetchMe(accessToken: string): Promise<User | null> {
-  try {
-    const response = await fetch(`${apiOrigin()}/api/v1/auth/me`, { headers: { authorization: `Bearer ${accessToken}` } });
-    const body = (await response.json()) as { data: User | null };
-    return body.data;
-  } catch {
-    return null;
-  }
 }
 
 export function useAuth(): AuthContextValue {

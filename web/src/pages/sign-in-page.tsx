@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { ApiError, errorMessage } from '../api/client';
 import { apiOrigin } from '../api/origin';
+import { startSamlLogin } from '../auth/saml-handoff';
 import { useAuth } from '../auth/auth-context';
 import { ErrorNote, Field } from '../components/ui';
 
@@ -100,7 +101,17 @@ export function SignInPage() {
           </button>
         </form>
         <p className="muted small center">
-          Your organisation uses single sign-on? <a href={`${apiOrigin()}/api/v1/auth/saml/login`}>Sign in with SAML</a>
+          Your organisation uses single sign-on?{' '}
+          <a
+            href={`${apiOrigin()}/api/v1/auth/saml/login`}
+            onClick={(event) => {
+              // With a nonce this tab keeps, so only this tab can take the login that comes back.
+              event.preventDefault();
+              startSamlLogin();
+            }}
+          >
+            Sign in with SAML
+          </a>
         </p>
       </div>
     </main>
