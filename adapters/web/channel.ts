@@ -13,13 +13,18 @@ export const webChannel = defineChannel<undefined>({
   required: true,
   routingChannel: () => WEB_CHANNEL,
   mode: () => WEB_CHANNEL_MODE,
-  create: ({ logger, allowedOrigins, socketIdleTimeoutMs, telemetry }) =>
-    new WebAdapter({
+  create: ({ logger, allowedOrigins, socketIdleTimeoutMs, telemetry, socketAuth, draining }) => {
+    // The hub always hands these over; a context without them (a test building channels) has no users to let in.
+    if (!socketAuth) throw new Error('the web channel needs the hub\'s socket credential check (ChannelContext.socketAuth)');
+    return new WebAdapter({
       logger,
       allowedOrigins,
       idleTimeoutMs: socketIdleTimeoutMs,
       maxPayloadBytes: WEB_ADAPTER_DEFAULTS.maxPayloadBytes,
       maxBufferedBytes: WEB_ADAPTER_DEFAULTS.maxBufferedBytes,
       telemetry,
-    }),
+      socketAuth,
+      draining: draining ?? (() => false),
+    });
+  },
 });

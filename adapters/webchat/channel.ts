@@ -16,6 +16,6 @@ export const webchatChannel = defineChannel<WebchatSettings>({
   routingChannel: () => WEBCHAT_CHANNEL,
   config: { schema: webchatSettingsSchema, env: WEBCHAT_ENV },
   mode: () => WEBCHAT_MODE,
-  create: ({ settings, logger, allowedOrigins, clientAddress, telemetry }) =>
-    settings.enabled ? new WebchatAdapter({ settings, logger, allowedOrigins, clientAddress, telemetry }) : null,
+  create: ({ settings, logger, allowedOrigins, clientAddress, telemetry, draining, renderLeases }) =>
+    settings.enabled ? new WebchatAdapter({ settings, logger, allowedOrigins, clientAddress, telemetry, draining, renderLeases }) : null,
 });
