@@ -45,38 +45,41 @@ export class EditReply implements LiveReply {
 /**
  * The post way (a surface with neither native streaming nor edits: messages cannot change once
  * sent): with `cadence.paragraphs`, each paragraph is posted once complete; what is left (or, without
- * paragraphs, the whole answer) at the end or before a question.
+ * paragraphs, the whole answer) at the end or before a question. Once anything streamed, the reply
+ * ends with the rest of what streamed (`streamed`: the presenter's text so far), since what was
+ * posted cannot be taken back.
  */
 export class PostReply implements LiveReply {
-  /** The part of the streamed text already posted (a prefix of it). */
-  private posted = 0;
-  private text = '';
+  /** The streamed text already posted (a prefix of what streamed). */
+  private posted = '';
   private anyPosted = false;
 
-  constructor(private readonly surface: ReplySurface) {}
+  constructor(
+    private readonly surface: ReplySurface,
+    private readonly streamed: () => string,
+  ) {}
 
   async update(text: string): Promise<InterimResult> {
-    this.text = text;
-    if (!this.surface.cadence.paragraphs) return 'shown';
-    const { paragraphs, rest } = takeParagraphs(text.slice(this.posted));
-    this.posted = text.length - rest.length;
+    if (!this.surface.cadence.paragraphs || !text.startsWith(this.posted)) return 'shown';
+    const { paragraphs, rest } = takeParagraphs(text.slice(this.posted.length));
+    this.posted = text.slice(0, text.length - rest.length);
     for (const paragraph of paragraphs) await this.post(paragraph);
     return 'shown';
   }
 
-  async beforeQuestion(): Promise<void> {
-    await this.postRest(this.text);
+  async beforeQuestion(streamed: string): Promise<void> {
+    await this.postRest(streamed);
   }
 
   async finish(pieces: string[]): Promise<void> {
-    await this.postRest(pieces.join('\n\n'));
+    const streamed = this.streamed();
+    await this.postRest(streamed.trim() !== '' ? streamed : pieces.join('\n\n'));
   }
 
   /** What `text` holds past the posted part (all of it when it does not continue what was posted). */
   private async postRest(text: string): Promise<void> {
-    const rest = text.startsWith(this.text.slice(0, this.posted)) ? text.slice(this.posted) : text;
-    this.text = text;
-    this.posted = text.length;
+    const rest = text.startsWith(this.posted) ? text.slice(this.posted.length) : text;
+    this.posted = text;
     for (const piece of textPieces(rest, this.surface.cadence.paragraphs === true)) await this.post(piece);
   }
 

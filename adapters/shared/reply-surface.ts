@@ -93,8 +93,8 @@ export interface LiveReply {
   begin?(): Promise<void>;
   /** Shows the answer so far (the whole text), using a free send slot only. Throws `ReplyUnavailable` to fall back. */
   update(text: string): Promise<InterimResult>;
-  /** A question is asked next: what streamed and was not shown yet goes first. */
-  beforeQuestion?(): Promise<void>;
+  /** A question is asked next: what streamed (`streamed`, the text so far) and was not shown yet goes first. */
+  beforeQuestion?(streamed: string): Promise<void>;
   /** The whole final text in pieces of at most the message limit; every piece arrives, in order. */
   finish(pieces: string[]): Promise<void>;
 }

@@ -165,15 +165,19 @@ export class TurnPresenter {
 
   /** Error or cancel: the note replaces what streamed, or follows it (what streamed stays: a draft vanishes, so it is sent). */
   private async note(text: string): Promise<void> {
-    if (this.surface.cadence.failureNote === 'replace' || this.text.trim() === '') return this.finishWith(text);
+    // Posted messages cannot be replaced: there the note follows what streamed whatever the cadence says.
+    const replace = this.surface.cadence.failureNote === 'replace' && !(this.live instanceof PostReply);
+    if (replace || this.text.trim() === '') return this.finishWith(text);
     await this.finishWith(this.text);
     await this.surface.post(text, { first: false });
   }
 
   private confirm(request: ConfirmRequest): void {
+    // What streamed before the question (later frames may be queued behind it by the time it runs).
+    const streamed = this.text;
     this.enqueue(async () => {
       if (this.surface.decide && (await this.surface.decide(request, this.options.sessionId))) return;
-      await this.write(async (live) => live.beforeQuestion?.());
+      await this.write(async (live) => live.beforeQuestion?.(streamed));
       await this.show({ kind: 'confirm', tool: request.tool });
       if (this.surface.ask) await this.surface.ask(request, this.options.sessionId);
       else await this.surface.post(request.message, { first: false });
@@ -240,7 +244,7 @@ export class TurnPresenter {
   /** The next way to show the answer: edits where the surface has them, else posts. */
   private fallbackAfter(current: LiveReply | null): LiveReply {
     if (this.surface.edit && !(current instanceof EditReply) && !(current instanceof PostReply)) return new EditReply(this.surface, this.surface.edit);
-    return new PostReply(this.surface);
+    return new PostReply(this.surface, () => this.text);
   }
 
   private enqueue(call: () => Promise<unknown>): void {
