@@ -68,7 +68,7 @@ export class ChatFollower {
   /** Presents turn `turnId` on `surface`; `waiting`: its message waits behind the running turn (marked until its turn starts). */
   async follow(hub: Hub, sessionId: string, turnId: string, surface: ReplySurface, waiting = false): Promise<void> {
     const { leases, logger, channel } = this.options;
-    const presenter = new TurnPresenter(surface, { logger, channel, sessionId, turnId, lease: leases ? () => leases.acquire(sessionId, turnId) : undefined });
+    const presenter = new TurnPresenter(surface, { logger, channel, sessionId, turnId, lease: leases ? (ticket) => leases.acquire(sessionId, turnId, ticket) : undefined });
     const unmark = this.mark(surface, waiting);
     const answered = answerWatch(this.options.telemetry, turnId);
     const followed = await followTurn(hub.events, sessionId, turnId, {

@@ -12,8 +12,11 @@ export interface PresenterOptions {
   channel: string;
   sessionId: string;
   turnId?: string;
-  /** Taken before the turn's first platform call, released after its last (the chat's rendering lease). */
-  lease?: () => Promise<HeldLease>;
+  /**
+   * The chat's rendering lease: taken before the turn's first platform call, released after its last.
+   * `ticket`: the seq of the turn's first frame (its place among the chat's turns).
+   */
+  lease?: (ticket: number) => Promise<HeldLease>;
 }
 
 /**
@@ -53,7 +56,7 @@ export class TurnPresenter {
   /** One frame of the turn (its end is `end`'s, decided by the core's turn follower). */
   frame(frame: SessionFrame): void {
     if (this.ended) return;
-    this.holdLease();
+    this.holdLease(frame.seq);
     switch (frame.type) {
       case 'agent_state':
         if (WORKING_STATES.has(frame.payload.state)) this.setStatus({ kind: 'working', state: frame.payload.state });
@@ -88,7 +91,8 @@ export class TurnPresenter {
     this.stopTimers();
     if (outcome.kind === 'stopped') return this.close();
     // Merged or dropped: nothing is shown, so no lease is waited for.
-    if (outcome.kind !== 'merged' && outcome.kind !== 'dropped') this.holdLease();
+    // No frame came (an ending known from elsewhere): its place is after every turn already waiting.
+    if (outcome.kind !== 'merged' && outcome.kind !== 'dropped') this.holdLease(Number.MAX_SAFE_INTEGER);
     this.enqueue(() => this.show({ kind: 'answering' }));
     switch (outcome.kind) {
       case 'done':
@@ -139,10 +143,10 @@ export class TurnPresenter {
   }
 
   /** The chat's lease, taken before this turn's first platform call (the chain waits for it). */
-  private holdLease(): void {
+  private holdLease(ticket: number): void {
     if (this.lease || !this.options.lease) return;
     const take = this.options.lease;
-    this.lease = this.chain.then(() => take()).catch(() => NO_LEASE);
+    this.lease = this.chain.then(() => take(ticket)).catch(() => NO_LEASE);
     const lease = this.lease;
     this.chain = lease.then((held) => {
       if (held.waitedOut) this.options.logger.info(this.details({}), `${this.options.channel}: the previous turn of the chat still held its rendering lease; showing this one anyway`);

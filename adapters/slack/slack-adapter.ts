@@ -61,7 +61,7 @@ export class SlackAdapter implements ChannelAdapter {
   private readonly app: App;
   private readonly users: UserNames;
   /** Takes messages in and shows their turns (adapters/shared): this channel supplies the reply surface. */
-  private readonly follower: ChatFollower;
+  private follower: ChatFollower | null = null;
   private readonly renders = new Set<Promise<void>>();
   private hub: Hub | null = null;
   private outbox: SlackOutbox | null = null;
@@ -128,8 +128,6 @@ export class SlackAdapter implements ChannelAdapter {
       ];
     }
     this.users = new UserNames(config.logger);
-    // Sends still waiting for a slot at shutdown are given up at once (no grace: Slack redelivers nothing of them).
-    this.follower = new ChatFollower({ channel: 'slack', logger: config.logger, telemetry: config.telemetry, leases: config.renderLeases, shutdownGraceMs: 0 });
     this.app.event('message', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
     this.app.event('app_mention', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
     this.app.event('assistant_thread_started', async ({ event, body, context, client }) => this.onAssistantThread(event as unknown as AssistantThreadStartedEvent, body, context, client));
@@ -152,6 +150,8 @@ export class SlackAdapter implements ChannelAdapter {
       }
     }
     this.outbox = new SlackOutbox(this.config.sendBudget, this.config.logger, this.config.telemetry);
+    // Sends still waiting for a slot at shutdown are given up at once (no grace), as the outbox closes.
+    this.follower = new ChatFollower({ channel: 'slack', logger: this.config.logger, telemetry: this.config.telemetry, leases: this.config.renderLeases, shutdownGraceMs: 0 });
     this.hub = hub;
   }
 
@@ -159,7 +159,8 @@ export class SlackAdapter implements ChannelAdapter {
     this.hub = null;
     const outbox = this.outbox;
     this.outbox = null;
-    await this.follower.stop(() => outbox?.close()); // sends still waiting for a slot are given up
+    await this.follower?.stop(() => outbox?.close()); // sends still waiting for a slot are given up
+    this.follower = null;
     await Promise.allSettled([...this.renders]);
     if (this.socketStarted) {
       this.socketStarted = false;
@@ -187,6 +188,8 @@ export class SlackAdapter implements ChannelAdapter {
     const calls = this.requireOutbox().calls(client, teamId);
     const { editIntervalMs, nativeStreaming, threadStatus, logger } = this.config;
     const surface = slackSurface(calls, target, { editIntervalMs, nativeStreaming, threadStatus, logger }, { channel: event.channel, ts: event.ts });
+    // Stopped meanwhile: thrown, so Slack delivers the event again (a 500).
+    if (!this.follower) throw new Error('the Slack channel is not started');
     await this.follower.take(hub, message, surface);
   }
 

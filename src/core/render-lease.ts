@@ -10,16 +10,19 @@
  * `test/contract/render-lease.test.ts` runs the same cases on both.
  *
  * @example
- * const held = await leases.acquire(sessionId, turnId);   // waits for the chat's previous turn
+ * const held = await leases.acquire(sessionId, turnId, firstFrame.seq);   // waits for the chat's previous turn
  * try { await sendTheAnswer(); } finally { await held.release(); }
  */
 export interface RenderLeases {
   /**
-   * Waits until the chat's lease is free (or `RENDER_LEASE.maxWaitMs` passed: then it goes ahead
-   * without it, `held.waitedOut` set) and takes it for `holder`. Never throws: a lease store that
-   * fails (Redis down) must not stop an answer, so it then goes ahead too.
+   * Waits until the chat's lease is free and no turn with a lower `ticket` waits for it (or
+   * `RENDER_LEASE.maxWaitMs` passed: then it goes ahead without it, `held.waitedOut` set), and takes
+   * it for `holder`. `ticket` is the turn's place in the chat: the seq of its first frame (a later
+   * turn's frames come after an earlier turn's), so when several turns wait while the previous one
+   * still sends, they go in the order they ran, not in the order their processes asked. Never
+   * throws: a lease store that fails (Redis down) must not stop an answer, so it then goes ahead too.
    */
-  acquire(chat: string, holder: string): Promise<HeldLease>;
+  acquire(chat: string, holder: string, ticket: number): Promise<HeldLease>;
 }
 
 /** A taken lease. Renewed while held (a long turn outlives the key's time to live), until released. */

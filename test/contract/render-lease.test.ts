@@ -60,9 +60,9 @@ describe.each([
   it('makes the next turn wait for the previous turn to release the chat', async () => {
     const chat = randomUUID();
     const order: string[] = [];
-    const first = await leases.a.acquire(chat, 'turn-1');
+    const first = await leases.a.acquire(chat, 'turn-1', 10);
     expect(first.waitedOut).toBe(false);
-    const second = leases.b.acquire(chat, 'turn-2').then((held) => {
+    const second = leases.b.acquire(chat, 'turn-2', 20).then((held) => {
       order.push('turn-2 sends');
       return held;
     });
@@ -75,10 +75,31 @@ describe.each([
     await held.release();
   });
 
+  it('hands the lease to the next turn in the chat (lowest ticket), whichever process asked first', async () => {
+    const chat = randomUUID();
+    const order: string[] = [];
+    const first = await leases.a.acquire(chat, 'turn-1', 1);
+    // Turn 3's process asks before turn 2's (turn 2 finished while turn 1 still sent its answer).
+    const third = leases.a.acquire(chat, 'turn-3', 30).then(async (held) => {
+      order.push('turn-3');
+      await held.release();
+    });
+    await sleep(30);
+    const second = leases.b.acquire(chat, 'turn-2', 20).then(async (held) => {
+      order.push('turn-2');
+      await sleep(30);
+      await held.release();
+    });
+    await sleep(30);
+    await first.release();
+    await Promise.all([second, third]);
+    expect(order).toEqual(['turn-2', 'turn-3']);
+  });
+
   it('keeps chats apart: another chat never waits', async () => {
-    const held = await leases.a.acquire(randomUUID(), 'turn-1');
+    const held = await leases.a.acquire(randomUUID(), 'turn-1', 1);
     const started = Date.now();
-    const other = await leases.b.acquire(randomUUID(), 'turn-9');
+    const other = await leases.b.acquire(randomUUID(), 'turn-9', 1);
     expect(other.waitedOut).toBe(false);
     expect(Date.now() - started).toBeLessThan(LIMITS.maxWaitMs);
     await Promise.all([held.release(), other.release()]);
@@ -86,22 +107,22 @@ describe.each([
 
   it('stays held past its time to live while its holder lives (a long turn)', async () => {
     const chat = randomUUID();
-    const held = await leases.a.acquire(chat, 'turn-1');
+    const held = await leases.a.acquire(chat, 'turn-1', 30);
     await sleep(LIMITS.ttlMs * 2);
-    const next = await leases.b.acquire(chat, 'turn-2');
+    const next = await leases.b.acquire(chat, 'turn-2', 40);
     // Still held: the wait ran out rather than the lease being taken.
     expect(next.waitedOut).toBe(true);
     await held.release();
-    const after = await leases.b.acquire(chat, 'turn-3');
+    const after = await leases.b.acquire(chat, 'turn-3', 50);
     expect(after.waitedOut).toBe(false);
     await after.release();
   });
 
   it('caps the wait: a turn goes ahead after maxWaitMs', async () => {
     const chat = randomUUID();
-    const held = await leases.a.acquire(chat, 'turn-1');
+    const held = await leases.a.acquire(chat, 'turn-1', 60);
     const started = Date.now();
-    const next = await leases.b.acquire(chat, 'turn-2');
+    const next = await leases.b.acquire(chat, 'turn-2', 70);
     expect(next.waitedOut).toBe(true);
     expect(Date.now() - started).toBeGreaterThanOrEqual(LIMITS.maxWaitMs - 20);
     await held.release();
@@ -109,11 +130,11 @@ describe.each([
 
   it('releases once: a second release does not free a lease the next turn holds', async () => {
     const chat = randomUUID();
-    const first = await leases.a.acquire(chat, 'turn-1');
+    const first = await leases.a.acquire(chat, 'turn-1', 80);
     await first.release();
-    const second = await leases.b.acquire(chat, 'turn-2');
+    const second = await leases.b.acquire(chat, 'turn-2', 90);
     await first.release();
-    const third = await leases.a.acquire(chat, 'turn-3');
+    const third = await leases.a.acquire(chat, 'turn-3', 100);
     expect(third.waitedOut).toBe(true);
     await second.release();
   });
@@ -123,7 +144,7 @@ describe.each([
     const chat = randomUUID();
     await leases.die(chat);
     const started = Date.now();
-    const next = await leases.b.acquire(chat, 'turn-2');
+    const next = await leases.b.acquire(chat, 'turn-2', 110);
     expect(next.waitedOut).toBe(false);
     expect(Date.now() - started).toBeLessThan(LIMITS.maxWaitMs);
     await next.release();

@@ -34,7 +34,7 @@ class TurnRenderer {
       deliver: (output) => (deliver ?? ((item) => this.outputs.push(item)))(output),
       refuse: async (_session, request) => void this.outputs.push({ kind: 'refuse', confirmationId: request.confirmation_id, tool: request.tool }),
     });
-    const take = lease ? () => lease.leases.acquire(lease.chat, String(Math.random())) : undefined;
+    const take = lease ? (ticket: number) => lease.leases.acquire(lease.chat, String(Math.random()), ticket) : undefined;
     this.presenter = new TurnPresenter(surface, { logger: pino({ level: 'silent' }), channel: 'webchat', sessionId: lease?.chat ?? 's', lease: take });
   }
 
