@@ -27,7 +27,7 @@ export function buildChannels(core: Core, board: ChannelStatusBoard, allowedOrig
   const { config, logger, lifecycle } = core;
   const built: BuiltChannel[] = [];
   const clientAddress = createClientIpResolver(config.api.trusted_proxy_cidrs);
-  const process = {
+  const processFacts = {
     allowedOrigins,
     socketIdleTimeoutMs: config.websocket.idle_timeout_s * 1000,
     clientAddress,
@@ -38,7 +38,7 @@ export function buildChannels(core: Core, board: ChannelStatusBoard, allowedOrig
   for (const channel of core.channels) {
     const settings = config.channels[channel.name];
     const telemetry = channelTelemetry(channel.name, core.metrics, core.tracing, core.arrivals);
-    const adapter = channel.create({ settings, logger, telemetry, ...process });
+    const adapter = channel.create({ settings, logger, telemetry, ...processFacts });
     const mode = channel.mode(settings);
     board.register(channel.name, { enabled: adapter !== null, mode });
     if (adapter) built.push({ adapter, mode, required: channel.required === true });
