@@ -149,7 +149,7 @@ export class TurnPresenter {
     this.lease = this.chain.then(() => take(ticket)).catch(() => NO_LEASE);
     const lease = this.lease;
     this.chain = lease.then((held) => {
-      if (held.waitedOut) this.options.logger.info(this.details({}), `${this.options.channel}: the previous turn of the chat still held its rendering lease; showing this one anyway`);
+      if (held.waitedOut) this.options.logger.info(this.details({}), `${this.options.channel}: showing a turn without the chat's rendering lease (the previous turn held it past the wait, or the lease store failed)`);
     });
   }
 
