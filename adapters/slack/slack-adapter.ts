@@ -12,14 +12,14 @@ import { SLACK_LIMITS } from './limits';
 import { slackSignatureCheck } from './signature';
 import { unhandledPayload } from './unhandled';
 import { conversationOf, isConversationalEvent, messageEventIssues, payloadIssues, normalizeChange, normalizeMessage, SLACK_CHANNEL, type SlackChangeEvent, type SlackMessageEvent } from './normalize';
-import { followTurn, type FollowedTurn } from '../../src/core/follow-turn';
 import type { SendBudgetLimits } from '../shared/send-budget';
 import { offerPrompts, type AssistantThreadStartedEvent, type SuggestedPrompts } from './assistant-thread';
-import { REPLY_TEXT, TurnRenderer, type ReplyTarget } from './render';
-import { SlackOutbox, webClientOptions, type SlackCalls } from './slack-outbox';
+import { slackSurface, type ReplyTarget } from './render';
+import { SlackOutbox, webClientOptions } from './slack-outbox';
 import { UserNames } from './user-names';
 import type { ChannelTelemetry } from '../../src/core/telemetry';
-import { answerWatch } from '../shared/answer-watch';
+import type { RenderLeases } from '../../src/core/render-lease';
+import { ChatFollower } from '../shared/chat-follower';
 
 export interface SlackAdapterConfig {
   logger: Logger;
@@ -42,6 +42,8 @@ export interface SlackAdapterConfig {
   suggestedPrompts: SuggestedPrompts;
   /** Web API calls and first answers, for the hub's metrics. */
   telemetry?: ChannelTelemetry;
+  /** Chats' rendering leases (ChannelContext.renderLeases): a thread's answers in order across processes. */
+  renderLeases?: RenderLeases;
 }
 
 /** Seconds Slack is asked to wait before delivering again while the channel is not running. */
@@ -59,8 +61,8 @@ export class SlackAdapter implements ChannelAdapter {
   readonly routes?: ChannelAdapter['routes'];
   private readonly app: App;
   private readonly users: UserNames;
-  /** The turns being rendered, to let go of at shutdown. */
-  private readonly following = new Set<{ followed: FollowedTurn; renderer: TurnRenderer }>();
+  /** Takes messages in and shows their turns (adapters/shared): this channel supplies the reply surface. */
+  private follower: ChatFollower | null = null;
   private readonly renders = new Set<Promise<void>>();
   private hub: Hub | null = null;
   private outbox: SlackOutbox | null = null;
@@ -157,18 +159,17 @@ export class SlackAdapter implements ChannelAdapter {
       }
     }
     this.outbox = new SlackOutbox(this.config.sendBudget, this.config.logger, this.config.telemetry);
+    // Sends still waiting for a slot at shutdown are given up at once (no grace), as the outbox closes.
+    this.follower = new ChatFollower({ channel: 'slack', logger: this.config.logger, telemetry: this.config.telemetry, leases: this.config.renderLeases, shutdownGraceMs: 0 });
     this.hub = hub;
   }
 
   async stop(): Promise<void> {
     this.hub = null;
-    for (const { followed, renderer } of [...this.following]) {
-      followed.stop();
-      renderer.abandon();
-    }
-    this.following.clear();
-    this.outbox?.close(); // sends still waiting for a slot are given up
+    const outbox = this.outbox;
     this.outbox = null;
+    await this.follower?.stop(() => outbox?.close()); // sends still waiting for a slot are given up
+    this.follower = null;
     await Promise.allSettled([...this.renders]);
     if (this.socketStarted) {
       this.socketStarted = false;
@@ -194,52 +195,16 @@ export class SlackAdapter implements ChannelAdapter {
     const conversation = conversationOf(event, teamId);
     const target: ReplyTarget = { channel: conversation.channel, threadTs: conversation.threadTs, recipient: { userId: event.user!, teamId: conversation.team } };
     const calls = this.requireOutbox().calls(client, teamId);
-    let result;
-    try {
-      result = await hub.ingest(message);
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'TURN_IN_PROGRESS') return this.note(calls, target, REPLY_TEXT.busy);
-      // Not stored (queue or database down): a 503 makes Slack deliver again, and the hub freed the event id.
-      if (!(error instanceof AppError) || error.status >= 500) throw new IngestFailure('the hub could not take the message in', { cause: error });
-      this.config.logger.warn({ err: error, session_key: message.sessionKey }, 'a Slack message was refused');
-      return this.note(calls, target, REPLY_TEXT.apology);
-    }
-    if (result.duplicate) return; // Slack's retry of a message already taken in: no second turn, no second reply
-    // It waits behind the running turn (mid-turn policy): acknowledged with a reaction until its turn starts.
-    const waiting = result.disposition === 'queued' ? new WaitingReaction(calls, event.channel, event.ts) : null;
-    await this.render(hub, calls, target, result.sessionId, result.userMessageId, waiting);
-  }
-
-  /** Renders the turn in the thread, following it by its id (frames the log kept from before included). */
-  private async render(hub: Hub, calls: SlackCalls, target: ReplyTarget, sessionId: string, turnId: string, waiting: WaitingReaction | null): Promise<void> {
     const { editIntervalMs, nativeStreaming, threadStatus, logger } = this.config;
-    const renderer = new TurnRenderer(calls, target, sessionId, { editIntervalMs, nativeStreaming, threadStatus, logger });
-    waiting?.show();
-    const answered = answerWatch(this.config.telemetry, turnId);
-    const followed = await followTurn(hub.events, sessionId, turnId, {
-      replay: true,
-      onFrame: (frame) => {
-        waiting?.clear();
-        answered(frame);
-        renderer.handle(frame);
-      },
-    });
-    void followed.outcome.then(() => waiting?.clear());
-    const entry = { followed, renderer };
-    this.following.add(entry);
-    const silent = setTimeout(() => {
-      this.config.logger.warn({ session_id: sessionId, turn_id: turnId }, 'a Slack turn went silent; no longer rendering it');
-      followed.stop();
-      renderer.abandon();
-    }, SLACK_LIMITS.renderTimeoutMs);
-    silent.unref();
-    void followed.outcome.then((outcome) => renderer.finish(outcome));
-    const settled = followed.outcome.then(() => renderer.settled()).finally(() => {
-      clearTimeout(silent);
-      this.following.delete(entry);
-    });
-    this.renders.add(settled);
-    void settled.finally(() => this.renders.delete(settled));
+    const surface = slackSurface(calls, target, { editIntervalMs, nativeStreaming, threadStatus, logger }, { channel: event.channel, ts: event.ts });
+    // Stopped meanwhile: thrown, so Slack delivers the event again (a 500).
+    if (!this.follower) throw new Error('the Slack channel is not started');
+    try {
+      await this.follower.take(hub, message, surface);
+    } catch (error) {
+      // Not stored (queue or database down): a 503 makes Slack deliver again, and the hub freed the event id.
+      throw error instanceof AppError ? error : new IngestFailure('the hub could not take the message in', { cause: error });
+    }
   }
 
   /** Someone opened the bot's assistant thread: offer the suggested prompts. */
@@ -272,11 +237,6 @@ export class SlackAdapter implements ChannelAdapter {
     this.track(calls.send('chat.update', { channel, ts, text, blocks }).then(() => undefined));
   }
 
-  private note(calls: SlackCalls, target: ReplyTarget, text: string): void {
-    const thread = target.threadTs ? { thread_ts: target.threadTs } : {};
-    this.track(calls.send('chat.postMessage', { channel: target.channel, ...thread, text }).then(() => undefined));
-  }
-
   private track(call: Promise<void>): void {
     const tracked = call.catch((error: unknown) => this.config.logger.error({ err: error }, 'a Slack call failed'));
     this.renders.add(tracked);
@@ -294,33 +254,6 @@ export class SlackAdapter implements ChannelAdapter {
     return this.hub;
   }
 }
-
-/**
- * A message that waits for its turn shows an hourglass reaction until its turn starts (or another
- * turn answered it). Reactions are extras: a workspace without `reactions:write` goes without.
- */
-class WaitingReaction {
-  private shown: Promise<boolean> | null = null;
-
-  constructor(
-    private readonly calls: SlackCalls,
-    private readonly channel: string,
-    private readonly ts: string,
-  ) {}
-
-  show(): void {
-    this.shown = this.calls.extra('reactions', 'reactions.add', { channel: this.channel, timestamp: this.ts, name: WAITING_REACTION });
-  }
-
-  clear(): void {
-    const shown = this.shown;
-    this.shown = null;
-    void shown?.then((added) => added && this.calls.extra('reactions', 'reactions.remove', { channel: this.channel, timestamp: this.ts, name: WAITING_REACTION }));
-  }
-}
-
-/** The reaction on a message that waits behind the running turn. */
-const WAITING_REACTION = 'hourglass_flowing_sand';
 
 /** While the channel is not running: 503 (the error envelope), which makes Slack deliver the event again later. */
 /** bolt's empty refusals as our codes. */

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { SLACK_LIMITS } from './limits';
 import { platformError } from './refusals';
 import { markdownReply, slackMarkdown, slackText } from './reply-text';
-import { StreamUnavailable, type ReplyTarget, type ReplyWriter } from './reply-writer';
+import { ReplyUnavailable, type InterimResult, type LiveReply } from '../shared/reply-surface';
+import type { ReplyTarget } from './reply-target';
 import type { SlackCalls } from './slack-outbox';
 
 const CHUNK = SLACK_LIMITS.maxMarkdownChars;
@@ -14,10 +15,9 @@ const CHUNK = SLACK_LIMITS.maxMarkdownChars;
  * is sent as the rest of it when it continues what streamed. When it does not (an apology, or an
  * answer the worker assembled differently), the stream is stopped and the message replaced with
  * `chat.update`; when the stream broke underway, the final text is posted whole as a new reply.
- * A refused `chat.startStream` throws `StreamUnavailable` (the renderer falls back to edits).
+ * A refused `chat.startStream` throws `ReplyUnavailable` (the shared presenter falls back to edits).
  */
-export class StreamReply implements ReplyWriter {
-  readonly kind = 'stream' as const;
+export class StreamReply implements LiveReply {
   private ts: string | null = null;
   /** The rendered text the message holds so far. */
   private sent = '';
@@ -28,13 +28,24 @@ export class StreamReply implements ReplyWriter {
     private readonly calls: SlackCalls,
     private readonly target: ReplyTarget & { threadTs: string },
     private readonly logger: Logger,
+    /** A view was shown: Slack hides the thread status once the bot's reply shows. */
+    private readonly onShown: () => void = () => undefined,
   ) {}
 
-  async begin(): Promise<void> {
-    // Nothing to post: the thread status says the agent is working, and a stream cannot start empty.
+  // No `begin`: nothing to post, the thread status says the agent is working, and a stream cannot start empty.
+
+  async update(text: string): Promise<InterimResult> {
+    const shown = await this.interim(text);
+    if (shown) this.onShown();
+    return shown ? 'shown' : 'skipped';
   }
 
-  async interim(text: string): Promise<boolean> {
+  /** Slack takes any length here (39,000 characters, cut by `markdownReply`): one piece. */
+  finish(pieces: string[]): Promise<void> {
+    return this.final(pieces.join('\n\n'));
+  }
+
+  private async interim(text: string): Promise<boolean> {
     const rendered = slackMarkdown(text).slice(0, SLACK_LIMITS.maxMessageChars);
     if (rendered === '') return true;
     if (this.ts === null) {
@@ -54,7 +65,7 @@ export class StreamReply implements ReplyWriter {
     return true;
   }
 
-  async final(text: string): Promise<void> {
+  private async final(text: string): Promise<void> {
     const rendered = markdownReply(text);
     if (this.ts === null) await this.start(rendered);
     if (!this.broken && rendered.startsWith(this.sent)) {
@@ -88,7 +99,7 @@ export class StreamReply implements ReplyWriter {
       });
     } catch (error) {
       const refused = this.calls.refusals.note(this.calls.workspace, 'stream', error);
-      throw new StreamUnavailable(platformError(error) ?? String(error), refused);
+      throw new ReplyUnavailable(platformError(error) ?? String(error), refused);
     }
     this.ts = (answer as { ts?: string }).ts!;
     this.sent = first;

@@ -1,3 +1,4 @@
+import type { RenderLeases } from '../../src/core/render-lease';
 import type { ChannelTelemetry } from '../../src/core/telemetry';
 import type { Logger } from 'pino';
 
@@ -66,4 +67,6 @@ export interface TelegramAdapterConfig {
   logger: Logger;
   /** Bot API calls and first answers, for the hub's metrics. */
   telemetry?: ChannelTelemetry;
+  /** Chats' rendering leases (ChannelContext.renderLeases): a chat's answers in order across processes. */
+  renderLeases?: RenderLeases;
 }

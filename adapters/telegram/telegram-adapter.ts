@@ -3,29 +3,19 @@ import type { CallbackQuery, Update } from 'telegraf/types';
 import type { ChannelAdapter, ChannelReporter } from '../../src/core/channel';
 import { isAppError } from '../../src/core/errors';
 import type { Hub } from '../../src/core/hub';
-import { followTurn, type FollowedTurn } from '../../src/core/follow-turn';
 import { failureReason, loggableError, withFloodRetry } from './bot-api';
 import { decodeCallbackData } from './callback-data';
-import { ChatRenderer } from './chat-renderer';
+import { chatSurface } from './chat-surface';
 import { TELEGRAM_DEFAULTS, type TelegramAdapterConfig } from './config';
 import { normalizeEdit, normalizeUpdate, TELEGRAM_CHANNEL, type TelegramInbound } from './normalize';
-import { ACTION_LABELS, answeredConfirmationText, STALE_CONFIRMATION_TEXT, STILL_ANSWERING_TEXT } from './render';
+import { ACTION_LABELS, answeredConfirmationText, STALE_CONFIRMATION_TEXT } from './render';
 import { TelegramSender } from './sender';
-import { answerWatch } from '../shared/answer-watch';
+import { ChatFollower } from '../shared/chat-follower';
 import { countCalls } from './call-count';
 import { NO_CHANNEL_TELEMETRY } from '../../src/core/telemetry';
 import { TelegramSendBudget, type ChatTarget } from './telegram-budget';
 import { TypingIndicator } from './typing';
 import { TELEGRAM_WEBHOOK_PATH, webhookHandler } from './webhook';
-
-/** The reaction on a message that waits for its turn (one of Telegram's allowed reaction emoji). */
-const WAITING_REACTION = '👀';
-
-/** A turn this process is rendering into its chat. */
-interface Following {
-  renderer: ChatRenderer;
-  followed: FollowedTurn;
-}
 
 /**
  * The Telegram channel: updates in (webhook route or long polling) → `Hub.ingest`; the session's
@@ -39,7 +29,8 @@ export class TelegramAdapter implements ChannelAdapter {
   private hub: Hub | null = null;
   private botUsername: string | null = null;
   private polling: Promise<void> | null = null;
-  private readonly following = new Set<Following>();
+  /** Takes messages in and shows their turns (adapters/shared): this channel supplies the reply surface. */
+  private readonly follower: ChatFollower;
   private readonly budget: TelegramSendBudget;
   private readonly sender: TelegramSender;
   private readonly typing: TypingIndicator;
@@ -57,6 +48,7 @@ export class TelegramAdapter implements ChannelAdapter {
       maxRetryAfterMs: config.maxRetryAfterS * 1000,
       logger: config.logger,
     });
+    this.follower = new ChatFollower({ channel: 'telegram', logger: config.logger, telemetry: config.telemetry, leases: config.renderLeases, shutdownGraceMs: TELEGRAM_DEFAULTS.stopGraceMs });
     this.typing = new TypingIndicator({
       send: (chat) => this.sender.typing(chat),
       intervalMs: config.typingIntervalMs ?? TELEGRAM_DEFAULTS.typingIntervalMs,
@@ -114,17 +106,9 @@ export class TelegramAdapter implements ChannelAdapter {
       await this.polling;
       this.polling = null;
     }
-    const following = [...this.following];
-    this.following.clear();
-    for (const entry of following) entry.followed.stop();
     this.typing.stopAll();
     // Replies waiting for a send slot get a short grace; after it their waits are abandoned.
-    const rendered = Promise.all(following.map((entry) => entry.renderer.stop()));
-    let grace: NodeJS.Timeout | undefined;
-    await Promise.race([rendered, new Promise((resolve) => (grace = setTimeout(resolve, TELEGRAM_DEFAULTS.stopGraceMs)))]);
-    clearTimeout(grace);
-    this.budget.abandonWaiting();
-    await rendered;
+    await this.follower.stop(() => this.budget.abandonWaiting());
   }
 
   /** One update: a text message to ingest, or a confirmation button click. Throws to be redelivered. */
@@ -135,20 +119,7 @@ export class TelegramAdapter implements ChannelAdapter {
     if ('edited_message' in update) return this.onEdit(hub, update);
     const inbound = normalizeUpdate(update, this.botUsername);
     if (!inbound) return;
-    let result;
-    try {
-      result = await hub.ingest(inbound.message);
-    } catch (error) {
-      if (!isAppError(error) || error.code !== 'TURN_IN_PROGRESS') throw error;
-      // Not awaited: the note may wait for a send slot, and the update is answered already.
-      void this.sayStillAnswering(inbound).catch((failure: unknown) => this.logFailure(failure, 'telegram: could not send the still-answering note'));
-      return;
-    }
-    if (result.duplicate) return;
-    // It waits behind the running turn (mid-turn policy): 👀 on it until its turn starts.
-    const waiting = result.disposition === 'queued';
-    if (waiting) void this.sender.react(chatTarget(inbound.chatId, inbound.chatType), inbound.messageId, WAITING_REACTION);
-    await this.follow(hub, result.sessionId, result.userMessageId, inbound, waiting);
+    await this.follower.take(hub, inbound.message, this.surface(inbound));
   }
 
   /** An edited message: while it still waits for its turn, the turn answers the new text. */
@@ -157,49 +128,18 @@ export class TelegramAdapter implements ChannelAdapter {
     if (edit) await hub.amendWaiting(TELEGRAM_CHANNEL, edit.externalId, edit.text);
   }
 
-  /** Renders the turn into the chat, following it by its id (frames the log kept from before included). */
-  private async follow(hub: Hub, sessionId: string, turnId: string, inbound: TelegramInbound, waiting = false): Promise<void> {
+  /** The chat of `inbound` as a reply surface: its pace (the chat's send limit), drafts in private chats. */
+  private surface(inbound: TelegramInbound) {
     const chat = chatTarget(inbound.chatId, inbound.chatType);
-    const renderer = new ChatRenderer({
+    return chatSurface({
       sender: this.sender,
       typing: this.typing,
       chat,
-      sessionId,
       replyTo: inbound.messageId,
-      // The user's message id is non-zero and unique in the chat: a fresh draft per turn.
       draftId: inbound.chatType === 'private' && this.config.drafts !== false ? inbound.messageId : null,
       interimIntervalMs: Math.max(this.config.editIntervalMs, this.budget.interimGapMs(chat)),
       draftKeepAliveMs: this.config.draftKeepAliveMs ?? TELEGRAM_DEFAULTS.draftKeepAliveMs,
       maxMessageChars: TELEGRAM_DEFAULTS.maxMessageChars,
-      botToken: this.config.botToken,
-      logger: this.config.logger,
-    });
-    let reacted = waiting;
-    const unreact = () => {
-      if (!reacted) return;
-      reacted = false;
-      void this.sender.react(chat, inbound.messageId, null);
-    };
-    const answered = answerWatch(this.config.telemetry, turnId);
-    const followed = await followTurn(hub.events, sessionId, turnId, {
-      replay: true,
-      onFrame: (frame) => {
-        unreact();
-        answered(frame);
-        renderer.push(frame);
-      },
-    });
-    void followed.outcome.then(unreact);
-    const entry: Following = { renderer, followed };
-    this.following.add(entry);
-    void followed.outcome
-      .then((outcome) => renderer.finishTurn(outcome))
-      .finally(() => this.following.delete(entry));
-  }
-
-  private async sayStillAnswering(inbound: TelegramInbound): Promise<void> {
-    await this.sender.send(chatTarget(inbound.chatId, inbound.chatType), STILL_ANSWERING_TEXT, {
-      reply_parameters: { message_id: inbound.messageId, allow_sending_without_reply: true },
     });
   }
 

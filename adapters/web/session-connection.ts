@@ -4,7 +4,7 @@ import type { WebSocket } from 'ws';
 import { clientFrameSchemas, type ClientFrameType } from '../../src/core/client-frames';
 import { AppError, type ErrorCode } from '../../src/core/errors';
 import { WORKING_STATES, type AgentState, type SessionFrame, type SessionTakenOverNotice } from '../../src/core/events';
-import type { Hub, SessionSummary } from '../../src/core/hub';
+import type { Hub } from '../../src/core/hub';
 import type { Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
 import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
@@ -30,8 +30,8 @@ export interface ConnectionLimits {
 
 /**
  * One session socket: replays what the client missed, then streams the session's frames in seq
- * order, and turns client frames into hub calls. Every frame it sends comes from the event log, so
- * numbering stays gapless even for pongs and error replies.
+ * order, and turns client frames into hub calls. Every frame it sends comes from the event log — the
+ * hub writes the on-connect state, pongs and error replies there — so numbering stays gapless.
  */
 export class SessionConnection {
   readonly id = randomUUID();
@@ -79,12 +79,11 @@ export class SessionConnection {
   private markOpen!: () => void;
 
   /**
-   * Subscribes, replays after `lastSeq` (null: no replay), then announces the current state (with the
-   * running turn's id, when one runs).
+   * Subscribes, replays after `lastSeq` (null: no replay), then asks the hub to announce the current
+   * state (and a confirmation still waiting that the replay did not include): the hub owns what a
+   * connecting client is owed; this connection only relays the log.
    */
-  async open(lastSeq: number | null, session: Pick<SessionSummary, 'state' | 'turnId' | 'pendingConfirmation'>): Promise<void> {
-    const { state: currentState, pendingConfirmation } = session;
-    const turn = session.turnId ? { turn_id: session.turnId } : {};
+  async open(lastSeq: number | null): Promise<void> {
     this.unsubscribe = await this.hub.events.subscribe(
       this.sessionId,
       (frame, text) => this.onFrame(frame, text),
@@ -98,12 +97,7 @@ export class SessionConnection {
       // Replayed answers were delivered before (or are late): not a turn's first answer now.
       for (const frame of replayed) this.send(frame, JSON.stringify(frame), false);
     }
-    await this.hub.events.append(this.sessionId, { type: 'agent_state', payload: { state: currentState, ...turn } });
-    // A confirmation still waiting, and not in the replay: ask again (decisions.md §5).
-    const pending = pendingConfirmation;
-    if (pending && !replayed.some((frame) => frame.type === 'tool_confirm_request' && frame.payload.confirmation_id === pending.confirmation_id)) {
-      await this.hub.events.append(this.sessionId, { type: 'tool_confirm_request', payload: { ...pending, ...turn } });
-    }
+    await this.hub.announceSession(this.sessionId, replayed);
     const buffered = this.pending ?? [];
     this.pending = null;
     for (const [frame, text] of buffered) this.send(frame, text);
@@ -224,7 +218,7 @@ export class SessionConnection {
     try {
       switch (parsed.type) {
         case 'ping':
-          await this.hub.events.append(this.sessionId, { type: 'pong', payload: {} });
+          await this.hub.answerClient(this.sessionId, { type: 'pong' });
           return;
         case 'user_message':
           await this.hub.ingest({
@@ -249,9 +243,9 @@ export class SessionConnection {
     }
   }
 
-  /** An `error` frame answering a client frame; the connection stays open. */
+  /** An `error` frame answering a client frame (written by the hub, numbered like every frame); the connection stays open. */
   private async reply(code: ErrorCode, message: string): Promise<void> {
-    await this.hub.events.append(this.sessionId, { type: 'error', payload: { code, message } });
+    await this.hub.answerClient(this.sessionId, { type: 'error', code, message });
   }
 }
 

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ChannelAdapter } from '../../src/core/channel';
-import type { Hub, SessionSummary } from '../../src/core/hub';
+import type { Hub, SessionSummary, SocketAuth } from '../../src/core/hub';
 import { changeEnds, type Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
 import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
@@ -33,6 +33,10 @@ export interface WebAdapterConfig {
   maxBufferedBytes: number;
   /** Sockets, frames and first answers, for the hub's metrics. */
   telemetry?: ChannelTelemetry;
+  /** The hub's credential check for upgrades and the subprotocol echo (ChannelContext.socketAuth). */
+  socketAuth: SocketAuth;
+  /** True once the process shuts down: new sockets are closed with 1001 at once. */
+  draining(): boolean;
 }
 
 export const WEB_ADAPTER_DEFAULTS = {
@@ -63,7 +67,7 @@ export class WebAdapter implements ChannelAdapter {
       noServer: true,
       maxPayload: config.maxPayloadBytes,
       perMessageDeflate: false,
-      handleProtocols: (protocols, request) => this.hub?.selectProtocol(protocols, request) ?? false,
+      handleProtocols: (protocols, request) => config.socketAuth.selectProtocol(protocols, request),
     });
   }
 
@@ -109,11 +113,11 @@ export class WebAdapter implements ChannelAdapter {
       return;
     }
     if (!hub) return this.acceptThenClose(request, socket, head, CONNECT_CLOSE.REGISTRY_UNAVAILABLE, 'server starting');
-    if (hub.isDraining()) return this.acceptThenClose(request, socket, head, CLOSE.GOING_AWAY, 'server shutting down');
+    if (this.config.draining()) return this.acceptThenClose(request, socket, head, CLOSE.GOING_AWAY, 'server shutting down');
 
     let auth;
     try {
-      auth = await hub.authenticateSocket(request, { queryToken: false });
+      auth = await this.config.socketAuth.authenticate(request, { queryToken: false });
     } catch (error) {
       this.config.logger.error({ err: error }, 'credential check failed at connect');
       return this.acceptThenClose(request, socket, head, CLOSE.INTERNAL_ERROR, 'internal error');
@@ -154,7 +158,7 @@ export class WebAdapter implements ChannelAdapter {
     ws.on('error', () => undefined); // 1009 (too big) and resets end in 'close'
     try {
       await hub.control.publish({ kind: 'takeover', sessionId, connectionId: connection.id });
-      await connection.open(lastSeq, session);
+      await connection.open(lastSeq);
     } catch (error) {
       this.config.logger.error({ err: error, session_id: sessionId }, 'could not open a session socket');
       connection.close(CLOSE.INTERNAL_ERROR, 'internal error');

@@ -18,6 +18,6 @@ export const webchatChannel = defineChannel<WebchatSettings>({
   anonymous: true,
   config: { schema: webchatSettingsSchema, env: WEBCHAT_ENV },
   mode: () => WEBCHAT_MODE,
-  create: ({ settings, logger, allowedOrigins, clientAddress, telemetry }) =>
-    settings.enabled ? new WebchatAdapter({ settings, logger, allowedOrigins, clientAddress, telemetry }) : null,
+  create: ({ settings, logger, allowedOrigins, clientAddress, telemetry, draining, renderLeases }) =>
+    settings.enabled ? new WebchatAdapter({ settings, logger, allowedOrigins, clientAddress, telemetry, draining, renderLeases }) : null,
 });

@@ -2,6 +2,7 @@ import { CONFIRM_ACTIONS } from '../../src/core/events';
 import { ACTION_TITLES } from '../shared/confirm-actions';
 import { imagesAsLinks, replaceInlineLinks } from './markdown-links';
 import { confirmPayload } from './normalize';
+import { takeParagraphs } from '../shared/paragraphs';
 
 /** A quick reply of Rasa's socket.io channel: a title shown, a payload sent back when clicked. */
 export interface QuickReply {
@@ -57,31 +58,8 @@ export function sanitizeMarkdown(text: string): string {
     .replace(DEFINITION, (whole, target: string) => (SAFE_TARGET.test(target) ? whole : ''));
 }
 
-const FENCE = /^ {0,3}(```|~~~)/;
-
-/**
- * Cuts the complete paragraphs off the front of streamed text: a paragraph ends at a blank line
- * outside a fenced code block (a blank line inside one belongs to the code). The text after the last
- * such break stays in `rest`: more of it may still stream.
- */
-export function takeParagraphs(buffer: string): { paragraphs: string[]; rest: string } {
-  const paragraphs: string[] = [];
-  let fence: string | null = null;
-  let start = 0;
-  let offset = 0;
-  for (const line of buffer.split('\n').slice(0, -1)) {
-    const end = offset + line.length + 1;
-    const marker = FENCE.exec(line)?.[1] ?? null;
-    if (marker && (fence === null || fence === marker)) fence = fence === null ? marker : null;
-    else if (fence === null && line.trim() === '') {
-      const paragraph = buffer.slice(start, offset).trim();
-      if (paragraph) paragraphs.push(paragraph);
-      start = end;
-    }
-    offset = end;
-  }
-  return { paragraphs, rest: buffer.slice(start) };
-}
+// The paragraph rules are shared (a chat channel's `cadence.paragraphs`): adapters/shared/paragraphs.ts.
+export { takeParagraphs } from '../shared/paragraphs';
 
 /** Text as widget messages: one per paragraph, or one for the whole text. */
 export function textMessages(text: string, perParagraph: boolean): BotMessage[] {

@@ -3,9 +3,9 @@ import type { Logger } from 'pino';
 import type { Socket } from 'socket.io';
 import type { ChannelAdapter } from '../../src/core/channel';
 import { isAppError } from '../../src/core/errors';
-import { followTurn, type FollowedTurn } from '../../src/core/follow-turn';
 import type { Hub } from '../../src/core/hub';
 import type { ConfirmAction } from '../../src/core/events';
+import type { RenderLeases } from '../../src/core/render-lease';
 import { DEMO_PATH, demoRoutes, TYPING_EVENT } from './demo-page';
 import { HeldMessages } from './held-messages';
 import { DistinctWindow, SlidingWindow } from './limits';
@@ -15,7 +15,6 @@ import {
   CLOSED_TEXT,
   NO_SESSION_TEXT,
   STALE_CONFIRMATION_TEXT,
-  STILL_ANSWERING_TEXT,
   TOO_FAST_TEXT,
   TOO_MANY_SESSIONS_TEXT,
   tooLongText,
@@ -26,9 +25,9 @@ import { SessionIds } from './session-ids';
 import type { WebchatSettings } from './settings';
 import { createSocketServer } from './socket-server';
 import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
-import { answerWatch } from '../shared/answer-watch';
-import { TurnOrder } from './turn-order';
-import { TurnRenderer, type WidgetOutput } from './turn-renderer';
+import { ChatFollower } from '../shared/chat-follower';
+import type { ConfirmRequest } from '../shared/reply-surface';
+import { widgetSurface, type WidgetOutput } from './widget-surface';
 
 export interface WebchatAdapterConfig {
   settings: WebchatSettings;
@@ -38,6 +37,10 @@ export interface WebchatAdapterConfig {
   clientAddress(request: IncomingMessage): string;
   /** The hub's metrics (sockets, events received, answers delivered); absent: none. */
   telemetry?: ChannelTelemetry;
+  /** True once the process shuts down: new widget connections are refused. */
+  draining?(): boolean;
+  /** Chats' rendering leases (ChannelContext.renderLeases): a conversation's turns are shown in the order they ran. */
+  renderLeases?: RenderLeases;
 }
 
 /** The channel's fixed limits (its configurable ones are `channels.webchat.*`). */
@@ -85,12 +88,12 @@ export class WebchatAdapter implements ChannelAdapter {
     perConversation: WEBCHAT_DEFAULTS.heldPerConversation,
     conversations: WEBCHAT_DEFAULTS.heldConversations,
   });
-  private readonly order: TurnOrder<WidgetOutput>;
+  /** Takes messages in and shows their turns (adapters/shared): this channel supplies the reply surface. */
+  private readonly follower: ChatFollower;
   /** The hub session of each conversation seen here (for button clicks); dropped once nobody is there and no turn is open. */
   private readonly sessions = new Map<string, string>();
   /** Turns of each conversation showing "typing". */
   private readonly typing = new Map<string, number>();
-  private readonly following = new Set<FollowedTurn>();
   private sweeper: NodeJS.Timeout | null = null;
 
   constructor(private readonly config: WebchatAdapterConfig) {
@@ -98,11 +101,12 @@ export class WebchatAdapter implements ChannelAdapter {
     this.ids = new SessionIds(settings.session_secret);
     this.perSession = new SlidingWindow(settings.messages_per_session_per_minute, MINUTE_MS);
     this.perAddress = new DistinctWindow(settings.new_sessions_per_ip_per_hour, HOUR_MS);
-    this.order = new TurnOrder((conversation, output) => this.apply(conversation, output));
+    // Emits cost nothing and wait for no budget: nothing to give a grace at shutdown.
+    this.follower = new ChatFollower({ channel: 'webchat', logger: config.logger, telemetry: config.telemetry, leases: config.renderLeases, shutdownGraceMs: 0 });
     const allowed = new Set(settings.allowed_origins);
     ({ engine: this.engine, io: this.io } = createSocketServer({
       isAllowedOrigin: (origin) => allowed.has(origin) || config.allowedOrigins.has(origin),
-      isDraining: () => this.hub === null || this.hub.isDraining(),
+      isDraining: () => this.hub === null || (config.draining?.() ?? false),
       maxPacketBytes: settings.max_message_chars * 6 + WEBCHAT_DEFAULTS.packetOverheadBytes,
     }));
     this.io.on('connection', (socket) => this.onConnection(socket));
@@ -129,8 +133,7 @@ export class WebchatAdapter implements ChannelAdapter {
   async stop(): Promise<void> {
     this.hub = null;
     if (this.sweeper) clearInterval(this.sweeper);
-    for (const followed of this.following) followed.stop();
-    this.following.clear();
+    await this.follower.stop(() => undefined);
     await this.io.close();
   }
 
@@ -139,8 +142,8 @@ export class WebchatAdapter implements ChannelAdapter {
     this.perSession.sweep();
     this.perAddress.sweep();
     this.held.sweep();
-    for (const conversation of this.sessions.keys()) {
-      if (!this.order.has(conversation) && !this.present(conversation)) this.sessions.delete(conversation);
+    for (const [conversation, sessionId] of this.sessions) {
+      if (!this.follower.isFollowing(sessionId) && !this.present(conversation)) this.sessions.delete(conversation);
     }
   }
 
@@ -200,17 +203,13 @@ export class WebchatAdapter implements ChannelAdapter {
     if (chars > settings.max_message_chars) return this.tell(socket, tooLongText(chars, settings.max_message_chars));
     if (uttered.message.includes('\u0000')) return this.tell(socket, UNREADABLE_TEXT);
     if (!this.perAddress.admit(address, conversation)) return this.tell(socket, TOO_MANY_SESSIONS_TEXT);
-    let result;
-    try {
-      result = await hub.ingest(toInbound(conversation, uttered.message, contactTags(uttered.customData), data));
-    } catch (error) {
-      if (!isAppError(error) || error.status >= 500) throw error;
-      if (error.code === 'TURN_IN_PROGRESS') return this.tell(socket, STILL_ANSWERING_TEXT);
-      if (error.code === 'CONFLICT') return this.restart(socket);
-      throw error;
-    }
-    this.sessions.set(conversation, result.sessionId);
-    if (!result.duplicate) await this.follow(hub, conversation, result.sessionId, result.userMessageId);
+    const surface = this.surface(conversation, socket);
+    const result = await this.follower.take(hub, toInbound(conversation, uttered.message, contactTags(uttered.customData), data), surface, (error) => {
+      if (error.code !== 'CONFLICT') return false;
+      this.restart(socket);
+      return true;
+    });
+    if (result) this.sessions.set(conversation, result.sessionId);
   }
 
   /** A confirmation button: answered in this socket's own session only (a made-up id is refused by the hub). */
@@ -226,30 +225,16 @@ export class WebchatAdapter implements ChannelAdapter {
     }
   }
 
-  /** Renders the turn into the visitor's room, after any earlier turn of the conversation. */
-  private async follow(hub: Hub, conversation: string, sessionId: string, turnId: string): Promise<void> {
-    const renderer = new TurnRenderer({ stream: this.config.settings.stream, confirmations: this.config.settings.confirmations, workflowConfirmations: this.config.settings.workflow_confirmations });
-    const slot = this.order.open(conversation);
-    const answered = answerWatch(this.config.telemetry, turnId);
-    let followed: FollowedTurn;
-    try {
-      followed = await followTurn(hub.events, sessionId, turnId, {
-        replay: true,
-        onFrame: (frame) => {
-          answered(frame);
-          slot.push(renderer.push(frame));
-        },
-      });
-    } catch (error) {
-      slot.close();
-      throw error;
-    }
-    this.following.add(followed);
-    void followed.outcome.then((outcome) => {
-      this.following.delete(followed);
-      slot.push(renderer.finish(outcome));
-      slot.close();
-      if (outcome.kind === 'error') this.config.logger.warn({ session_id: sessionId, code: outcome.code, message: outcome.message }, 'webchat: the turn ended in an error');
+  /** The visitor's conversation as a reply surface for one message sent from `socket`. */
+  private surface(conversation: string, socket: Socket) {
+    const { settings } = this.config;
+    return widgetSurface({
+      stream: settings.stream,
+      confirmations: settings.confirmations,
+      workflowConfirmations: settings.workflow_confirmations,
+      deliver: (output) => this.apply(conversation, output),
+      tell: (text) => this.tell(socket, text),
+      refuse: (sessionId, request) => this.refuse(conversation, sessionId, request),
     });
   }
 
@@ -269,20 +254,17 @@ export class WebchatAdapter implements ChannelAdapter {
         if (present) this.io.to(room).emit(TYPING_EVENT, { typing: count > 0 });
         return;
       }
-      case 'refuse':
-        // Anonymous visitors do not approve tools: this call is denied and the agent goes on without it.
-        // Denied, not disabled: a later turn of the session answered by a workflow with buttons still offers it.
-        this.config.logger.info({ conversation, tool: output.tool }, 'webchat: a tool that needs confirmation was refused (channels.webchat.confirmations: refuse)');
-        void this.refuse(conversation, output.confirmationId);
-        return;
       default:
         output satisfies never;
     }
   }
 
-  private async refuse(conversation: string, confirmationId: string): Promise<void> {
-    const sessionId = this.sessions.get(conversation);
-    if (!sessionId || !this.hub) return;
+  private async refuse(conversation: string, sessionId: string, request: ConfirmRequest): Promise<void> {
+    const { confirmation_id: confirmationId, tool } = request;
+    // Anonymous visitors do not approve tools: this call is denied and the agent goes on without it.
+    // Denied, not disabled: a later turn of the session answered by a workflow with buttons still offers it.
+    this.config.logger.info({ conversation, tool }, 'webchat: a tool that needs confirmation was refused (channels.webchat.confirmations: refuse)');
+    if (!this.hub) return;
     // The channel's rule answered, not the visitor: the audit trail says so.
     const actor = { kind: 'system' as const, id: 'webchat-refuse', name: 'channels.webchat confirmations: refuse' };
     await this.hub.confirmTool(sessionId, confirmationId, 'deny', actor).catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import { selectProtocol } from '../auth/websocket';
 import type { ChannelAdapter } from '../core/channel';
 import type { Hub } from '../core/hub';
 import type { Logger } from '../logs/logger';
@@ -6,6 +7,7 @@ import { createClientIpResolver } from '../ratelimit';
 import type { ChannelStatusBoard } from '../server/channel-status';
 import { ChannelSupervisor } from '../server/channel-supervisor';
 import type { Lifecycle } from '../server/lifecycle';
+import type { SocketAuthenticator } from './auth';
 import type { Core } from './service-types';
 
 /** An enabled channel of this configuration, with its mode and whether the hub may start without it. */
@@ -21,14 +23,22 @@ export interface BuiltChannel {
  * Built before the app: webhook routes mount before the JSON parser. `allowedOrigins` is filled
  * once the server listens (the hub's own origin needs the port).
  */
-export function buildChannels(core: Core, board: ChannelStatusBoard, allowedOrigins: ReadonlySet<string>): BuiltChannel[] {
-  const { config, logger } = core;
+export function buildChannels(core: Core, board: ChannelStatusBoard, allowedOrigins: ReadonlySet<string>, authenticateSocket: SocketAuthenticator): BuiltChannel[] {
+  const { config, logger, lifecycle } = core;
   const built: BuiltChannel[] = [];
   const clientAddress = createClientIpResolver(config.api.trusted_proxy_cidrs);
+  const processFacts = {
+    allowedOrigins,
+    socketIdleTimeoutMs: config.websocket.idle_timeout_s * 1000,
+    clientAddress,
+    draining: () => lifecycle.draining,
+    socketAuth: { authenticate: authenticateSocket, selectProtocol },
+    renderLeases: core.drivers.leases,
+  };
   for (const channel of core.channels) {
     const settings = config.channels[channel.name];
     const telemetry = channelTelemetry(channel.name, core.metrics, core.tracing, core.arrivals);
-    const adapter = channel.create({ settings, logger, allowedOrigins, socketIdleTimeoutMs: config.websocket.idle_timeout_s * 1000, clientAddress, telemetry });
+    const adapter = channel.create({ settings, logger, telemetry, ...processFacts });
     const mode = channel.mode(settings);
     board.register(channel.name, { enabled: adapter !== null, mode });
     if (adapter) built.push({ adapter, mode, required: channel.required === true });

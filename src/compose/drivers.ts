@@ -2,9 +2,11 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config';
 import { InProcessControlBus } from '../events/in-process-control-bus';
 import { InProcessEventLog } from '../events/in-process-event-log';
+import { InProcessRenderLeases } from '../events/in-process-render-leases';
 import { InProcessTurnRegistry } from '../events/in-process-turn-registry';
 import { RedisControlBus } from '../events/redis-control-bus';
 import { RedisEventLog } from '../events/redis-event-log';
+import { RedisRenderLeases } from '../events/redis-render-leases';
 import { RedisTurnRegistry } from '../events/redis-turn-registry';
 import { InProcessWorkerPresence, RedisWorkerPresence } from '../events/worker-presence';
 import type { LogHub } from '../logs/log-hub';
@@ -27,6 +29,7 @@ export async function createDrivers(config: Readonly<Config>, logger: Logger, li
       control: new InProcessControlBus(),
       registry: new InProcessTurnRegistry(),
       presence: new InProcessWorkerPresence(),
+      leases: new InProcessRenderLeases(),
     };
     lifecycle.onStop({ name: 'event bus', stop: async () => void (await Promise.all([drivers.events.close(), drivers.control.close()])) });
     lifecycle.onStop({ name: 'turn queue', stop: () => drivers.queue.close() });
@@ -65,7 +68,8 @@ export async function createDrivers(config: Readonly<Config>, logger: Logger, li
   readiness.push({ name: 'redis', check: async () => void (await commands.ping()) });
   const registry = new RedisTurnRegistry(commands, prefix);
   const presence = new RedisWorkerPresence(commands, prefix);
-  return { queue, events, control, registry, presence, description: `BullMQ on Redis ${redactUrlCredentials(url)} (prefix "${prefix}")` };
+  const leases = new RedisRenderLeases(commands, prefix);
+  return { queue, events, control, registry, presence, leases, description: `BullMQ on Redis ${redactUrlCredentials(url)} (prefix "${prefix}")` };
 }
 
 /**

@@ -1,11 +1,9 @@
 import type { LlmProvider } from '../agent/provider';
-import { selectProtocol } from '../auth/websocket';
 import { SwitchboardHub } from '../sessions/hub';
 import { sessionMidTurnPolicy } from '../sessions/mid-turn-policy';
 import { SessionAccess } from '../sessions/session-access';
 import { SessionService } from '../sessions/session-service';
 import { WorkflowService } from '../workflows/workflow-service';
-import type { SocketAuthenticator } from './auth';
 import type { Core } from './service-types';
 
 /** The session-facing services of an API process: sessions, workflows, and the hub port channels use. */
@@ -15,8 +13,8 @@ export interface HubParts {
   hub: SwitchboardHub;
 }
 
-/** Builds them on the running router and the turn services of `core`; the hub authenticates sockets with `authenticateSocket`. */
-export async function composeHub(core: Core, provider: LlmProvider, authenticateSocket: SocketAuthenticator): Promise<HubParts> {
+/** Builds them on the running router and the turn services of `core`. */
+export async function composeHub(core: Core, provider: LlmProvider): Promise<HubParts> {
   const { config, models, drivers, lifecycle, routing } = core;
   const access = new SessionAccess(core.store);
   await access.start(drivers.control);
@@ -54,9 +52,6 @@ export async function composeHub(core: Core, provider: LlmProvider, authenticate
     }),
     events: drivers.events,
     control: drivers.control,
-    authenticateSocket,
-    selectProtocol,
-    isDraining: () => lifecycle.draining,
     metrics: core.metrics,
     tracing: core.tracing,
     arrivals: core.arrivals,

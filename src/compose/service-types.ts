@@ -4,7 +4,8 @@ import type { ToolCatalog } from '../agent/tool-box';
 import type { AuditLog } from '../audit/audit-log';
 import type { Config } from '../config';
 import type { ChannelDescriptor } from '../core/channel';
-import type { Hub } from '../core/hub';
+import type { Hub, SocketAuth } from '../core/hub';
+import type { RenderLeases } from '../core/render-lease';
 import type { ControlBus, EventLog, TurnQueue, TurnRegistry, WorkerPresence } from '../core/turns';
 import type { Database } from '../db/database';
 import type { Models } from '../db/models';
@@ -46,6 +47,8 @@ export interface RunningService {
   config: Readonly<Config>;
   /** The hub port channels use (null in a worker-only process). */
   hub: Hub | null;
+  /** How this process checks WebSocket upgrades (ChannelContext.socketAuth; null in a worker-only process), for tests that mount a socket of their own. */
+  socketAuth: SocketAuth | null;
   logger: Logger;
   port: number;
   url: string;
@@ -64,6 +67,8 @@ export interface Drivers {
   control: ControlBus;
   registry: TurnRegistry;
   presence: WorkerPresence;
+  /** Chats' rendering leases (issue 25): in-process, or keys in Redis shared by every API process. */
+  leases: RenderLeases;
   description: string;
 }
 

@@ -8,6 +8,7 @@ import { serviceUrl, renderBanner, type BannerFacts } from '../server/banner';
 import { ChannelStatusBoard } from '../server/channel-status';
 import { workersReadiness } from '../server/readiness';
 import { VERSION } from '../version';
+import { selectProtocol } from '../auth/websocket';
 import { apiModules } from './api-modules';
 import { composeAuth } from './auth';
 import { buildChannels, startChannels } from './channels';
@@ -27,7 +28,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const provider = options.provider ?? createProvider(config.llm);
     const board = new ChannelStatusBoard();
     const auth = composeAuth(core, options.cwd);
-    const hubParts = await composeHub(core, provider, auth.authenticateSocket);
+    const hubParts = await composeHub(core, provider);
     if (config.worker.embedded) await startWorker(core, provider);
     core.pickup.start();
     lifecycle.onStop({ name: 'pickup watch', stop: async () => core.pickup.stop() });
@@ -38,12 +39,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     lifecycle.onStop({ name: 'retention', stop: async () => stopRetention.forEach((stop) => stop()) });
     const modules = apiModules(core, provider, auth, hubParts, board, { audit, usage });
     const origins = new Set<string>();
-    const channels = buildChannels(core, board, origins);
+    const channels = buildChannels(core, board, origins, auth.authenticateSocket);
     const port = await serveHttp(core, { modules, channels, board, auth, origins });
     await startChannels(channels, hubParts.hub, board, logger, lifecycle);
     const url = announce(core, port, options);
     const storage = { store: core.store, sequelize: core.database.sequelize };
-    return { config, hub: hubParts.hub, logger, port, url, lifecycle, storage, metricsPort: core.metricsPort, stop: () => stopAll(lifecycle, logger) };
+    const socketAuth = { authenticate: auth.authenticateSocket, selectProtocol };
+    return { config, hub: hubParts.hub, socketAuth, logger, port, url, lifecycle, storage, metricsPort: core.metricsPort, stop: () => stopAll(lifecycle, logger) };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;

@@ -3,7 +3,8 @@ import type { Duplex } from 'node:stream';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
-import type { Hub } from './hub';
+import type { Hub, SocketAuth } from './hub';
+import type { RenderLeases } from './render-lease';
 import type { ChannelTelemetry } from './telemetry';
 import type { ChannelName } from './inbound';
 
@@ -176,6 +177,22 @@ export interface ChannelContext<S> {
   clientAddress(request: IncomingMessage): string;
   /** Platform calls, sockets, frames and answer delivery, for the hub's metrics (no-ops when metrics are off). */
   telemetry?: ChannelTelemetry;
+  /**
+   * True once the process is shutting down: a channel that takes connections (the web socket, the
+   * widget's Socket.IO) refuses new ones then. A process fact, known before the hub starts the channel.
+   */
+  draining?(): boolean;
+  /**
+   * The hub's check of a WebSocket upgrade's credential (the same as REST's) and the subprotocol to
+   * echo: for a channel that serves the hub's own users on a socket (the web channel). Server facts
+   * like `allowedOrigins`, not calls on the hub port (decisions, "The channel contract").
+   */
+  socketAuth?: SocketAuth;
+  /**
+   * Chats' rendering leases (src/core/render-lease.ts): a chat channel that follows turns shows a
+   * chat's turns in order across API processes with them (`adapters/shared/chat-follower.ts`).
+   */
+  renderLeases?: RenderLeases;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Actor } from './actor';
-import type { AgentState } from './events';
+import type { AgentState, SessionFrame } from './events';
+import type { ErrorCode } from './errors';
 import type { ChannelName, InboundMessage } from './inbound';
 import type { Principal, Role } from './principal';
 import type { ControlBus, EventLog, PendingConfirmation } from './turns';
@@ -64,11 +65,31 @@ export interface Hub {
    */
   confirmTool(sessionId: string, confirmationId: string, action: string, actor?: Actor): Promise<void>;
   findSession(sessionId: string): Promise<SessionSummary | null>;
-  authenticateSocket(request: IncomingMessage, options: { queryToken: boolean; role?: Role }): Promise<SocketAuthResult>;
-  /** The subprotocol to echo for an upgrade (`bearer` on the subprotocol path), or false. */
-  selectProtocol(protocols: Set<string>, request: IncomingMessage): string | false;
+  /**
+   * A client opened the session's stream and was sent `seen` (the replay, if any): the hub appends
+   * what it is owed now, numbered like every frame (decisions.md §5) — `agent_state` with the current
+   * state (and the running turn's id), then the `tool_confirm_request` still waiting for an answer
+   * when `seen` did not include it.
+   */
+  announceSession(sessionId: string, seen: readonly SessionFrame[]): Promise<void>;
+  /**
+   * Answers a client frame on the session's stream — `pong` to a ping, or an `error` reply to a frame
+   * that was refused (the connection stays open) — numbered in the session log like every frame.
+   */
+  answerClient(sessionId: string, answer: ClientAnswer): Promise<void>;
   readonly events: EventLog;
   readonly control: ControlBus;
-  /** True once the process is shutting down. */
-  isDraining(): boolean;
+}
+
+/** What the hub writes on a session's stream in answer to a client frame. */
+export type ClientAnswer = { type: 'pong' } | { type: 'error'; code: ErrorCode; message: string };
+
+/**
+ * How a channel that serves the hub's users on a WebSocket checks an upgrade (ChannelContext):
+ * the same credentials as REST, and the subprotocol echo browsers need.
+ */
+export interface SocketAuth {
+  authenticate(request: IncomingMessage, options: { queryToken: boolean; role?: Role }): Promise<SocketAuthResult>;
+  /** The subprotocol to echo for an upgrade (`bearer` on the subprotocol path), or false. */
+  selectProtocol(protocols: Set<string>, request: IncomingMessage): string | false;
 }

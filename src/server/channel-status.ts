@@ -125,11 +125,10 @@ export class ChannelStatusBoard {
       confirmTool: (sessionId, confirmationId, action, actor) => (touch(), hub.confirmTool(sessionId, confirmationId, action, actor)),
       amendWaiting: (channel, externalId, text) => (touch(), hub.amendWaiting(channel, externalId, text)),
       findSession: (sessionId) => hub.findSession(sessionId),
-      authenticateSocket: (request, options) => hub.authenticateSocket(request, options),
-      selectProtocol: (protocols, request) => hub.selectProtocol(protocols, request),
+      announceSession: (sessionId, seen) => hub.announceSession(sessionId, seen),
+      answerClient: (sessionId, answer) => hub.answerClient(sessionId, answer),
       events: hub.events,
       control: hub.control,
-      isDraining: () => hub.isDraining(),
     };
   }
 

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { isAnonymousChannel, WEB_CHANNEL, type ChannelScope } from '../core/channel';
 import { AppError } from '../core/errors';
-import type { Hub, Ingested, SessionSummary, SocketAuthResult } from '../core/hub';
+import type { SessionFrame } from '../core/events';
+import type { ClientAnswer, Hub, Ingested, SessionSummary } from '../core/hub';
 import type { ChannelName, InboundMessage } from '../core/inbound';
-import type { Role } from '../core/principal';
 import type { ControlBus, EventLog, MidTurnPolicy, TurnRegistry } from '../core/turns';
 import { findOrInsert } from '../db/find-or-insert';
 import type { Models } from '../db/models';
@@ -28,9 +27,6 @@ export interface HubDependencies {
   midTurnPolicy(channel: ChannelName, sessionId: string): Promise<MidTurnPolicy>;
   events: EventLog;
   control: ControlBus;
-  authenticateSocket(request: IncomingMessage, options: { queryToken: boolean; role?: Role }): Promise<SocketAuthResult>;
-  selectProtocol(protocols: Set<string>, request: IncomingMessage): string | false;
-  isDraining(): boolean;
   /** Stage metrics and the first span of a turn's trace (both optional: off by default). */
   metrics?: HubMetrics | null;
   tracing?: Tracing | null;
@@ -204,16 +200,20 @@ export class SwitchboardHub implements Hub {
     };
   }
 
-  authenticateSocket(request: IncomingMessage, options: { queryToken: boolean; role?: Role }): Promise<SocketAuthResult> {
-    return this.deps.authenticateSocket(request, options);
+  /** On connect (decisions.md §5): the current state, then a confirmation still waiting that the replay did not include. */
+  async announceSession(sessionId: string, seen: readonly SessionFrame[]): Promise<void> {
+    const live = await this.deps.registry.get(sessionId);
+    const turn = live?.turnId ? { turn_id: live.turnId } : {};
+    await this.events.append(sessionId, { type: 'agent_state', payload: { state: live?.state ?? 'idle', ...turn } });
+    const pending = live?.pending ?? null;
+    if (pending && !seen.some((frame) => frame.type === 'tool_confirm_request' && frame.payload.confirmation_id === pending.confirmation_id)) {
+      await this.events.append(sessionId, { type: 'tool_confirm_request', payload: { ...pending, ...turn } });
+    }
   }
 
-  selectProtocol(protocols: Set<string>, request: IncomingMessage): string | false {
-    return this.deps.selectProtocol(protocols, request);
-  }
-
-  isDraining(): boolean {
-    return this.deps.isDraining();
+  async answerClient(sessionId: string, answer: ClientAnswer): Promise<void> {
+    if (answer.type === 'pong') await this.events.append(sessionId, { type: 'pong', payload: {} });
+    else await this.events.append(sessionId, { type: 'error', payload: { code: answer.code, message: answer.message } });
   }
 }
 

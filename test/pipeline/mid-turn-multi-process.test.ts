@@ -63,10 +63,11 @@ const answerCalls = (chatId: number) =>
 const answered = (chatId: number) => answerCalls(chatId).map((call) => call.params.text as string);
 
 /**
- * Each answer and the message it quotes. Turns run in order (the model's requests show it), but the
- * answers of consecutive turns are sent by whichever API processes follow them, each with its own
- * send budget, so across processes the chat may show the next answer a moment before the previous
- * one (docs/guides/mid-turn-policy.md); each answer quotes the message it answers.
+ * Each answer and the message it quotes. Turns run in order (the model's requests show it), and the
+ * answers of consecutive turns, sent by whichever API processes follow them (each with its own send
+ * budget), show in that order too: the follower of the next turn waits for the chat's rendering
+ * lease, which the previous turn's follower holds until its last send (src/core/render-lease.ts,
+ * in Redis here). Each answer also quotes the message it answers.
  */
 const quoted = (chatId: number) => Object.fromEntries(answerCalls(chatId).map((call) => [call.params.text as string, call.params.reply_parameters?.message_id as number]));
 
@@ -82,7 +83,7 @@ it('queue: messages sent to either process during a turn are answered next, one 
   await cluster.telegramUpdate(0, updates[2]!);
   held.open();
   await until(() => answered(chat).length === 3);
-  expect([...answered(chat)].sort()).toEqual(['Answer one.', 'Answer three.', 'Answer two.']);
+  expect(answered(chat)).toEqual(['Answer one.', 'Answer two.', 'Answer three.']);
   expect(quoted(chat)).toEqual({ 'Answer one.': updates[0]!.message.message_id, 'Answer two.': updates[1]!.message.message_id, 'Answer three.': updates[2]!.message.message_id });
   expect(cluster.model.requests.length - requests).toBe(3);
   expect(userMessagesOf(requests + 1)).toEqual(['first question', 'second question']);
@@ -120,7 +121,7 @@ it('collect: messages sent to both processes during a turn are answered together
   held.open();
   await until(() => answered(chat).length === 2);
   await new Promise((resolve) => setTimeout(resolve, 300));
-  expect([...answered(chat)].sort()).toEqual(['Answer both.', 'Answer one.']);
+  expect(answered(chat)).toEqual(['Answer one.', 'Answer both.']);
   expect(quoted(chat)['Answer one.']).toBe(start.message.message_id);
   expect(cluster.model.requests.length - requests).toBe(2);
   expect(userMessagesOf(requests + 1)).toEqual(['start', 'also this', 'and this']);

@@ -2,13 +2,14 @@ import { webApi } from '@slack/bolt';
 import pino from 'pino';
 import type { SessionFrame, SessionFrameBody } from '../../../src/core/events';
 import type { TurnOutcome } from '../../../src/core/follow-turn';
-import { TurnRenderer, type ReplyTarget } from '../../../adapters/slack/render';
+import { slackSurface, type ReplyTarget } from '../../../adapters/slack/render';
+import { TurnPresenter } from '../../../adapters/shared/turn-presenter';
 import { SlackOutbox, webClientOptions } from '../../../adapters/slack/slack-outbox';
 import { FakeSlackApi } from '../../fakes/slack-api';
 import { LogCapture } from '../../helpers/log-capture';
 
 /**
- * Slack replies, rendered by the real TurnRenderer through the real Web API client and send budget
+ * Slack replies, shown by the shared presenter on the real Slack reply surface, through the real Web API client and send budget
  * into the fake Slack: native streams in threads, the edit fallback, thread status, Retry-After.
  */
 let slack: FakeSlackApi;
@@ -41,8 +42,17 @@ const state = (name: 'thinking' | 'writing') => frame({ type: 'agent_state', pay
 const done = (text: string): TurnOutcome => ({ kind: 'done', done: { message_id: 'm1', total_tokens: 1, input_tokens: 1, output_tokens: 1, duration_ms: 1, tool_calls: 0, text } });
 const thread = (channel: string, threadTs = `1710000000.${String(++seq).padStart(6, '0')}`): ReplyTarget => ({ channel, threadTs, recipient: { userId: 'U1', teamId: 'T1' } });
 
-function renderer(target: ReplyTarget, outbox = new SlackOutbox(GENEROUS, pino({ level: 'debug' }, logs)), options: Partial<typeof OPTIONS> = {}) {
-  return new TurnRenderer(outbox.calls(client, 'T1'), target, 'S1', { ...OPTIONS, ...options, logger: pino({ level: 'debug' }, logs) });
+/** One turn in Slack: frames in (`handle`), its ending (`finish`), and `settled` once every call went out. */
+interface TurnRenderer {
+  handle(frame: SessionFrame): void;
+  finish(outcome: TurnOutcome): void;
+  settled(): Promise<void>;
+}
+
+function renderer(target: ReplyTarget, outbox = new SlackOutbox(GENEROUS, pino({ level: 'debug' }, logs)), options: Partial<typeof OPTIONS> = {}): TurnRenderer {
+  const logger = pino({ level: 'debug' }, logs);
+  const presenter = new TurnPresenter(slackSurface(outbox.calls(client, 'T1'), target, { ...OPTIONS, ...options, logger }), { logger, channel: 'slack', sessionId: 'S1' });
+  return { handle: (frame) => presenter.frame(frame), finish: (outcome) => void presenter.end(outcome), settled: () => presenter.settled() };
 }
 
 /** Plays a turn: thinking, the tokens (with a pause after each, so interim sends happen), then the outcome. */

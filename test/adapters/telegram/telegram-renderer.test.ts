@@ -1,6 +1,8 @@
 import pino from 'pino';
 import { Telegram } from 'telegraf';
-import { ChatRenderer } from '../../../adapters/telegram/chat-renderer';
+import { TurnPresenter } from '../../../adapters/shared/turn-presenter';
+import { chatSurface } from '../../../adapters/telegram/chat-surface';
+import type { TurnOutcome } from '../../../src/core/follow-turn';
 import { TELEGRAM_DEFAULTS, type TelegramSendLimits } from '../../../adapters/telegram/config';
 import { TelegramSender } from '../../../adapters/telegram/sender';
 import { TelegramSendBudget, type ChatTarget } from '../../../adapters/telegram/telegram-budget';
@@ -48,20 +50,25 @@ afterEach(async () => {
 let seq = 0;
 const frame = (event: AgentEvent): SessionFrame => ({ ...event, session_id: 's', seq: seq++, ts: new Date().toISOString() }) as SessionFrame;
 
+/** One turn in the chat: the shared presenter on Telegram's reply surface. */
+interface ChatRenderer {
+  push(frame: SessionFrame): void;
+  finishTurn(outcome: TurnOutcome): Promise<void>;
+}
+
 function renderer(chat: ChatTarget, options: { draftId?: number | null; replyTo?: number; interimIntervalMs?: number; draftKeepAliveMs?: number } = {}): ChatRenderer {
-  return new ChatRenderer({
+  const surface = chatSurface({
     sender: bot.sender,
     typing: bot.typing,
     chat,
-    sessionId: '0f8fad5b-d9cb-469f-a165-70867728950e',
     replyTo: options.replyTo ?? null,
     draftId: options.draftId ?? null,
     interimIntervalMs: options.interimIntervalMs ?? Math.max(50, bot.budget.interimGapMs(chat)),
     draftKeepAliveMs: options.draftKeepAliveMs ?? TELEGRAM_DEFAULTS.draftKeepAliveMs,
     maxMessageChars: 4096,
-    botToken: BOT_TOKEN,
-    logger: pino({ level: 'silent' }),
   });
+  const presenter = new TurnPresenter(surface, { logger: pino({ level: 'silent' }), channel: 'telegram', sessionId: '0f8fad5b-d9cb-469f-a165-70867728950e' });
+  return { push: (frame) => presenter.frame(frame), finishTurn: (outcome) => presenter.end(outcome) };
 }
 
 /** One turn: thinking, `words` streamed `gapMs` apart, then done with the whole text. */

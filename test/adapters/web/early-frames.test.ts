@@ -38,7 +38,7 @@ it('handles frames the client sends before the connection finished opening', asy
       },
     },
   });
-  const adapter = createWebAdapter({ logger: createLogger({ level: 'silent', format: 'json', name: 'test' }), allowedOrigins: new Set(), idleTimeoutMs: 90_000, maxPayloadBytes: WEB_ADAPTER_DEFAULTS.maxPayloadBytes, maxBufferedBytes: WEB_ADAPTER_DEFAULTS.maxBufferedBytes });
+  const adapter = createWebAdapter({ logger: createLogger({ level: 'silent', format: 'json', name: 'test' }), allowedOrigins: new Set(), idleTimeoutMs: 90_000, maxPayloadBytes: WEB_ADAPTER_DEFAULTS.maxPayloadBytes, maxBufferedBytes: WEB_ADAPTER_DEFAULTS.maxBufferedBytes, socketAuth: service.socketAuth!, draining: () => false });
   await adapter.start(slow);
   const server = createServer();
   attachUpgradeRouter(server, [{ matches: (p) => adapter.matches(p), handle: (r, s, h) => adapter.handleUpgrade(r, s, h) }]);

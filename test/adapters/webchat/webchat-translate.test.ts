@@ -4,15 +4,54 @@ import { DistinctWindow, SlidingWindow } from '../../../adapters/webchat/limits'
 import { confirmPayload, contactTags, parseConfirmPayload, toInbound } from '../../../adapters/webchat/normalize';
 import { sanitizeMarkdown, takeParagraphs, textMessages } from '../../../adapters/webchat/render';
 import { SessionIds } from '../../../adapters/webchat/session-ids';
-import { TurnOrder } from '../../../adapters/webchat/turn-order';
-import { TurnRenderer, type WidgetOutput } from '../../../adapters/webchat/turn-renderer';
+import pino from 'pino';
+import { TurnPresenter } from '../../../adapters/shared/turn-presenter';
+import { widgetSurface, type WidgetOutput, type WidgetSurfaceOptions } from '../../../adapters/webchat/widget-surface';
 import type { AgentEvent, SessionFrame } from '../../../src/core/events';
+import type { TurnOutcome } from '../../../src/core/follow-turn';
+import type { RenderLeases } from '../../../src/core/render-lease';
+import { InProcessRenderLeases } from '../../../src/events/in-process-render-leases';
 
 /** The webchat adapter's pure parts: what it makes of frames, text, ids and counters. */
 
 let seq = 0;
 const frame = (event: AgentEvent): SessionFrame => ({ ...event, session_id: 's', seq: seq++, ts: '' }) as SessionFrame;
-const said = (outputs: WidgetOutput[]) => outputs.flatMap((output) => (output.kind === 'say' ? [output.message] : []));
+type Output = WidgetOutput | { kind: 'refuse'; confirmationId: string; tool: string };
+const said = (outputs: Output[]) => outputs.flatMap((output) => (output.kind === 'say' ? [output.message] : []));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One turn as the widget shows it: the shared presenter on the widget's reply surface. `push` and
+ * `finish` answer what the widget was sent for that frame or ending (once its interim update ran).
+ */
+class TurnRenderer {
+  readonly outputs: Output[] = [];
+  private readonly presenter: TurnPresenter;
+
+  constructor(options: Pick<WidgetSurfaceOptions, 'stream' | 'confirmations'>, lease?: { leases: RenderLeases; chat: string }, deliver?: (output: WidgetOutput) => void) {
+    const surface = widgetSurface({
+      ...options,
+      deliver: (output) => (deliver ?? ((item) => this.outputs.push(item)))(output),
+      refuse: async (_session, request) => void this.outputs.push({ kind: 'refuse', confirmationId: request.confirmation_id, tool: request.tool }),
+    });
+    const take = lease ? (ticket: number) => lease.leases.acquire(lease.chat, String(Math.random()), ticket) : undefined;
+    this.presenter = new TurnPresenter(surface, { logger: pino({ level: 'silent' }), channel: 'webchat', sessionId: lease?.chat ?? 's', lease: take });
+  }
+
+  async push(event: SessionFrame): Promise<Output[]> {
+    const from = this.outputs.length;
+    this.presenter.frame(event);
+    await sleep(5); // the interim update runs on a timer (the widget's cadence: at once)
+    await this.presenter.settled();
+    return this.outputs.slice(from);
+  }
+
+  async finish(outcome: TurnOutcome): Promise<Output[]> {
+    const from = this.outputs.length;
+    await this.presenter.end(outcome);
+    return this.outputs.slice(from);
+  }
+}
 
 describe('paragraphs', () => {
   it('cuts complete paragraphs at blank lines and keeps the rest for more text', () => {
@@ -53,58 +92,61 @@ describe('links', () => {
 describe('turns', () => {
   const options = { stream: 'paragraphs', confirmations: 'buttons' } as const;
 
-  it('shows typing while working, says each paragraph once complete, and the rest at the end', () => {
+  it('shows typing while working, says each paragraph once complete, and the rest at the end', async () => {
     const renderer = new TurnRenderer(options);
-    expect(renderer.push(frame({ type: 'agent_state', payload: { state: 'thinking' } }))).toEqual([{ kind: 'typing', on: true }]);
-    expect(renderer.push(frame({ type: 'token', payload: { text: 'First.\n\nSec', final: false } }))).toEqual([{ kind: 'say', message: { text: 'First.' } }]);
-    expect(renderer.push(frame({ type: 'token', payload: { text: 'ond.', final: false } }))).toEqual([]);
+    expect(await renderer.push(frame({ type: 'agent_state', payload: { state: 'thinking' } }))).toEqual([{ kind: 'typing', on: true }]);
+    expect(await renderer.push(frame({ type: 'token', payload: { text: 'First.\n\nSec', final: false } }))).toEqual([{ kind: 'say', message: { text: 'First.' } }]);
+    expect(await renderer.push(frame({ type: 'token', payload: { text: 'ond.', final: false } }))).toEqual([]);
     const done = { message_id: 'm', total_tokens: 0, input_tokens: 0, output_tokens: 0, duration_ms: 0, tool_calls: 0, text: 'First.\n\nSecond.' };
-    expect(renderer.finish({ kind: 'done', done })).toEqual([{ kind: 'say', message: { text: 'Second.' } }, { kind: 'typing', on: false }]);
+    expect(await renderer.finish({ kind: 'done', done })).toEqual([{ kind: 'say', message: { text: 'Second.' } }, { kind: 'typing', on: false }]);
   });
 
-  it('answers from done.text when nothing streamed, and the whole answer at once with stream: final', () => {
+  it('answers from done.text when nothing streamed, and the whole answer at once with stream: final', async () => {
     const done = { message_id: 'm', total_tokens: 0, input_tokens: 0, output_tokens: 0, duration_ms: 0, tool_calls: 0, text: 'A.\n\nB.' };
-    expect(said(new TurnRenderer(options).finish({ kind: 'done', done }))).toEqual([{ text: 'A.' }, { text: 'B.' }]);
+    expect(said(await new TurnRenderer(options).finish({ kind: 'done', done }))).toEqual([{ text: 'A.' }, { text: 'B.' }]);
     const final = new TurnRenderer({ ...options, stream: 'final' });
-    expect(said(final.push(frame({ type: 'token', payload: { text: 'A.\n\nB.', final: true } })))).toEqual([]);
-    expect(said(final.finish({ kind: 'done', done }))).toEqual([{ text: 'A.\n\nB.' }]);
-    expect(said(new TurnRenderer(options).finish({ kind: 'done', done: { ...done, text: '' } }))).toEqual([{ text: '…' }]);
+    expect(said(await final.push(frame({ type: 'token', payload: { text: 'A.\n\nB.', final: true } })))).toEqual([]);
+    expect(said(await final.finish({ kind: 'done', done }))).toEqual([{ text: 'A.\n\nB.' }]);
+    expect(said(await new TurnRenderer(options).finish({ kind: 'done', done: { ...done, text: '' } }))).toEqual([{ text: '…' }]);
   });
 
-  it('asks with six quick replies (what streamed first goes first) and stops typing; or refuses', () => {
+  it('asks with six quick replies (what streamed first goes first) and stops typing; or refuses', async () => {
     const renderer = new TurnRenderer(options);
-    renderer.push(frame({ type: 'token', payload: { text: 'Let me save it.', final: false } }));
+    await renderer.push(frame({ type: 'token', payload: { text: 'Let me save it.', final: false } }));
     const request = frame({ type: 'tool_confirm_request', payload: { confirmation_id: 'c1', tool: 'save_note', parameters: {}, message: 'Run save_note?' } });
-    const outputs = renderer.push(request);
+    const outputs = await renderer.push(request);
     expect(outputs.map((output) => output.kind)).toEqual(['say', 'typing', 'say']);
     const question = said(outputs)[1] as { text: string; quick_replies: { payload: string }[] };
     expect(question.quick_replies.map((reply) => parseConfirmPayload(reply.payload)?.action)).toEqual(['allow', 'deny', 'allow_all', 'disable', 'forbid_all', 'cancel']);
-    expect(new TurnRenderer({ ...options, confirmations: 'refuse' }).push(request)).toEqual([{ kind: 'refuse', confirmationId: 'c1', tool: 'save_note' }]);
+    expect(await new TurnRenderer({ ...options, confirmations: 'refuse' }).push(request)).toEqual([{ kind: 'refuse', confirmationId: 'c1', tool: 'save_note' }]);
   });
 
-  it('ends with an apology, a cancel note, or nothing for a merged or dropped message', () => {
-    expect(said(new TurnRenderer(options).finish({ kind: 'error', code: 'PROVIDER_ERROR', message: 'secret detail' }))).toEqual([{ text: 'Sorry, something went wrong while answering. Please try again.' }]);
-    expect(said(new TurnRenderer(options).finish({ kind: 'cancelled' }))).toEqual([{ text: 'Cancelled.' }]);
-    expect(new TurnRenderer(options).finish({ kind: 'merged', into: 't' })).toEqual([]);
+  it('ends with an apology, a cancel note, or nothing for a merged or dropped message', async () => {
+    expect(said(await new TurnRenderer(options).finish({ kind: 'error', code: 'PROVIDER_ERROR', message: 'secret detail' }))).toEqual([{ text: 'Sorry, something went wrong while answering. Please try again.' }]);
+    expect(said(await new TurnRenderer(options).finish({ kind: 'cancelled' }))).toEqual([{ text: 'Cancelled.' }]);
+    expect(await new TurnRenderer(options).finish({ kind: 'merged', into: 't' })).toEqual([]);
   });
 
-  it("keeps a later turn's output until the earlier turn of the conversation ended", () => {
+  it("keeps a later turn's output until the earlier turn of the conversation ended (the chat's rendering lease)", async () => {
     const delivered: string[] = [];
-    const order = new TurnOrder<string>((conversation, item) => delivered.push(`${conversation}:${item}`));
-    const first = order.open('a');
-    const second = order.open('a');
-    const elsewhere = order.open('b');
-    second.push(['2a']);
-    elsewhere.push(['b1']);
-    first.push(['1a']);
-    second.push(['2b']);
-    expect(delivered).toEqual(['b:b1', 'a:1a']);
-    first.push(['1b']);
-    first.close();
-    second.close();
-    elsewhere.close();
-    expect(delivered).toEqual(['b:b1', 'a:1a', 'a:1b', 'a:2a', 'a:2b']);
-    expect(order.active).toBe(0);
+    const leases = new InProcessRenderLeases();
+    const turn = (conversation: string) => new TurnRenderer(options, { leases, chat: conversation }, (output) => output.kind === 'say' && delivered.push(`${conversation}:${output.message.text}`));
+    const token = (text: string) => frame({ type: 'token', payload: { text: `${text}\n\n`, final: false } });
+    const done = (text: string): TurnOutcome => ({ kind: 'done', done: { message_id: 'm', total_tokens: 0, input_tokens: 0, output_tokens: 0, duration_ms: 0, tool_calls: 0, text } });
+    const first = turn('a');
+    const second = turn('a');
+    const elsewhere = turn('b');
+    await first.push(token('1a'));
+    await Promise.race([second.push(token('2a')), sleep(50)]);
+    await elsewhere.push(token('b1'));
+    await Promise.race([second.push(token('2b')), sleep(50)]);
+    expect(delivered).toEqual(['a:1a', 'b:b1']);
+    await first.push(token('1b'));
+    await first.finish(done('1a\n\n1b'));
+    await second.finish(done('2a\n\n2b'));
+    await elsewhere.finish(done('b1'));
+    expect(delivered).toEqual(['a:1a', 'b:b1', 'a:1b', 'a:2a', 'a:2b']);
+    expect(leases.active).toBe(0);
   });
 });
 
