@@ -110,7 +110,7 @@ export interface LiveTurn {
   /** The turn's id: its user message's id. */
   turnId: string;
   /** `queued` until a worker takes it; a queued turn is cancelled where it waits, a running one by its worker. */
-  phase: 'queued' | 'running';
+  phase: 'queued' | 'running' | 'handover';
   /** The agent state clients see (`thinking` … `writing`). */
   state: AgentState;
   pending: PendingConfirmation | null;
@@ -122,6 +122,9 @@ export interface LiveTurn {
    */
   workflowId?: string | null;
 }
+
+/** What `TurnRegistry.handOver` did. */
+export type HandOver = 'handed' | 'freed' | 'again' | 'lost';
 
 export type LiveTurnChange = Partial<Pick<LiveTurn, 'phase' | 'state' | 'pending' | 'workflowId'>>;
 
@@ -152,11 +155,21 @@ export interface TurnRegistry {
   /**
    * Ends the turn if it is still the session's (and, with `onlyIf`, still in that phase); false
    * otherwise. A queued turn is cancelled with `onlyIf: 'queued'`, so a worker taking it at the same
-   * moment and the canceller cannot both win. When released, says whether messages wait behind it
-   * (`markWaiting`): the releaser then starts the next turn. A release sent twice (its answer lost
-   * when the connection dropped) answers what it did the first time.
+   * moment and the canceller cannot both win. When messages wait behind it (`markWaiting`), the
+   * session is not freed but reserved for the oldest of them (phase `handover`, still named by this
+   * turn): a message that arrives meanwhile waits behind them too instead of overtaking them; the
+   * releaser then calls `handOver`. A release sent twice (its answer lost when the connection
+   * dropped) answers what it did the first time.
    */
-  release(sessionId: string, turnId: string, onlyIf?: LiveTurn['phase']): Promise<false | { waiting: boolean }>;
+  release(sessionId: string, turnId: string, onlyIf?: 'queued' | 'running'): Promise<false | { waiting: boolean }>;
+  /**
+   * Hands a session that `release` reserved for turn `from` to the next waiting message `to` (phase
+   * `queued`; `more`: messages wait behind it too), or frees it when `to` is null. `again`: with
+   * `to` null, a message was marked waiting since the reservation (read the waiting messages again);
+   * `lost`: the session is no longer reserved for `from` (someone else handed it over). Sent twice,
+   * a handover to `to` answers `handed` again.
+   */
+  handOver(sessionId: string, from: string, to: string | null, more: boolean): Promise<HandOver>;
   close(): Promise<void>;
 }
 
@@ -199,4 +212,12 @@ export interface WorkerPresence {
   leave(workerId: string): Promise<void>;
   /** Workers whose last heartbeat is younger than the presence timeout. */
   alive(): Promise<number>;
+}
+
+/**
+ * The turn a session runs, as clients see it: none between turns, also while the session is reserved
+ * for its next waiting message (phase `handover`: the turn that ran is over, the next has not started).
+ */
+export function runningTurn(live: LiveTurn | null): LiveTurn | null {
+  return live && live.phase !== 'handover' ? live : null;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AGENT_STATES, type AgentState } from '../core/events';
-import type { LiveTurn, LiveTurnChange, PendingConfirmation, TurnRegistry } from '../core/turns';
+import type { HandOver, LiveTurn, LiveTurnChange, PendingConfirmation, TurnRegistry } from '../core/turns';
 import { redisKey } from '../redis/connection';
 
 export const REDIS_TURN_REGISTRY_DEFAULTS = {
@@ -37,32 +37,62 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;
 
-/** ARGV: turn id, ttl, then field/value pairs. */
+/** ARGV: turn id, ttl, then field/value pairs. A reservation (`handover`) is no turn to change. */
 const UPDATE = `
-if redis.call('HGET', KEYS[1], 'turn_id') ~= ARGV[1] then return 0 end
+local owner = redis.call('HMGET', KEYS[1], 'turn_id', 'phase')
+if owner[1] ~= ARGV[1] or owner[2] == 'handover' then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
 /**
- * ARGV: turn id, required phase ('' for any), this release's id, how long its answer is remembered.
- * 0: not released; 1: released; 2: released, messages wait. KEYS[2] remembers the last release's id
- * and answer: the same release sent again gets that answer, not "not yours".
+ * ARGV: turn id, required phase ('' for any), this release's id, how long its answer is remembered,
+ * now, the turn ttl. 0: not released; 1: released; 2: released, messages wait (the session is then
+ * reserved for the next of them: phase `handover`, still named by this turn). KEYS[2] remembers the
+ * last release's id and answer: the same release sent again gets that answer, not "not yours".
  */
 const RELEASE = `
-if redis.call('HGET', KEYS[1], 'turn_id') ~= ARGV[1] then
+local owner = redis.call('HMGET', KEYS[1], 'turn_id', 'phase', 'waiting')
+if owner[1] ~= ARGV[1] then
   local last = redis.call('GET', KEYS[2])
   if last and string.sub(last, 1, string.len(ARGV[3]) + 1) == ARGV[3] .. ' ' then return tonumber(string.sub(last, string.len(ARGV[3]) + 2)) end
   return 0
 end
-if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'phase') ~= ARGV[2] then return 0 end
-local waiting = redis.call('HGET', KEYS[1], 'waiting')
+if owner[2] == 'handover' then return 2 end
+if ARGV[2] ~= '' and owner[2] ~= ARGV[2] then return 0 end
 redis.call('DEL', KEYS[1])
 local released = 1
-if waiting == '1' then released = 2 end
+if owner[3] == '1' then
+  released = 2
+  redis.call('HSET', KEYS[1], 'turn_id', ARGV[1], 'phase', 'handover', 'state', 'idle', 'pending', '', 'accepted_at', ARGV[5])
+  redis.call('PEXPIRE', KEYS[1], ARGV[6])
+end
 redis.call('SET', KEYS[2], ARGV[3] .. ' ' .. released, 'PX', ARGV[4])
 return released
+`;
+
+/**
+ * ARGV: the reserving turn, the next turn ('' to free), '1' when more wait behind it, now, the turn
+ * ttl. 1 handed (also when sent again: the next turn holds it), 2 again (a message was marked
+ * waiting since the reservation; nothing changed), 3 freed, 0 lost.
+ */
+const HAND_OVER = `
+local owner = redis.call('HMGET', KEYS[1], 'turn_id', 'phase', 'waiting')
+if owner[1] ~= ARGV[1] or owner[2] ~= 'handover' then
+  if ARGV[2] ~= '' and owner[1] == ARGV[2] then return 1 end
+  return 0
+end
+if ARGV[2] == '' then
+  if owner[3] == '1' then return 2 end
+  redis.call('DEL', KEYS[1])
+  return 3
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'turn_id', ARGV[2], 'phase', 'queued', 'state', 'thinking', 'pending', '', 'accepted_at', ARGV[4])
+if ARGV[3] == '1' or owner[3] == '1' then redis.call('HSET', KEYS[1], 'waiting', '1') end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1
 `;
 
 /** Flags the running turn (if any) and answers its id and phase. */
@@ -76,7 +106,8 @@ return turn
 type RedisWithScripts = Redis & {
   turnClaim(key: string, turnId: string, acceptedAt: number, ttlMs: number): Promise<number>;
   turnUpdate(key: string, turnId: string, ttlMs: number, ...fields: string[]): Promise<number>;
-  turnRelease(key: string, releasedKey: string, turnId: string, phase: string, releaseId: string, memoryMs: number): Promise<number>;
+  turnRelease(key: string, releasedKey: string, turnId: string, phase: string, releaseId: string, memoryMs: number, now: number, ttlMs: number): Promise<number>;
+  turnHandOver(key: string, from: string, to: string, more: string, now: number, ttlMs: number): Promise<number>;
   turnMarkWaiting(key: string): Promise<[string, string] | null>;
 };
 
@@ -94,6 +125,7 @@ export class RedisTurnRegistry implements TurnRegistry {
     redis.defineCommand('turnUpdate', { numberOfKeys: 1, lua: UPDATE });
     redis.defineCommand('turnRelease', { numberOfKeys: 2, lua: RELEASE });
     redis.defineCommand('turnMarkWaiting', { numberOfKeys: 1, lua: MARK_WAITING });
+    redis.defineCommand('turnHandOver', { numberOfKeys: 1, lua: HAND_OVER });
     this.redis = redis as RedisWithScripts;
   }
 
@@ -131,12 +163,17 @@ export class RedisTurnRegistry implements TurnRegistry {
 
   async markWaiting(sessionId: string): Promise<{ turnId: string; phase: LiveTurn['phase'] } | null> {
     const turn = await this.redis.turnMarkWaiting(this.key(sessionId));
-    return turn ? { turnId: turn[0], phase: turn[1] === 'running' ? 'running' : 'queued' } : null;
+    return turn ? { turnId: turn[0], phase: phaseOf(turn[1]) } : null;
   }
 
-  async release(sessionId: string, turnId: string, onlyIf?: LiveTurn['phase']): Promise<false | { waiting: boolean }> {
-    const released = await this.redis.turnRelease(this.key(sessionId), this.releasedKey(sessionId), turnId, onlyIf ?? '', randomUUID(), this.limits.releaseMemoryMs);
+  async release(sessionId: string, turnId: string, onlyIf?: 'queued' | 'running'): Promise<false | { waiting: boolean }> {
+    const released = await this.redis.turnRelease(this.key(sessionId), this.releasedKey(sessionId), turnId, onlyIf ?? '', randomUUID(), this.limits.releaseMemoryMs, Date.now(), this.limits.turnTtlMs);
     return released === 0 ? false : { waiting: released === 2 };
+  }
+
+  async handOver(sessionId: string, from: string, to: string | null, more: boolean): Promise<HandOver> {
+    const answer = await this.redis.turnHandOver(this.key(sessionId), from, to ?? '', more ? '1' : '0', Date.now(), this.limits.turnTtlMs);
+    return HAND_OVER_ANSWERS[answer] ?? 'lost';
   }
 
   async close(): Promise<void> {
@@ -152,12 +189,18 @@ export class RedisTurnRegistry implements TurnRegistry {
   }
 }
 
+const HAND_OVER_ANSWERS: Record<number, HandOver> = { 0: 'lost', 1: 'handed', 2: 'again', 3: 'freed' };
+
+function phaseOf(value: string | undefined): LiveTurn['phase'] {
+  return value === 'running' || value === 'handover' ? value : 'queued';
+}
+
 function parse(hash: Record<string, string>): LiveTurn | null {
   if (!hash.turn_id) return null;
   const state = (AGENT_STATES as readonly string[]).includes(hash.state ?? '') ? (hash.state as AgentState) : 'thinking';
   return {
     turnId: hash.turn_id,
-    phase: hash.phase === 'running' ? 'running' : 'queued',
+    phase: phaseOf(hash.phase),
     state,
     pending: hash.pending ? (JSON.parse(hash.pending) as PendingConfirmation) : null,
     acceptedAt: Number(hash.accepted_at ?? 0),

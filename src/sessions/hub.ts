@@ -4,7 +4,7 @@ import { AppError } from '../core/errors';
 import type { SessionFrame } from '../core/events';
 import type { ClientAnswer, Hub, Ingested, SessionSummary } from '../core/hub';
 import type { ChannelName, InboundMessage } from '../core/inbound';
-import type { ControlBus, EventLog, MidTurnPolicy, TurnRegistry } from '../core/turns';
+import { runningTurn, type ControlBus, type EventLog, type MidTurnPolicy, type TurnRegistry } from '../core/turns';
 import { findOrInsert } from '../db/find-or-insert';
 import type { Models } from '../db/models';
 import type { TurnStore } from '../db/turn-store';
@@ -188,7 +188,7 @@ export class SwitchboardHub implements Hub {
   }
 
   async findSession(sessionId: string): Promise<SessionSummary | null> {
-    const [row, live] = await Promise.all([this.deps.store.findSession(sessionId), this.deps.registry.get(sessionId)]);
+    const [row, live] = await Promise.all([this.deps.store.findSession(sessionId), this.deps.registry.get(sessionId).then(runningTurn)]);
     if (!row) return null;
     return {
       id: row.id,
@@ -202,7 +202,7 @@ export class SwitchboardHub implements Hub {
 
   /** On connect (decisions.md §5): the current state, then a confirmation still waiting that the replay did not include. */
   async announceSession(sessionId: string, seen: readonly SessionFrame[]): Promise<void> {
-    const live = await this.deps.registry.get(sessionId);
+    const live = runningTurn(await this.deps.registry.get(sessionId));
     const turn = live?.turnId ? { turn_id: live.turnId } : {};
     await this.events.append(sessionId, { type: 'agent_state', payload: { state: live?.state ?? 'idle', ...turn } });
     const pending = live?.pending ?? null;

@@ -1,5 +1,5 @@
 import type { AgentState } from '../core/events';
-import type { LiveTurn } from '../core/turns';
+import { runningTurn, type LiveTurn } from '../core/turns';
 import type { MessageRecord, SessionRecord } from '../db/turn-store';
 import { toStoredToolCall } from './stored-tool-calls';
 
@@ -13,7 +13,8 @@ export function tokenCounts(input: number, output: number) {
  * `state` is the running turn's (from the turn registry), `idle` between turns; `active_tools` are
  * the tools the model is offered: the active workflow's pinned list when it has one.
  */
-export function sessionView(row: Omit<SessionRecord, 'answered_through' | 'ordinal'>, live: LiveTurn | null = null, pinnedTools?: readonly string[]) {
+export function sessionView(row: Omit<SessionRecord, 'answered_through' | 'ordinal'>, held: LiveTurn | null = null, pinnedTools?: readonly string[]) {
+  const live = runningTurn(held);
   const state: AgentState = live?.state ?? 'idle';
   return {
     id: row.id,

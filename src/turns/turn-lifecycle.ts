@@ -11,6 +11,12 @@ import { TurnEvents } from './turn-events';
  */
 export const GIVE_UP_STORE_WAIT_MS = 30_000;
 
+/**
+ * How often starting the next waiting turn reads the waiting messages again when new ones keep
+ * arriving between the read and the handover (each read sees them; more than two is a storm).
+ */
+const HAND_OVER_ATTEMPTS = 3;
+
 /** A turn, by its session and its id (its user message's id). */
 export interface TurnRef {
   sessionId: string;
@@ -94,9 +100,7 @@ export class TurnLifecycle {
     if (releasedFirst === false) return null;
     const stored = record ? await this.store(turn, record, options.storeFailure ?? 'throw') : null;
     const released = releasedFirst ?? (await registry.release(turn.sessionId, turn.turnId));
-    if (released && released.waiting) {
-      await this.startNext(turn.sessionId).catch((error: unknown) => this.deps.logger.error({ err: error, session_id: turn.sessionId }, 'could not start the next waiting turn'));
-    }
+    if (released && released.waiting) await this.startNextLogged(turn.sessionId, turn.turnId);
     return { reply: stored?.reply ?? null, updatedAt: stored?.updatedAt ?? null, ours: released !== false, waiting: released !== false && released.waiting };
   }
 
@@ -187,25 +191,48 @@ export class TurnLifecycle {
   }
 
   /**
-   * Starts the session's next waiting message, if any and if no turn runs (called by whoever ended a
-   * turn that messages waited behind, and by a message that found its turn ended). Safe to race:
-   * the registry lets one caller claim the session.
+   * Starts the session's next waiting message, if any. `reservedBy`: the turn whose release reserved
+   * the session for its waiting messages (TurnRegistry.release): the session goes straight to the
+   * oldest of them, so a message arriving meanwhile cannot overtake them. Without it (a message that
+   * found no turn running, a retry), the session is claimed if free. Safe to race: the registry lets
+   * one caller claim or hand over the session.
    */
-  async startNext(sessionId: string): Promise<string | null> {
-    const { store, registry, queue, logger } = this.deps;
-    const [next, after] = await store.owedTurns(sessionId, 2);
-    if (!next || !(await registry.claim(sessionId, next.id))) return null;
-    if (after) await registry.markWaiting(sessionId);
+  async startNext(sessionId: string, reservedBy?: string): Promise<string | null> {
+    const { store, registry } = this.deps;
+    for (let attempt = 0; attempt < HAND_OVER_ATTEMPTS; attempt += 1) {
+      const [next, after] = await store.owedTurns(sessionId, 2);
+      if (reservedBy === undefined) {
+        if (!next || !(await registry.claim(sessionId, next.id))) return null;
+        if (after) await registry.markWaiting(sessionId);
+      } else {
+        const handed = await registry.handOver(sessionId, reservedBy, next?.id ?? null, after !== undefined);
+        if (handed === 'again') continue; // a message was stored since the list was read
+        if (handed !== 'handed' || !next) return null;
+      }
+      return this.queueNext(sessionId, next.id);
+    }
+    this.deps.logger.warn({ session_id: sessionId }, 'waiting messages kept changing while the next turn was started; the next message starts it');
+    return null;
+  }
+
+  /** The next waiting message's turn is the session's: queue it (on failure the session is let go; a restart queues it again). */
+  private async queueNext(sessionId: string, turnId: string): Promise<string | null> {
+    const { registry, queue, logger } = this.deps;
     try {
-      await queue.enqueue({ sessionId, userMessageId: next.id, queuedAt: Date.now() });
+      await queue.enqueue({ sessionId, userMessageId: turnId, queuedAt: Date.now() });
     } catch (error) {
       // Stays stored and owed: requeued when a process starts (requeueUnfinished).
-      logger.error({ err: error, session_id: sessionId, turn_id: next.id }, 'could not queue a waiting turn');
-      await registry.release(sessionId, next.id);
+      logger.error({ err: error, session_id: sessionId, turn_id: turnId }, 'could not queue a waiting turn');
+      await registry.release(sessionId, turnId);
       return null;
     }
-    this.deps.pickup.watch(sessionId, next.id);
-    return next.id;
+    this.deps.pickup.watch(sessionId, turnId);
+    return turnId;
+  }
+
+  /** startNext after a release that reserved the session; a failure is logged (the turn that ended is not undone by it). */
+  async startNextLogged(sessionId: string, reservedBy: string): Promise<void> {
+    await this.startNext(sessionId, reservedBy).catch((error: unknown) => this.deps.logger.error({ err: error, session_id: sessionId }, 'could not start the next waiting turn'));
   }
 
   private async store(turn: TurnRef, record: TurnRecord, onFailure: 'throw' | 'log'): Promise<{ reply: MessageRecord | null; updatedAt: Date } | null> {

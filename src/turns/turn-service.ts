@@ -98,24 +98,37 @@ export class TurnService {
    */
   private async freeDeadClaim(sessionId: string): Promise<boolean> {
     const live = await this.deps.registry.get(sessionId);
-    if (!live || live.phase !== 'queued' || Date.now() - live.acceptedAt < UNSTORED_CLAIM_MS) return false;
+    if (!live || live.phase === 'running' || Date.now() - live.acceptedAt < UNSTORED_CLAIM_MS) return false;
+    if (live.phase === 'handover') {
+      // Reserved for its waiting messages by a process that died before handing it over: this one does.
+      await this.lifecycle.startNext(sessionId, live.turnId);
+      return false;
+    }
     const owed = await this.deps.store.owedTurns(sessionId, STRANDED_SCAN);
     if (owed.some((turn) => turn.id === live.turnId)) {
       await this.deps.queue.enqueue({ sessionId, userMessageId: live.turnId, queuedAt: Date.now() });
       return false;
     }
     this.deps.logger.warn({ session_id: sessionId, turn_id: live.turnId }, 'freed a session claimed for a message that was never stored');
-    return (await this.deps.registry.release(sessionId, live.turnId, 'queued')) !== false;
+    const released = await this.deps.registry.release(sessionId, live.turnId, 'queued');
+    if (released && released.waiting) await this.lifecycle.startNext(sessionId, live.turnId);
+    return released !== false && !released.waiting;
+  }
+
+  /** Lets go of a claim whose message could not be taken in; messages that waited behind it get their turn. */
+  private async unclaim(sessionId: string, turnId: string): Promise<void> {
+    const released = await this.deps.registry.release(sessionId, turnId);
+    if (released && released.waiting) await this.lifecycle.startNextLogged(sessionId, turnId);
   }
 
   /** The session is ours: store the message and queue its turn (undone when either fails). */
   private async startClaimed(input: AcceptInput, turnId: string): Promise<{ message: MessageRecord; queuedMark: number }> {
-    const { registry, queue, logger } = this.deps;
+    const { queue, logger } = this.deps;
     let message: MessageRecord;
     try {
       message = await this.store(input, turnId);
     } catch (error) {
-      await registry.release(input.sessionId, turnId);
+      await this.unclaim(input.sessionId, turnId);
       throw error;
     }
     // The job's time is the wall clock (another process compares it); this process's own mark is finer.
@@ -125,8 +138,9 @@ export class TurnService {
     } catch (error) {
       // Not queued, so not accepted: undo, and let the client retry.
       logger.error({ err: error, session_id: input.sessionId }, 'could not queue a turn');
-      await registry.release(input.sessionId, turnId);
+      // Deleted before the claim goes: a message waiting behind it must not be overtaken by it.
       await this.deps.store.deleteMessage(turnId);
+      await this.unclaim(input.sessionId, turnId);
       throw new AppError('SERVICE_UNAVAILABLE', 'The turn queue is unavailable; try again shortly.', { headers: { 'Retry-After': '5' }, cause: error });
     }
     this.deps.pickup.watch(input.sessionId, turnId);
@@ -144,7 +158,7 @@ export class TurnService {
       await this.startNext(input.sessionId);
       return message;
     }
-    if (policy === 'steer') {
+    if (policy === 'steer' && running.phase !== 'handover') {
       // A turn no worker took yet is simply cancelled; a running one stops at its next boundary.
       if (running.phase === 'queued') await this.lifecycle.cancelQueued({ sessionId: input.sessionId, turnId: running.turnId });
       else await this.deps.control.publish({ kind: 'cancel', sessionId: input.sessionId, turnId: running.turnId, steer: true });
@@ -203,7 +217,8 @@ export class TurnService {
   async cancel(sessionId: string): Promise<void> {
     const { registry, control } = this.deps;
     const live = await registry.get(sessionId);
-    if (!live) throw new AppError('CONFLICT', 'No turn is running in this session.');
+    // Reserved between one turn and the next: the turn that ran is over, the next has not started.
+    if (!live || live.phase === 'handover') throw new AppError('CONFLICT', 'No turn is running in this session.');
     if (await this.lifecycle.cancelQueued({ sessionId, turnId: live.turnId })) return;
     await control.publish({ kind: 'cancel', sessionId, turnId: live.turnId });
   }
@@ -239,6 +254,11 @@ export class TurnService {
     let queued = 0;
     for (const turn of await store.unansweredTurns()) {
       const live = await registry.get(turn.sessionId);
+      if (live?.phase === 'handover') {
+        // Reserved for its waiting messages by a process that died (or is about to hand it over: one of us wins).
+        if ((await this.lifecycle.startNext(turn.sessionId, live.turnId)) !== null) queued += 1;
+        continue;
+      }
       if (live && live.turnId !== turn.messageId) {
         await registry.markWaiting(turn.sessionId);
         continue;

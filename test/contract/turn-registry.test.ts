@@ -81,8 +81,53 @@ describe.each([
     expect(await registry.release(session, turn)).toEqual({ waiting: true });
     // The flag belongs to that turn: the next one starts without it.
     const next = randomUUID();
-    await registry.claim(session, next);
+    expect(await registry.handOver(session, turn, next, false)).toBe('handed');
     expect(await registry.release(session, next)).toEqual({ waiting: false });
+  });
+
+  it('a release with messages waiting reserves the session for them: a newcomer cannot overtake them (handover)', async () => {
+    const session = randomUUID();
+    const [turn, newcomer, next, after] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    await registry.claim(session, turn);
+    await registry.update(session, turn, { phase: 'running', state: 'writing' });
+    await registry.markWaiting(session);
+    expect(await registry.release(session, turn)).toEqual({ waiting: true });
+    expect(await registry.release(session, turn)).toEqual({ waiting: true }); // sent again: the same answer
+    // Reserved, between the turn that ran and the next: no turn runs, nobody claims it, nothing changes it.
+    expect(await registry.get(session)).toMatchObject({ turnId: turn, phase: 'handover', state: 'idle', pending: null });
+    expect(await registry.claim(session, newcomer)).toBe(false);
+    expect(await registry.update(session, turn, { phase: 'running' })).toBe(false); // a late worker of the ended turn
+    expect(await registry.release(session, turn, 'queued')).toEqual({ waiting: true });
+    // The newcomer waits too: handed over to the oldest waiting message, the flag carried.
+    expect(await registry.markWaiting(session)).toEqual({ turnId: turn, phase: 'handover' });
+    expect(await registry.handOver(session, randomUUID(), next, false)).toBe('lost');
+    expect(await registry.handOver(session, turn, next, false)).toBe('handed');
+    expect(await registry.handOver(session, turn, next, false)).toBe('handed'); // sent again
+    expect(await registry.get(session)).toMatchObject({ turnId: next, phase: 'queued', state: 'thinking', pending: null });
+    await registry.update(session, next, { phase: 'running' });
+    expect(await registry.release(session, next)).toEqual({ waiting: true });
+    expect(await registry.handOver(session, next, after, true)).toBe('handed');
+    expect(await registry.release(session, after)).toEqual({ waiting: true });
+  });
+
+  it('a reservation with nobody left to hand to is freed, unless a message was marked waiting since (read again)', async () => {
+    const session = randomUUID();
+    const turn = randomUUID();
+    await registry.claim(session, turn);
+    await registry.markWaiting(session);
+    expect(await registry.release(session, turn)).toEqual({ waiting: true });
+    expect(await registry.handOver(session, turn, null, false)).toBe('freed');
+    expect(await registry.get(session)).toBeNull();
+    expect(await registry.handOver(session, turn, null, false)).toBe('lost');
+    await registry.claim(session, turn);
+    await registry.markWaiting(session);
+    await registry.release(session, turn);
+    await registry.markWaiting(session); // stored after the waiting messages were read
+    expect(await registry.handOver(session, turn, null, false)).toBe('again');
+    expect((await registry.get(session))!.phase).toBe('handover');
+    const late = randomUUID();
+    expect(await registry.handOver(session, turn, late, false)).toBe('handed');
+    expect(await registry.release(session, late)).toEqual({ waiting: true }); // the late message's flag was carried
   });
 
   it('reads many sessions at once; idle ones are absent', async () => {

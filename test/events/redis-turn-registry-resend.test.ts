@@ -57,9 +57,22 @@ it('a release whose answer was lost, run again, answers what the first run did',
   expect(await registry.release(session, turn)).toEqual({ waiting: true });
   await dropped;
   expect(proxy.sent(session)).toBeGreaterThanOrEqual(2);
-  expect(await registry.get(session)).toBeNull();
-  // A later release of the same turn (not a resend) is refused as before.
+  // Reserved for the waiting message (handover), once: handed over, the turn's release is refused.
+  expect(await registry.get(session)).toMatchObject({ turnId: turn, phase: 'handover' });
+  expect(await registry.handOver(session, turn, null, false)).toBe('freed');
   expect(await registry.release(session, turn)).toBe(false);
+});
+
+it('a handover whose answer was lost, run again, answers handed', async () => {
+  const session = randomUUID();
+  const [turn, next] = [randomUUID(), randomUUID()];
+  await registry.claim(session, turn);
+  await registry.markWaiting(session);
+  await registry.release(session, turn);
+  const dropped = proxy.dropNextReply(session);
+  expect(await registry.handOver(session, turn, next, false)).toBe('handed');
+  await dropped;
+  expect(await registry.get(session)).toMatchObject({ turnId: next, phase: 'queued' });
 });
 
 it('a release that was refused stays refused when it runs again', async () => {
