@@ -5,7 +5,6 @@ import { closeSockets, openSocket } from './lib/hub';
 import { startHubProcess, type HubUnderTest } from './lib/hub-process';
 import { elapsedMs, percentile, withTimeout } from './lib/latency';
 
-
 /**
  * Time from sending `user_message` on a session socket to receiving the turn's first `token` frame,
  * one turn at a time (each waits for the previous `done`), with a model that answers at once — so
@@ -81,7 +80,11 @@ export async function turnProber(hub: HubUnderTest, variant: string): Promise<Pr
       const { urls } = await hub.sessions(1);
       const opened = await openSocket(urls[0]!, hub.headers);
       // The on-connect `agent_state` comes first; wait for it so it is not taken for a turn's frame.
-      await withTimeout(nextFrame(opened, (frame) => frame.type === 'agent_state'), FIRST_TOKEN_BENCH.frameTimeoutMs, `${variant}: no agent_state on connect`);
+      await withTimeout(
+        nextFrame(opened, (frame) => frame.type === 'agent_state'),
+        FIRST_TOKEN_BENCH.frameTimeoutMs,
+        `${variant}: no agent_state on connect`,
+      );
       ws = opened;
       turns = 0;
       return opened;
@@ -139,7 +142,9 @@ export const benchmark: Benchmark = {
           results[variant].p50.push(percentile(latencies, 50));
           results[variant].p99.push(percentile(latencies, 99));
           results[variant].count.push(latencies.length);
-          log(`run ${run + 1}/${runs} ${variant}: p50 ${percentile(latencies, 50).toFixed(3)} ms, p99 ${percentile(latencies, 99).toFixed(3)} ms (${latencies.length} turns)`);
+          log(
+            `run ${run + 1}/${runs} ${variant}: p50 ${percentile(latencies, 50).toFixed(3)} ms, p99 ${percentile(latencies, 99).toFixed(3)} ms (${latencies.length} turns)`,
+          );
         }
       } finally {
         await prober.stop();
@@ -148,7 +153,12 @@ export const benchmark: Benchmark = {
     const ratio = (variant: Variant, to: Variant) => results[variant].p50.map((p50, run) => p50 / results[to].p50[run]!);
     const { goals } = FIRST_TOKEN_BENCH;
     const metrics: Metric[] = [
-      { name: 'embedded: p50', unit: 'ms', samples: results.embedded.p50, goal: { text: `≤ ${goals.embeddedP50Ms}`, met: (median) => median <= goals.embeddedP50Ms } },
+      {
+        name: 'embedded: p50',
+        unit: 'ms',
+        samples: results.embedded.p50,
+        goal: { text: `≤ ${goals.embeddedP50Ms}`, met: (median) => median <= goals.embeddedP50Ms },
+      },
       { name: 'scaled: p50', unit: 'ms', samples: results.scaled.p50, goal: { text: `≤ ${goals.scaledP50Ms}`, met: (median) => median <= goals.scaledP50Ms } },
       { name: 'floor: p50', unit: 'ms', samples: results.floor.p50 },
       { name: 'echo: p50', unit: 'ms', samples: results.echo.p50 },

@@ -47,7 +47,8 @@ function meanMs(before: { sum: number; count: number }, after: { sum: number; co
 
 export const benchmark: Benchmark = {
   name: 'hub-overhead',
-  description: "hub overhead: message received → first token frame delivered, minus the model's own time to first token, from the stage metrics (embedded, scaled)",
+  description:
+    "hub overhead: message received → first token frame delivered, minus the model's own time to first token, from the stage metrics (embedded, scaled)",
   async run({ runs, durationS, warmupS, log }) {
     const results: Record<Variant, Record<string, number[]>> = { embedded: {}, scaled: {} };
     const push = (variant: Variant, name: string, value: number) => (results[variant][name] ??= []).push(value);
@@ -74,7 +75,13 @@ export const benchmark: Benchmark = {
           push(variant, 'stages less model', Object.values(stages).reduce((sum, value) => sum + value, 0) - model);
           for (const [stage, value] of Object.entries(stages)) push(variant, `stage ${stage}`, value);
           push(variant, 'client p50', percentile(latencies, 50));
-          log(`run ${run + 1}/${runs} ${variant}: overhead ${(firstAnswer - model).toFixed(3)} ms (first answer ${firstAnswer.toFixed(3)}, model ${model.toFixed(3)}); ${Object.entries(stages).map(([stage, value]) => `${stage} ${value.toFixed(3)}`).join(', ')}; client p50 ${percentile(latencies, 50).toFixed(3)} ms`);
+          log(
+            `run ${run + 1}/${runs} ${variant}: overhead ${(firstAnswer - model).toFixed(3)} ms (first answer ${firstAnswer.toFixed(3)}, model ${model.toFixed(3)}); ${Object.entries(
+              stages,
+            )
+              .map(([stage, value]) => `${stage} ${value.toFixed(3)}`)
+              .join(', ')}; client p50 ${percentile(latencies, 50).toFixed(3)} ms`,
+          );
         }
       } finally {
         await prober.stop();
@@ -82,8 +89,18 @@ export const benchmark: Benchmark = {
     }
     const { goals } = HUB_OVERHEAD_BENCH;
     const metrics: Metric[] = [
-      { name: 'embedded: hub overhead (first answer − model first token)', unit: 'ms', samples: results.embedded.overhead!, goal: { text: `≤ ${goals.embeddedMs}`, met: (median) => median <= goals.embeddedMs } },
-      { name: 'scaled: hub overhead (first answer − model first token)', unit: 'ms', samples: results.scaled.overhead!, goal: { text: `≤ ${goals.scaledMs}`, met: (median) => median <= goals.scaledMs } },
+      {
+        name: 'embedded: hub overhead (first answer − model first token)',
+        unit: 'ms',
+        samples: results.embedded.overhead!,
+        goal: { text: `≤ ${goals.embeddedMs}`, met: (median) => median <= goals.embeddedMs },
+      },
+      {
+        name: 'scaled: hub overhead (first answer − model first token)',
+        unit: 'ms',
+        samples: results.scaled.overhead!,
+        goal: { text: `≤ ${goals.scaledMs}`, met: (median) => median <= goals.scaledMs },
+      },
       ...(['embedded', 'scaled'] as const).flatMap((variant) =>
         Object.entries(results[variant])
           .filter(([name]) => name !== 'overhead')

@@ -87,7 +87,9 @@ export const benchmark: Benchmark = {
       for (let run = 0; run < runs; run += 1) {
         bareBytes.push(await measure(child, bareUrls, {}));
         hubBytes.push(await measure(child, hubUrls, hubHeaders));
-        log(`run ${run + 1}/${runs}: hub ${(hubBytes[run]!.heap / 1024).toFixed(1)} KiB/socket (RSS ${(hubBytes[run]!.rss / 1024).toFixed(1)}), bare ${(bareBytes[run]!.heap / 1024).toFixed(1)} KiB/socket (RSS ${(bareBytes[run]!.rss / 1024).toFixed(1)})`);
+        log(
+          `run ${run + 1}/${runs}: hub ${(hubBytes[run]!.heap / 1024).toFixed(1)} KiB/socket (RSS ${(hubBytes[run]!.rss / 1024).toFixed(1)}), bare ${(bareBytes[run]!.heap / 1024).toFixed(1)} KiB/socket (RSS ${(bareBytes[run]!.rss / 1024).toFixed(1)})`,
+        );
       }
       const perGib = (bytes: number) => GIB / bytes;
       const metrics: Metric[] = [

@@ -116,7 +116,9 @@ export const benchmark: Benchmark = {
         for (let run = 0; run < runs; run += 1) {
           const load = await postMessages(target, ids, durationS, variant);
           hubs[variant].push(load);
-          log(`run ${run + 1}/${runs} ${variant}: ${load.perSecond.toFixed(0)}/s (${(load.accepted * 100).toFixed(0)} % accepted), p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms`);
+          log(
+            `run ${run + 1}/${runs} ${variant}: ${load.perSecond.toFixed(0)}/s (${(load.accepted * 100).toFixed(0)} % accepted), p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms`,
+          );
         }
         await createSessions(target, warmupS);
         for (let run = 0; run < runs; run += 1) {

@@ -43,7 +43,9 @@ export function summariseProfile(profile: CpuProfile, top = 25): string {
     const file = url.replace(/^file:\/\//, '');
     const name = `${functionName || '(anonymous)'} ${file ? `${path.basename(file)}:${lineNumber + 1}` : ''}`.trim();
     byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
-    const packageName = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? (file.includes('/dist/') ? 'switchboard' : file.startsWith('node:') ? 'node' : functionName.startsWith('(') ? functionName : 'node');
+    const packageName =
+      /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ??
+      (file.includes('/dist/') ? 'switchboard' : file.startsWith('node:') ? 'node' : functionName.startsWith('(') ? functionName : 'node');
     byPackage.set(packageName, (byPackage.get(packageName) ?? 0) + micros);
   }
   const rows = (map: Map<string, number>) =>

@@ -58,7 +58,8 @@ export const benchmark: Benchmark = {
       const router = new Router(workflows(count));
       for (const bytes of ROUTING_BENCH.messageBytes) {
         const messages = Array.from({ length: 20 }, (_, seed) => message(bytes, seed));
-        const route = (index: number) => router.route({ text: messages[index % messages.length]!, channel: 'web', contact: { tags: ['tag3'], workflow_id: null } });
+        const route = (index: number) =>
+          router.route({ text: messages[index % messages.length]!, channel: 'web', contact: { tags: ['tag3'], workflow_id: null } });
         const deadline = (seconds: number) => performance.now() + seconds * 1000;
         for (let index = 0, end = deadline(options.warmupS); performance.now() < end; index += 1) route(index);
         const p50: number[] = [];
@@ -72,11 +73,16 @@ export const benchmark: Benchmark = {
           }
           p50.push(percentile(samples, 50));
           p99.push(percentile(samples, 99));
-          options.log(`routing ${count} workflows, ${bytes} B: run ${run + 1} p50 ${p50.at(-1)!.toFixed(3)} ms, p99 ${p99.at(-1)!.toFixed(3)} ms (${samples.length} messages)`);
+          options.log(
+            `routing ${count} workflows, ${bytes} B: run ${run + 1} p50 ${p50.at(-1)!.toFixed(3)} ms, p99 ${p99.at(-1)!.toFixed(3)} ms (${samples.length} messages)`,
+          );
         }
         const label = `${count} workflows, ${bytes >= 1024 * 64 ? '64 KiB' : '1 KB'}`;
         metrics.push({ name: `${label}: p50`, unit: 'ms', samples: p50 });
-        const goal = count === 500 && bytes === 1024 ? { text: `≤ ${ROUTING_BENCH.goals.p99Ms} ms`, met: (median: number) => median <= ROUTING_BENCH.goals.p99Ms } : undefined;
+        const goal =
+          count === 500 && bytes === 1024
+            ? { text: `≤ ${ROUTING_BENCH.goals.p99Ms} ms`, met: (median: number) => median <= ROUTING_BENCH.goals.p99Ms }
+            : undefined;
         metrics.push({ name: `${label}: p99`, unit: 'ms', samples: p99, ...(goal ? { goal } : {}) });
       }
     }

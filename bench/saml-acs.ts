@@ -32,7 +32,9 @@ const ACS_URL = `${PUBLIC_URL}/api/v1/auth/saml/acs`;
 function keyPair(dir: string, name: string): { key: string; cert: string; certFile: string } {
   const keyFile = path.join(dir, `${name}.key`);
   const certFile = path.join(dir, `${name}.crt`);
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', `/CN=${name}`], { stdio: 'ignore' });
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', `/CN=${name}`], {
+    stdio: 'ignore',
+  });
   return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile };
 }
 
@@ -91,7 +93,11 @@ export const benchmark: Benchmark = {
     let formBytes = 0;
     try {
       const post = (body: string) =>
-        fetch(`${hub.api}/auth/saml/acs`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body });
+        fetch(`${hub.api}/auth/saml/acs`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+          body,
+        });
       const forged = async () => {
         const location = (await fetch(`${hub.api}/auth/saml/login`, { redirect: 'manual' })).headers.get('location')!;
         const request = inflateRawSync(Buffer.from(new URL(location).searchParams.get('SAMLRequest')!, 'base64')).toString('utf8');
@@ -133,7 +139,12 @@ export const benchmark: Benchmark = {
       rmSync(dir, { recursive: true, force: true });
     }
     const metrics: Metric[] = [
-      { name: 'event-loop stall, max', unit: 'ms', samples: stalls, goal: { text: `≤ ${SAML_ACS_BENCH.goals.maxStallMs} ms`, met: (median) => median <= SAML_ACS_BENCH.goals.maxStallMs } },
+      {
+        name: 'event-loop stall, max',
+        unit: 'ms',
+        samples: stalls,
+        goal: { text: `≤ ${SAML_ACS_BENCH.goals.maxStallMs} ms`, met: (median) => median <= SAML_ACS_BENCH.goals.maxStallMs },
+      },
       { name: 'health probe p99', unit: 'ms', samples: probeP99 },
       { name: 'forged ACS answer (401)', unit: 'ms', samples: acsMs },
     ];

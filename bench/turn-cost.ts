@@ -75,7 +75,9 @@ export const benchmark: Benchmark = {
         for (let run = 0; run < runs; run += 1) {
           const measured = await measure(hub, sockets, turnsPerSocket);
           results[variant].push(measured);
-          const parts = Object.entries(measured.cpuMs).map(([part, ms]) => `${part} ${ms.toFixed(2)}`).join(', ');
+          const parts = Object.entries(measured.cpuMs)
+            .map(([part, ms]) => `${part} ${ms.toFixed(2)}`)
+            .join(', ');
           log(`run ${run + 1}/${runs} ${variant}: ${measured.rate.toFixed(0)} turns/s, CPU ms/turn: ${parts}; turn p50 ${measured.p50.toFixed(1)} ms`);
         }
       } finally {
@@ -106,7 +108,9 @@ export const benchmark: Benchmark = {
       for (let run = 0; run < runs; run += 1) {
         history.fresh.push(await cpuPerTurn(0));
         history.long.push(await cpuPerTurn(historyMessages));
-        log(`run ${run + 1}/${runs} history: fresh ${history.fresh[run]!.toFixed(2)} ms/turn, ${historyMessages} messages ${history.long[run]!.toFixed(2)} ms/turn`);
+        log(
+          `run ${run + 1}/${runs} history: fresh ${history.fresh[run]!.toFixed(2)} ms/turn, ${historyMessages} messages ${history.long[run]!.toFixed(2)} ms/turn`,
+        );
       }
     } finally {
       await hub.stop();

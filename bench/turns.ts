@@ -49,7 +49,9 @@ async function fillBacklog(stack: Stack, count: number): Promise<void> {
 }
 
 async function replies(stack: Stack): Promise<number> {
-  const [row] = await stack.rows.sequelize.query<{ count: string }>("SELECT count(*) AS count FROM messages WHERE role = 'assistant'", { type: QueryTypes.SELECT });
+  const [row] = await stack.rows.sequelize.query<{ count: string }>("SELECT count(*) AS count FROM messages WHERE role = 'assistant'", {
+    type: QueryTypes.SELECT,
+  });
   return Number(row!.count);
 }
 
@@ -112,9 +114,16 @@ export const benchmark: Benchmark = {
       stack = { hub, rows, token: user.token, userId: user.id, queue, env };
 
       const rates: Record<'one' | 'two', number[]> = { one: [], two: [] };
-      for (const [variant, count] of [['one', 1], ['two', 2]] as const) {
+      for (const [variant, count] of [
+        ['one', 1],
+        ['two', 2],
+      ] as const) {
         while (workers.length < count) {
-          const worker = spawnNode(path.join(__dirname, 'lib', 'worker-entry.js'), { ...env, SERVICE_LOG_LEVEL: 'info', BENCH_ANSWER_TOKENS: String(TURNS_BENCH.answerTokens) }, hub.dataDir);
+          const worker = spawnNode(
+            path.join(__dirname, 'lib', 'worker-entry.js'),
+            { ...env, SERVICE_LOG_LEVEL: 'info', BENCH_ANSWER_TOKENS: String(TURNS_BENCH.answerTokens) },
+            hub.dataDir,
+          );
           workers.push(worker);
           await worker.waitFor('Switchboard worker is ready');
         }

@@ -13,5 +13,7 @@ const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
 if (parseEnv(current).SERVICE_JWT_SECRET) process.exit(0);
 
 const separator = current === '' || current.endsWith('\n') ? '' : '\n';
-appendFileSync(file, `${separator}# Written by \`npm start\` for local development. Keep it secret.\nSERVICE_JWT_SECRET=${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+appendFileSync(file, `${separator}# Written by \`npm start\` for local development. Keep it secret.\nSERVICE_JWT_SECRET=${randomBytes(32).toString('hex')}\n`, {
+  mode: 0o600,
+});
 process.stderr.write('switchboard: wrote a random SERVICE_JWT_SECRET to .env for local development\n');

@@ -55,7 +55,8 @@ export class ChatFollower {
       // Not stored (queue or database down): thrown, so the platform delivers again (the hub freed the event id).
       if (!isAppError(error) || error.status >= 500) throw error;
       if (onRefused?.(error)) return null;
-      if (error.code !== 'TURN_IN_PROGRESS') this.options.logger.warn({ err: error, session_key: message.sessionKey }, `${this.options.channel}: a message was refused`);
+      if (error.code !== 'TURN_IN_PROGRESS')
+        this.options.logger.warn({ err: error, session_key: message.sessionKey }, `${this.options.channel}: a message was refused`);
       const { busy, apology } = surface.cadence.texts;
       this.notify(surface, error.code === 'TURN_IN_PROGRESS' ? busy : apology);
       return null;
@@ -68,7 +69,13 @@ export class ChatFollower {
   /** Presents turn `turnId` on `surface`; `waiting`: its message waits behind the running turn (marked until its turn starts). */
   async follow(hub: Hub, sessionId: string, turnId: string, surface: ReplySurface, waiting = false): Promise<void> {
     const { leases, logger, channel } = this.options;
-    const presenter = new TurnPresenter(surface, { logger, channel, sessionId, turnId, lease: leases ? (ticket) => leases.acquire(sessionId, turnId, ticket) : undefined });
+    const presenter = new TurnPresenter(surface, {
+      logger,
+      channel,
+      sessionId,
+      turnId,
+      lease: leases ? (ticket) => leases.acquire(sessionId, turnId, ticket) : undefined,
+    });
     const unmark = this.mark(surface, waiting);
     const answered = answerWatch(this.options.telemetry, turnId);
     const followed = await followTurn(hub.events, sessionId, turnId, {

@@ -76,11 +76,7 @@ export interface ReplyCadence {
  * show after the answer stops here), `idle` (the turn is over).
  */
 export type WorkStatus =
-  | { kind: 'working'; state: AgentState }
-  | { kind: 'tool'; tool: string }
-  | { kind: 'confirm'; tool: string }
-  | { kind: 'answering' }
-  | { kind: 'idle' };
+  { kind: 'working'; state: AgentState } | { kind: 'tool'; tool: string } | { kind: 'confirm'; tool: string } | { kind: 'answering' } | { kind: 'idle' };
 
 /** What became of an interim update: shown, skipped (no free send slot: the next one carries the text), or this way is unavailable. */
 export type InterimResult = 'shown' | 'skipped' | 'unavailable';

@@ -150,7 +150,8 @@ export class SendBudget {
 
   private nextFree(state: ChatState): number {
     let at = Math.max(this.globalPausedUntil, state.pausedUntil);
-    if (this.global.length >= this.limits.global.limit) at = Math.max(at, this.global[this.global.length - this.limits.global.limit]! + this.limits.global.windowMs);
+    if (this.global.length >= this.limits.global.limit)
+      at = Math.max(at, this.global[this.global.length - this.limits.global.limit]! + this.limits.global.windowMs);
     const now = this.now();
     for (const window of state.windows) {
       // The window frees a slot when the send `limit` places from the end leaves it.

@@ -10,7 +10,9 @@ export const midTurnSetting = z.enum(MID_TURN_POLICIES).default('queue');
 
 /** At most `limit` sends in any `window_ms` (a sliding window; send-budget.ts). */
 export function sendWindowSetting(limit: number, windowMs: number) {
-  return z.strictObject({ limit: z.number().int().positive().max(100_000).default(limit), window_ms: z.number().int().positive().max(3_600_000).default(windowMs) }).prefault({});
+  return z
+    .strictObject({ limit: z.number().int().positive().max(100_000).default(limit), window_ms: z.number().int().positive().max(3_600_000).default(windowMs) })
+    .prefault({});
 }
 
 /** A section's `{limit, window_ms}` pairs as SendBudget limits. */

@@ -74,7 +74,11 @@ export class TurnPresenter {
         return this.confirm(frame.payload);
       case 'error':
         // The message can carry internals (a provider's error text): logged, never shown.
-        if (frame.payload.code !== 'CANCELLED') this.options.logger.warn(this.details({ code: frame.payload.code, detail: frame.payload.message }), `${this.options.channel}: the turn reported an error`);
+        if (frame.payload.code !== 'CANCELLED')
+          this.options.logger.warn(
+            this.details({ code: frame.payload.code, detail: frame.payload.message }),
+            `${this.options.channel}: the turn reported an error`,
+          );
         return;
       case 'memory_update':
       case 'done':
@@ -149,7 +153,11 @@ export class TurnPresenter {
     this.lease = this.chain.then(() => take(ticket)).catch(() => NO_LEASE);
     const lease = this.lease;
     this.chain = lease.then((held) => {
-      if (held.waitedOut) this.options.logger.info(this.details({}), `${this.options.channel}: showing a turn without the chat's rendering lease (the previous turn held it past the wait, or the lease store failed)`);
+      if (held.waitedOut)
+        this.options.logger.info(
+          this.details({}),
+          `${this.options.channel}: showing a turn without the chat's rendering lease (the previous turn held it past the wait, or the lease store failed)`,
+        );
     });
   }
 
@@ -204,11 +212,14 @@ export class TurnPresenter {
     if (this.ended || this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Infinity;
-      this.enqueue(() => this.interim());
-    }, Math.max(0, at - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.timerAt = Infinity;
+        this.enqueue(() => this.interim());
+      },
+      Math.max(0, at - Date.now()),
+    );
   }
 
   private async interim(): Promise<void> {
@@ -224,7 +235,8 @@ export class TurnPresenter {
     }
     // Newer text than shown (tokens came meanwhile, or this one was skipped): the next interval tries again.
     if (this.shownText !== this.text) this.schedule(this.nextUpdateAt);
-    else if (this.live.expires && this.surface.cadence.keepAliveMs !== undefined) this.schedule(Math.max(this.nextUpdateAt, this.shownAt + this.surface.cadence.keepAliveMs));
+    else if (this.live.expires && this.surface.cadence.keepAliveMs !== undefined)
+      this.schedule(Math.max(this.nextUpdateAt, this.shownAt + this.surface.cadence.keepAliveMs));
   }
 
   /** Runs `step` on the live reply; when that way turns out unavailable, on the next way instead. */

@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 export function boltLogger(logger: Logger): SlackLogger {
   const child = logger.child({ component: 'slack' });
   let level = LogLevel.WARN;
-  const line = (parts: unknown[]) => parts.map((part) => (typeof part === 'string' ? part : part instanceof Error ? part.message : JSON.stringify(part))).join(' ');
+  const line = (parts: unknown[]) =>
+    parts.map((part) => (typeof part === 'string' ? part : part instanceof Error ? part.message : JSON.stringify(part))).join(' ');
   return {
     debug: (...parts) => child.debug(line(parts)),
     info: (...parts) => child.info(line(parts)),

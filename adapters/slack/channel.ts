@@ -18,5 +18,6 @@ export const slackChannel = defineChannel<SlackSettings>({
   config: { schema: slackSettingsSchema, env: SLACK_ENV },
   secretHeaders: ['x-slack-signature'],
   mode: (settings) => settings.mode,
-  create: ({ settings, logger, telemetry, renderLeases }) => (slackEnabled(settings) ? new SlackAdapter({ ...slackAdapterConfig(settings, logger), telemetry, renderLeases }) : null),
+  create: ({ settings, logger, telemetry, renderLeases }) =>
+    slackEnabled(settings) ? new SlackAdapter({ ...slackAdapterConfig(settings, logger), telemetry, renderLeases }) : null,
 });

@@ -49,7 +49,10 @@ export function escapeText(text: string): string {
 }
 
 /** The Block Kit message asking for a confirmation: what the tool wants, and six buttons. */
-export function confirmationBlocks(sessionId: string, request: { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string }) {
+export function confirmationBlocks(
+  sessionId: string,
+  request: { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string },
+) {
   const parameters = JSON.stringify(request.parameters, null, 2);
   return [
     {
@@ -73,7 +76,5 @@ export function confirmationBlocks(sessionId: string, request: { confirmation_id
 
 /** The confirmation message after a click: the question stays, the buttons become the answer. */
 export function answeredBlocks(tool: string, action: ConfirmAction, userId: string) {
-  return [
-    { type: 'section', text: { type: 'mrkdwn', text: `*\`${escapeText(tool)}\`*: ${actionLabel(action)} — chosen by <@${userId}>` } },
-  ];
+  return [{ type: 'section', text: { type: 'mrkdwn', text: `*\`${escapeText(tool)}\`*: ${actionLabel(action)} — chosen by <@${userId}>` } }];
 }

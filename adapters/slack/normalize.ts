@@ -51,7 +51,21 @@ export function messageEventIssues(event: unknown): FieldIssues | null {
 }
 
 /** The top-level payload types Slack sends an Events API / interactivity endpoint (and bolt answers). */
-const PAYLOAD_TYPES = ['event_callback', 'url_verification', 'app_rate_limited', 'block_actions', 'block_suggestion', 'interactive_message', 'dialog_submission', 'dialog_suggestion', 'dialog_cancellation', 'view_submission', 'view_closed', 'shortcut', 'message_action'] as const;
+const PAYLOAD_TYPES = [
+  'event_callback',
+  'url_verification',
+  'app_rate_limited',
+  'block_actions',
+  'block_suggestion',
+  'interactive_message',
+  'dialog_submission',
+  'dialog_suggestion',
+  'dialog_cancellation',
+  'view_submission',
+  'view_closed',
+  'shortcut',
+  'message_action',
+] as const;
 const payloadSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('event_callback'), event: z.looseObject({ type: z.string() }) }),
   z.looseObject({ type: z.enum(PAYLOAD_TYPES.filter((type) => type !== 'event_callback') as [string, ...string[]]) }),

@@ -50,7 +50,10 @@ export function slackSurface(calls: SlackCalls, target: ReplyTarget, options: Re
   return {
     cadence,
     post: async (text) => void (await post(slackText(text))),
-    stream: () => (thread !== null && options.nativeStreaming && !calls.refusals.isRefused(calls.workspace, 'stream') ? new StreamReply(calls, thread, options.logger, () => status.replied()) : null),
+    stream: () =>
+      thread !== null && options.nativeStreaming && !calls.refusals.isRefused(calls.workspace, 'stream')
+        ? new StreamReply(calls, thread, options.logger, () => status.replied())
+        : null,
     edit: editMessages(calls, target, post, () => status.replied()),
     status: (work, again) => showStatus(status, work, again),
     ask: async (request: ConfirmRequest, sessionId: string) => {

@@ -21,7 +21,11 @@ export function slackSignatureCheck(signingSecret: string, maxBytes: number): Re
       const valid =
         signature !== undefined &&
         Number.isInteger(timestamp) &&
-        isValidSlackRequest({ signingSecret, body: body.toString('utf8'), headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp } });
+        isValidSlackRequest({
+          signingSecret,
+          body: body.toString('utf8'),
+          headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp },
+        });
       if (!valid) return next(new AppError('UNAUTHORIZED', 'The Slack request signature is missing, wrong or too old.'));
       (request as typeof request & { rawBody: Buffer }).rawBody = body;
       next();

@@ -1,4 +1,13 @@
-import { App, ExpressReceiver, SocketModeReceiver, type AllMiddlewareArgs, type BlockAction, type ButtonAction, type SlackActionMiddlewareArgs, type webApi } from '@slack/bolt';
+import {
+  App,
+  ExpressReceiver,
+  SocketModeReceiver,
+  type AllMiddlewareArgs,
+  type BlockAction,
+  type ButtonAction,
+  type SlackActionMiddlewareArgs,
+  type webApi,
+} from '@slack/bolt';
 type WebClient = webApi.WebClient;
 import type { Logger } from 'pino';
 import type { RequestHandler } from 'express';
@@ -11,7 +20,17 @@ import { answeredBlocks, CONFIRM_ACTION_PREFIX, decodeChoice } from './confirm-b
 import { SLACK_LIMITS } from './limits';
 import { slackSignatureCheck } from './signature';
 import { unhandledPayload } from './unhandled';
-import { conversationOf, isConversationalEvent, messageEventIssues, payloadIssues, normalizeChange, normalizeMessage, SLACK_CHANNEL, type SlackChangeEvent, type SlackMessageEvent } from './normalize';
+import {
+  conversationOf,
+  isConversationalEvent,
+  messageEventIssues,
+  payloadIssues,
+  normalizeChange,
+  normalizeMessage,
+  SLACK_CHANNEL,
+  type SlackChangeEvent,
+  type SlackMessageEvent,
+} from './normalize';
 import type { SendBudgetLimits } from '../shared/send-budget';
 import { offerPrompts, type AssistantThreadStartedEvent, type SuggestedPrompts } from './assistant-thread';
 import { slackSurface, type ReplyTarget } from './render';
@@ -97,7 +116,8 @@ export class SlackAdapter implements ChannelAdapter {
         // A listener's failure goes to the app's error handler: the documented envelope.
         processEventErrorHandler: async ({ error, request }) => {
           const refusal = listenerRefusal(error);
-          if (refusal.code === 'VALIDATION_ERROR' && !(error instanceof AppError)) config.logger.warn({ err: error }, 'slack: a signed payload could not be read (refused with 422)');
+          if (refusal.code === 'VALIDATION_ERROR' && !(error instanceof AppError))
+            config.logger.warn({ err: error }, 'slack: a signed payload could not be read (refused with 422)');
           nextOf.get(request)?.(refusal);
           return false;
         },
@@ -139,8 +159,12 @@ export class SlackAdapter implements ChannelAdapter {
     this.users = new UserNames(config.logger);
     this.app.event('message', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
     this.app.event('app_mention', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
-    this.app.event('assistant_thread_started', async ({ event, body, context, client }) => this.onAssistantThread(event as unknown as AssistantThreadStartedEvent, body, context, client));
-    this.app.action({ action_id: new RegExp(`^${CONFIRM_ACTION_PREFIX}`) }, async (args) => this.onButton(args as SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs));
+    this.app.event('assistant_thread_started', async ({ event, body, context, client }) =>
+      this.onAssistantThread(event as unknown as AssistantThreadStartedEvent, body, context, client),
+    );
+    this.app.action({ action_id: new RegExp(`^${CONFIRM_ACTION_PREFIX}`) }, async (args) =>
+      this.onButton(args as SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs),
+    );
   }
 
   /** Verifies the bot token (auth.test), then connects in socket mode; throws with Slack's reason. */
@@ -160,7 +184,13 @@ export class SlackAdapter implements ChannelAdapter {
     }
     this.outbox = new SlackOutbox(this.config.sendBudget, this.config.logger, this.config.telemetry);
     // Sends still waiting for a slot at shutdown are given up at once (no grace), as the outbox closes.
-    this.follower = new ChatFollower({ channel: 'slack', logger: this.config.logger, telemetry: this.config.telemetry, leases: this.config.renderLeases, shutdownGraceMs: 0 });
+    this.follower = new ChatFollower({
+      channel: 'slack',
+      logger: this.config.logger,
+      telemetry: this.config.telemetry,
+      leases: this.config.renderLeases,
+      shutdownGraceMs: 0,
+    });
     this.hub = hub;
   }
 
@@ -177,7 +207,12 @@ export class SlackAdapter implements ChannelAdapter {
     }
   }
 
-  private async onMessage(event: SlackMessageEvent, body: { event_id?: string; team_id?: string }, context: { botUserId?: string; teamId?: string }, client: WebClient): Promise<void> {
+  private async onMessage(
+    event: SlackMessageEvent,
+    body: { event_id?: string; team_id?: string },
+    context: { botUserId?: string; teamId?: string },
+    client: WebClient,
+  ): Promise<void> {
     const hub = this.requireHub();
     const issues = messageEventIssues(event);
     if (issues) throw AppError.validation(issues, 'The body is not a Slack message event.');
@@ -193,7 +228,11 @@ export class SlackAdapter implements ChannelAdapter {
     const message = normalizeMessage({ event, teamId, botUserId: context.botUserId, displayName });
     if (!message) return;
     const conversation = conversationOf(event, teamId);
-    const target: ReplyTarget = { channel: conversation.channel, threadTs: conversation.threadTs, recipient: { userId: event.user!, teamId: conversation.team } };
+    const target: ReplyTarget = {
+      channel: conversation.channel,
+      threadTs: conversation.threadTs,
+      recipient: { userId: event.user!, teamId: conversation.team },
+    };
     const calls = this.requireOutbox().calls(client, teamId);
     const { editIntervalMs, nativeStreaming, threadStatus, logger } = this.config;
     const surface = slackSurface(calls, target, { editIntervalMs, nativeStreaming, threadStatus, logger }, { channel: event.channel, ts: event.ts });
@@ -208,7 +247,12 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   /** Someone opened the bot's assistant thread: offer the suggested prompts. */
-  private async onAssistantThread(event: AssistantThreadStartedEvent, body: { team_id?: string }, context: { teamId?: string }, client: WebClient): Promise<void> {
+  private async onAssistantThread(
+    event: AssistantThreadStartedEvent,
+    body: { team_id?: string },
+    context: { teamId?: string },
+    client: WebClient,
+  ): Promise<void> {
     this.requireHub();
     const teamId = context.teamId ?? body.team_id ?? 'T0';
     this.track(offerPrompts(this.requireOutbox().calls(client, teamId), event, this.config.suggestedPrompts).then(() => undefined));
@@ -221,17 +265,26 @@ export class SlackAdapter implements ChannelAdapter {
     let text: string;
     try {
       // Who pressed the button: the audit trail names the Slack user.
-      await hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action, { kind: 'contact', channel: SLACK_CHANNEL, id: body.user.id, name: body.user.name ?? null });
+      await hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action, {
+        kind: 'contact',
+        channel: SLACK_CHANNEL,
+        id: body.user.id,
+        name: body.user.name ?? null,
+      });
       text = `${choice.tool}: ${choice.action}`;
     } catch (error) {
-      if (!(error instanceof AppError) || error.status >= 500) this.config.logger.error({ err: error, session_id: choice.sessionId }, 'a Slack confirmation failed');
+      if (!(error instanceof AppError) || error.status >= 500)
+        this.config.logger.error({ err: error, session_id: choice.sessionId }, 'a Slack confirmation failed');
       text = 'This confirmation is no longer pending.';
     }
     await ack();
     const channel = body.channel?.id;
     const ts = body.message?.ts;
     if (!channel || !ts) return;
-    const blocks = text === 'This confirmation is no longer pending.' ? [{ type: 'section', text: { type: 'mrkdwn', text } }] : answeredBlocks(choice.tool, choice.action, body.user.id);
+    const blocks =
+      text === 'This confirmation is no longer pending.'
+        ? [{ type: 'section', text: { type: 'mrkdwn', text } }]
+        : answeredBlocks(choice.tool, choice.action, body.user.id);
     // After the ack (Slack's 3-second deadline is about the ack, not this edit).
     const calls = this.requireOutbox().calls(client, body.team?.id ?? 'T0');
     this.track(calls.send('chat.update', { channel, ts, text, blocks }).then(() => undefined));
@@ -276,16 +329,24 @@ function listenerRefusal(error: unknown): AppError {
   }
   if (cause instanceof AppError && cause.status < 500) return cause;
   if (cause instanceof AppError || cause instanceof IngestFailure) {
-    return new AppError('SERVICE_UNAVAILABLE', 'The Slack event could not be taken in; deliver it again later.', { cause: error, headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) } });
+    return new AppError('SERVICE_UNAVAILABLE', 'The Slack event could not be taken in; deliver it again later.', {
+      cause: error,
+      headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) },
+    });
   }
   // Anything else was thrown reading the payload (inside bolt or a listener): a signed body whose
   // fields have types Slack never sends. Delivering it again would fail the same way: a 422, not a 503.
-  return AppError.validation({ body: [{ code: 'invalid_type', message: 'A field of the Slack payload has a type Slack never sends.' }] }, 'The Slack payload could not be read.');
+  return AppError.validation(
+    { body: [{ code: 'invalid_type', message: 'A field of the Slack payload has a type Slack never sends.' }] },
+    'The Slack payload could not be read.',
+  );
 }
 
 /** The hub could not store or queue a message (database, queue): Slack should deliver it again. */
 class IngestFailure extends Error {}
 
 function notRunning(): AppError {
-  return new AppError('SERVICE_UNAVAILABLE', 'The Slack channel is not running; deliver again later.', { headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) } });
+  return new AppError('SERVICE_UNAVAILABLE', 'The Slack channel is not running; deliver again later.', {
+    headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) },
+  });
 }

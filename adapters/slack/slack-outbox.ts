@@ -123,9 +123,15 @@ export class SlackOutbox {
       const retryAfterS = rateLimitedFor(error);
       if (retryAfterS !== null) {
         this.extraPausedUntil.set(key, Date.now() + retryAfterS * 1000);
-        this.logger.warn({ slack_method: method, slack_channel: channel, retry_after_s: retryAfterS }, 'Slack rate-limited a call; skipping it until Retry-After');
+        this.logger.warn(
+          { slack_method: method, slack_channel: channel, retry_after_s: retryAfterS },
+          'Slack rate-limited a call; skipping it until Retry-After',
+        );
       } else if (this.refusals.note(workspace, feature, error)) {
-        this.logger.info({ slack_method: method, slack_workspace: workspace, reason: this.refusals.reason(workspace, feature) }, `Slack refused ${method}; the workspace goes without it`);
+        this.logger.info(
+          { slack_method: method, slack_workspace: workspace, reason: this.refusals.reason(workspace, feature) },
+          `Slack refused ${method}; the workspace goes without it`,
+        );
       } else {
         this.logger.warn({ err: error, slack_method: method, slack_channel: channel }, 'a Slack call failed');
       }

@@ -60,7 +60,10 @@ export class StreamReply implements LiveReply {
       this.sent += delta;
     } catch (error) {
       this.broken = true;
-      this.logger.warn({ slack_error: platformError(error) ?? String(error), slack_channel: this.target.channel }, 'a Slack stream stopped taking appends; the final answer will be posted whole');
+      this.logger.warn(
+        { slack_error: platformError(error) ?? String(error), slack_channel: this.target.channel },
+        'a Slack stream stopped taking appends; the final answer will be posted whole',
+      );
     }
     return true;
   }
@@ -72,7 +75,10 @@ export class StreamReply implements LiveReply {
       try {
         return await this.finishWith(rendered.slice(this.sent.length));
       } catch (error) {
-        this.logger.warn({ slack_error: platformError(error) ?? String(error), slack_channel: this.target.channel }, 'a Slack stream could not be finished; posting the answer whole');
+        this.logger.warn(
+          { slack_error: platformError(error) ?? String(error), slack_channel: this.target.channel },
+          'a Slack stream could not be finished; posting the answer whole',
+        );
         return this.postWhole(text);
       }
     }

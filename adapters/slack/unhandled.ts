@@ -17,7 +17,10 @@ export function unhandledPayload(rawBody: Buffer, contentType: string | undefine
       return null;
     case 'block_actions': {
       const actions = Array.isArray(payload.actions) ? payload.actions : [];
-      const ours = actions.some((action) => typeof action === 'object' && action !== null && String((action as { action_id?: unknown }).action_id ?? '').startsWith(CONFIRM_ACTION_PREFIX));
+      const ours = actions.some(
+        (action) =>
+          typeof action === 'object' && action !== null && String((action as { action_id?: unknown }).action_id ?? '').startsWith(CONFIRM_ACTION_PREFIX),
+      );
       return ours ? null : 'block_actions on a component that is not ours';
     }
     case 'app_rate_limited':

@@ -92,7 +92,11 @@ export class TelegramSender {
    */
   async react(chat: ChatTarget, messageId: number, emoji: string | null): Promise<void> {
     try {
-      await callRaw(this.options.telegram, 'setMessageReaction', { chat_id: chat.id, message_id: messageId, reaction: emoji ? [{ type: 'emoji', emoji }] : [] });
+      await callRaw(this.options.telegram, 'setMessageReaction', {
+        chat_id: chat.id,
+        message_id: messageId,
+        reaction: emoji ? [{ type: 'emoji', emoji }] : [],
+      });
     } catch (error) {
       this.options.logger.info({ err: loggableError(error, this.options.botToken) }, 'telegram: could not set a reaction');
     }

@@ -45,7 +45,11 @@ export const telegramSettingsSchema = z
     if (!telegram.bot_token) {
       context.addIssue({ code: 'custom', path: ['bot_token'], message: 'is required when channels.telegram.enabled is true' });
     } else if (telegram.mode === 'webhook' && !telegram.webhook_secret?.trim()) {
-      context.addIssue({ code: 'custom', path: ['webhook_secret'], message: 'is required in webhook mode (channels.telegram.mode: webhook); or use mode: polling' });
+      context.addIssue({
+        code: 'custom',
+        path: ['webhook_secret'],
+        message: 'is required in webhook mode (channels.telegram.mode: webhook); or use mode: polling',
+      });
     }
   });
 

@@ -48,7 +48,13 @@ export class TelegramAdapter implements ChannelAdapter {
       maxRetryAfterMs: config.maxRetryAfterS * 1000,
       logger: config.logger,
     });
-    this.follower = new ChatFollower({ channel: 'telegram', logger: config.logger, telemetry: config.telemetry, leases: config.renderLeases, shutdownGraceMs: TELEGRAM_DEFAULTS.stopGraceMs });
+    this.follower = new ChatFollower({
+      channel: 'telegram',
+      logger: config.logger,
+      telemetry: config.telemetry,
+      leases: config.renderLeases,
+      shutdownGraceMs: TELEGRAM_DEFAULTS.stopGraceMs,
+    });
     this.typing = new TypingIndicator({
       send: (chat) => this.sender.typing(chat),
       intervalMs: config.typingIntervalMs ?? TELEGRAM_DEFAULTS.typingIntervalMs,
@@ -153,7 +159,12 @@ export class TelegramAdapter implements ChannelAdapter {
     try {
       // Who pressed the button: the audit trail names the Telegram user.
       const name = [query.from.first_name, query.from.last_name].filter(Boolean).join(' ') || null;
-      await hub.confirmTool(decoded.sessionId, decoded.confirmationId, decoded.action, { kind: 'contact', channel: TELEGRAM_CHANNEL, id: String(query.from.id), name });
+      await hub.confirmTool(decoded.sessionId, decoded.confirmationId, decoded.action, {
+        kind: 'contact',
+        channel: TELEGRAM_CHANNEL,
+        id: String(query.from.id),
+        name,
+      });
     } catch (error) {
       if (!isAppError(error)) throw error;
       await this.answerQuery(query.id, STALE_CONFIRMATION_TEXT);

@@ -30,7 +30,13 @@ export function secretMatches(given: string | undefined, expected: string): bool
 
 /** A message as far as the adapter reads one; every other field (and update kind) passes through unread. */
 const chat = z.looseObject({ id: z.number(), type: z.string() });
-const user = z.looseObject({ id: z.number(), is_bot: z.boolean().nullish(), first_name: z.string().nullish(), last_name: z.string().nullish(), username: z.string().nullish() });
+const user = z.looseObject({
+  id: z.number(),
+  is_bot: z.boolean().nullish(),
+  first_name: z.string().nullish(),
+  last_name: z.string().nullish(),
+  username: z.string().nullish(),
+});
 const message = z.looseObject({ message_id: z.number(), chat, from: user.optional(), text: z.string().optional() });
 
 /**
@@ -85,7 +91,14 @@ export function webhookHandler(options: WebhookOptions): RequestHandler {
         options.onFailure(error);
         // A refusal of the update itself is answered as such; a failure to store it (database, queue)
         // is a 503, so that Telegram delivers it again.
-        next(error instanceof AppError && error.status < 500 ? error : new AppError('SERVICE_UNAVAILABLE', 'The update could not be taken in; deliver it again.', { cause: error, headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) } }));
+        next(
+          error instanceof AppError && error.status < 500
+            ? error
+            : new AppError('SERVICE_UNAVAILABLE', 'The update could not be taken in; deliver it again.', {
+                cause: error,
+                headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) },
+              }),
+        );
       }
     },
   );

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
-import { clientFrameSchemas, type ClientFrameType } from '../../src/core/client-frames';
+import { clientFrameSchemas, type ClientFrame, type ClientFrameType } from '../../src/core/client-frames';
 import { AppError, type ErrorCode } from '../../src/core/errors';
 import { WORKING_STATES, type AgentState, type SessionFrame, type SessionTakenOverNotice } from '../../src/core/events';
 import type { Hub } from '../../src/core/hub';
@@ -9,7 +9,6 @@ import type { Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
 import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
 import { CLOSE_CODES, CLOSE_REASONS } from '../../src/protocol/close-codes';
-
 
 /** Close codes a session connection uses once open (the protocol's, src/protocol/close-codes.ts). */
 export const CLOSE = {
@@ -234,7 +233,11 @@ export class SessionConnection {
           await this.hub.cancelTurn(this.sessionId);
           return;
         case 'tool_confirm':
-          await this.hub.confirmTool(this.sessionId, parsed.payload.confirmation_id, parsed.payload.action, { kind: 'user', id: this.principal.userId, name: this.principal.username });
+          await this.hub.confirmTool(this.sessionId, parsed.payload.confirmation_id, parsed.payload.action, {
+            kind: 'user',
+            id: this.principal.userId,
+            name: this.principal.username,
+          });
           return;
       }
     } catch (error) {
@@ -249,7 +252,7 @@ export class SessionConnection {
   }
 }
 
-type ParsedFrame = { type: ClientFrameType; payload: any } | { error: { code: ErrorCode; message: string } };
+type ParsedFrame = ClientFrame | { error: { code: ErrorCode; message: string } };
 
 function parseClientFrame(text: string | null): ParsedFrame {
   if (text === null) return { error: { code: 'INVALID_MESSAGE', message: 'Frames must be JSON text, not binary.' } };
@@ -271,5 +274,5 @@ function parseClientFrame(text: string | null): ParsedFrame {
     const detail = result.error.issues.map((issue) => `${['payload', ...issue.path].join('.')}: ${issue.message}`).join('; ');
     return { error: { code: 'VALIDATION_ERROR', message: `Invalid ${type}: ${detail}` } };
   }
-  return { type: type as ClientFrameType, payload: result.data };
+  return { type, payload: result.data } as ClientFrame;
 }

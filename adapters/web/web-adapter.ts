@@ -144,7 +144,16 @@ export class WebAdapter implements ChannelAdapter {
     const sessionId = session.id;
     const state = session.state;
     const telemetry = this.config.telemetry ?? NO_CHANNEL_TELEMETRY;
-    const connection = new SessionConnection(ws, sessionId, principal, hub, this.config.logger, { maxBufferedBytes: this.config.maxBufferedBytes }, state, telemetry);
+    const connection = new SessionConnection(
+      ws,
+      sessionId,
+      principal,
+      hub,
+      this.config.logger,
+      { maxBufferedBytes: this.config.maxBufferedBytes },
+      state,
+      telemetry,
+    );
     telemetry.socketOpened();
     const set = this.connections.get(sessionId) ?? new Set<SessionConnection>();
     set.add(connection);

@@ -29,7 +29,7 @@ export function parseUserUttered(data: unknown): UserUttered | null {
 
 /** The `session_id` a `session_request` names (null when none: a first visit). */
 export function requestedSessionId(data: unknown): unknown {
-  return typeof data === 'object' && data !== null ? (data as { session_id?: unknown }).session_id ?? null : null;
+  return typeof data === 'object' && data !== null ? ((data as { session_id?: unknown }).session_id ?? null) : null;
 }
 
 /**

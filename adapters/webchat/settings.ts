@@ -16,12 +16,14 @@ export const webchatSettingsSchema = z.strictObject({
   path: z
     .string()
     .regex(/^\/[A-Za-z0-9._~\/-]*$/, 'must be a URL path starting with "/"')
-    .refine((path) => !RESERVED_PATH.test(path), 'must not be under /api/ or /ws/ (the hub\'s own endpoints)')
+    .refine((path) => !RESERVED_PATH.test(path), "must not be under /api/ or /ws/ (the hub's own endpoints)")
     .transform((path) => (path.length > 1 ? path.replace(/\/+$/, '') : path))
     .refine((path) => path !== '/', 'must not be "/" (the web UI)')
     .default('/socket.io'),
   /** Sites that may embed the widget (exact origins), besides the hub's own origins (`api.allowed_origins`). */
-  allowed_origins: z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be an origin such as https://www.example.com (scheme and host, no path)')).default([]),
+  allowed_origins: z
+    .array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be an origin such as https://www.example.com (scheme and host, no path)'))
+    .default([]),
   /** Signs widget session ids (secret, env only); unset: a random key per process start. */
   session_secret: z.string().min(16, 'must be at least 16 characters').nullable().default(null),
   /** `paragraphs`: one widget message per paragraph as the answer streams; `final`: the whole answer at its end. */

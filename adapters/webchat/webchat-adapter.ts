@@ -102,7 +102,13 @@ export class WebchatAdapter implements ChannelAdapter {
     this.perSession = new SlidingWindow(settings.messages_per_session_per_minute, MINUTE_MS);
     this.perAddress = new DistinctWindow(settings.new_sessions_per_ip_per_hour, HOUR_MS);
     // Emits cost nothing and wait for no budget: nothing to give a grace at shutdown.
-    this.follower = new ChatFollower({ channel: 'webchat', logger: config.logger, telemetry: config.telemetry, leases: config.renderLeases, shutdownGraceMs: 0 });
+    this.follower = new ChatFollower({
+      channel: 'webchat',
+      logger: config.logger,
+      telemetry: config.telemetry,
+      leases: config.renderLeases,
+      shutdownGraceMs: 0,
+    });
     const allowed = new Set(settings.allowed_origins);
     ({ engine: this.engine, io: this.io } = createSocketServer({
       isAllowedOrigin: (origin) => allowed.has(origin) || config.allowedOrigins.has(origin),
@@ -124,7 +130,9 @@ export class WebchatAdapter implements ChannelAdapter {
   async start(hub: Hub): Promise<void> {
     this.hub = hub;
     if (this.config.settings.session_secret === null) {
-      this.config.logger.warn('webchat: SERVICE_WEBCHAT_SESSION_SECRET is not set: widget sessions start anew when the hub restarts, and every API process needs the same secret');
+      this.config.logger.warn(
+        'webchat: SERVICE_WEBCHAT_SESSION_SECRET is not set: widget sessions start anew when the hub restarts, and every API process needs the same secret',
+      );
     }
     this.sweeper = setInterval(() => this.sweep(), WEBCHAT_DEFAULTS.sweepIntervalMs);
     this.sweeper.unref();
@@ -169,7 +177,9 @@ export class WebchatAdapter implements ChannelAdapter {
       handle(() => this.onUserUttered(socket, address, data));
     });
     socket.on('disconnect', () => telemetry.socketClosed());
-    socket.on('disconnect', (reason) => this.config.logger.debug({ conversation: (socket.data as VisitorData).conversation ?? null, reason }, 'webchat: a widget disconnected'));
+    socket.on('disconnect', (reason) =>
+      this.config.logger.debug({ conversation: (socket.data as VisitorData).conversation ?? null, reason }, 'webchat: a widget disconnected'),
+    );
   }
 
   /** The widget's id when this hub issued it (a reload), else a new one; then what waited for it. */
@@ -218,7 +228,12 @@ export class WebchatAdapter implements ChannelAdapter {
     if (!sessionId || !this.hub) return this.tell(socket, STALE_CONFIRMATION_TEXT);
     try {
       // Who pressed the button: the audit trail names the visitor (an anonymous contact of this channel).
-      await this.hub.confirmTool(sessionId, confirmationId, action, { kind: 'contact', channel: WEBCHAT_CHANNEL, id: conversation, name: `visitor ${conversation.slice(0, 8)}` });
+      await this.hub.confirmTool(sessionId, confirmationId, action, {
+        kind: 'contact',
+        channel: WEBCHAT_CHANNEL,
+        id: conversation,
+        name: `visitor ${conversation.slice(0, 8)}`,
+      });
     } catch (error) {
       if (!isAppError(error)) throw error;
       this.tell(socket, STALE_CONFIRMATION_TEXT);

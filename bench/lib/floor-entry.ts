@@ -48,7 +48,13 @@ async function accept(sessionId: string, text: string): Promise<string | null> {
   if (busy.has(sessionId)) return null;
   busy.add(sessionId);
   const messageId = randomUUID();
-  await run('INSERT INTO messages (id, session_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)', [messageId, sessionId, 'user', text, new Date().toISOString()]);
+  await run('INSERT INTO messages (id, session_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)', [
+    messageId,
+    sessionId,
+    'user',
+    text,
+    new Date().toISOString(),
+  ]);
   waiting.push({ sessionId, messageId });
   pump();
   return messageId;
@@ -77,9 +83,23 @@ async function runTurn(job: Job): Promise<void> {
     send(job.sessionId, 'token', { text: chunk.text, final: false });
   }
   const replyId = randomUUID();
-  await run('INSERT INTO messages (id, session_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)', [replyId, job.sessionId, 'assistant', text, new Date().toISOString()]);
+  await run('INSERT INTO messages (id, session_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)', [
+    replyId,
+    job.sessionId,
+    'assistant',
+    text,
+    new Date().toISOString(),
+  ]);
   busy.delete(job.sessionId);
-  send(job.sessionId, 'done', { message_id: replyId, total_tokens: outputTokens, input_tokens: 0, output_tokens: outputTokens, duration_ms: Date.now() - started, tool_calls: 0, text });
+  send(job.sessionId, 'done', {
+    message_id: replyId,
+    total_tokens: outputTokens,
+    input_tokens: 0,
+    output_tokens: outputTokens,
+    duration_ms: Date.now() - started,
+    tool_calls: 0,
+    text,
+  });
 }
 
 async function main(): Promise<void> {
@@ -99,7 +119,9 @@ async function main(): Promise<void> {
       const { text } = JSON.parse(body) as { text: string };
       void accept(match[1]!, text).then((id) => {
         const status = id ? 202 : 409;
-        const answer = id ? { data: { id, session_id: match[1], role: 'user', content: text }, error: null } : { data: null, error: { code: 'TURN_IN_PROGRESS' } };
+        const answer = id
+          ? { data: { id, session_id: match[1], role: 'user', content: text }, error: null }
+          : { data: null, error: { code: 'TURN_IN_PROGRESS' } };
         response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       });
     });

@@ -13,9 +13,12 @@ const announce = process.env.BENCH_ANNOUNCE_TURNS === '1' ? () => void process.s
 const provider = new FixedAnswerProvider(tokens, Number(process.env.BENCH_TOKEN_DELAY_MS ?? '0'), announce);
 const start = process.env.BENCH_ROLE === 'worker' ? startWorkerProcess : startService;
 
-void runProcess(async (options) => {
-  const service = await start(options);
-  // With metrics on a port of their own (SERVICE_METRICS_PORT), the line names it too.
-  process.stdout.write(`bench hub ready ${service.port}${service.metricsPort === null ? '' : ` metrics ${service.metricsPort}`}\n`);
-  return service;
-}, { provider });
+void runProcess(
+  async (options) => {
+    const service = await start(options);
+    // With metrics on a port of their own (SERVICE_METRICS_PORT), the line names it too.
+    process.stdout.write(`bench hub ready ${service.port}${service.metricsPort === null ? '' : ` metrics ${service.metricsPort}`}\n`);
+    return service;
+  },
+  { provider },
+);

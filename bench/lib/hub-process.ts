@@ -47,7 +47,12 @@ export interface HubProcessOptions {
 
 const READY = /bench (?:hub|floor) ready (\d+)(?: metrics (\d+))?\n/;
 
-async function startChild(entry: string, env: Record<string, string>, cwd: string, nodeArguments: string[]): Promise<{ child: Child; port: number; metricsPort: number | null }> {
+async function startChild(
+  entry: string,
+  env: Record<string, string>,
+  cwd: string,
+  nodeArguments: string[],
+): Promise<{ child: Child; port: number; metricsPort: number | null }> {
   const child = spawnNode(path.join(__dirname, entry), env, cwd, nodeArguments);
   let output = '';
   const [port, metricsPort] = await new Promise<[number, number | null]>((resolve, reject) => {
@@ -102,11 +107,20 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
     }
     // BENCH_METRICS=1: every hub of the run counts metrics (each process on a port of its own), to
     // measure what metrics cost (`npm run bench -- turn-cost` with and without it).
-    const metrics: Record<string, string> = process.env.BENCH_METRICS === '1' ? { SERVICE_METRICS_ENABLED: 'true', SERVICE_METRICS_PORT: '0', SERVICE_METRICS_TOKEN: 'bench-metrics-token-0123456789' } : {};
+    const metrics: Record<string, string> =
+      process.env.BENCH_METRICS === '1'
+        ? { SERVICE_METRICS_ENABLED: 'true', SERVICE_METRICS_PORT: '0', SERVICE_METRICS_TOKEN: 'bench-metrics-token-0123456789' }
+        : {};
     let extra: Record<string, string> = { ...metrics, ...options.env };
     if (options.variant === 'scaled') {
       database = await createPostgresDatabase();
-      extra = { ...extra, SERVICE_DATABASE_URL: database.url, SERVICE_REDIS_URL: BENCH_REDIS_URL, SERVICE_REDIS_PREFIX: prefix, SERVICE_EMBEDDED_WORKER: 'false' };
+      extra = {
+        ...extra,
+        SERVICE_DATABASE_URL: database.url,
+        SERVICE_REDIS_URL: BENCH_REDIS_URL,
+        SERVICE_REDIS_PREFIX: prefix,
+        SERVICE_EMBEDDED_WORKER: 'false',
+      };
     }
     const env = { ...benchEnv(dataDir, extra), ...model };
     const api = await startChild('hub-entry.js', env, dataDir, nodeArguments);

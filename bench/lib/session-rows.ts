@@ -60,7 +60,9 @@ export class SessionRows {
           id,
           session_id: sessionId,
           role: user ? ('user' as const) : ('assistant' as const),
-          content: user ? `Earlier question number ${turn}: what changed in the deployment?` : `Earlier answer number ${turn}: the deployment moved to the new cluster.`,
+          content: user
+            ? `Earlier question number ${turn}: what changed in the deployment?`
+            : `Earlier answer number ${turn}: the deployment moved to the new cluster.`,
           tool_calls: [],
           workflow_id: null,
           mode: 'normal',

@@ -62,7 +62,9 @@ export function collectBenchResults(root = repoRoot()): string[] {
   const updated: string[] = [];
   const files = existsSync(resultsDir) ? readdirSync(resultsDir).filter((file) => file.endsWith('.json')) : [];
   for (const file of files) {
-    const result = JSON.parse(readFileSync(path.join(resultsDir, file), 'utf8')) as Omit<BenchResult, 'metrics'> & { metrics: (BenchMetric & { samples?: number[] })[] };
+    const result = JSON.parse(readFileSync(path.join(resultsDir, file), 'utf8')) as Omit<BenchResult, 'metrics'> & {
+      metrics: (BenchMetric & { samples?: number[] })[];
+    };
     const known = latest.results[result.benchmark];
     if (known && known.started_at >= result.started_at) continue;
     latest.results[result.benchmark] = {

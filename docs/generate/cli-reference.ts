@@ -56,7 +56,13 @@ function commandSection(command: Command): string {
   }
   const args = command.registeredArguments;
   if (args.length > 0) {
-    lines.push(table(['Argument', 'Meaning'], args.map((argument) => [code(argument.required ? `<${argument.name()}>` : `[${argument.name()}]`), cell(argument.description || '—')])), '');
+    lines.push(
+      table(
+        ['Argument', 'Meaning'],
+        args.map((argument) => [code(argument.required ? `<${argument.name()}>` : `[${argument.name()}]`), cell(argument.description || '—')]),
+      ),
+      '',
+    );
   }
   const options = command.options.filter((option) => !option.hidden);
   if (options.length > 0) lines.push(table(['Option', 'Meaning'], options.map(optionRow)), '');

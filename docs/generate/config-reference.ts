@@ -141,7 +141,12 @@ export function yamlMeanings(text: string): Map<string, string> {
         return;
       }
       let meaning = own[index];
-      if (!meaning && anyOwn) meaning = own.slice(0, index).reverse().find((comment) => comment !== null) ?? null;
+      if (!meaning && anyOwn)
+        meaning =
+          own
+            .slice(0, index)
+            .reverse()
+            .find((comment) => comment !== null) ?? null;
       if (!meaning) meaning = mapComment;
       if (meaning && !meanings.has(keyPath.join('.'))) meanings.set(keyPath.join('.'), meaning);
     });
@@ -167,7 +172,12 @@ function splitSecretComments(raw: string): { rest: string | null; secrets: [stri
     while (index + 1 < lines.length && continues(text[text.length - 1]!, lines[index + 1]!)) {
       text.push(lines[++index]!);
     }
-    const note = capitalise(text.join(' ').trim().replace(/^SERVICE_[A-Z_]+(?=[\s,.(]|$)[,.]?\s*/, ''));
+    const note = capitalise(
+      text
+        .join(' ')
+        .trim()
+        .replace(/^SERVICE_[A-Z_]+(?=[\s,.(]|$)[,.]?\s*/, ''),
+    );
     for (const name of match[1]!.split(', ')) secrets.push([name, `Secret: environment only. ${note}`.trim()]);
   }
   return { rest: tidy(kept.join(' ')), secrets };
@@ -195,7 +205,9 @@ function tidy(comment: string): string | null {
 /** A list item as YAML flow style: `{ title: …, message: … }` for objects. */
 function flowYaml(item: unknown): string {
   if (item === null || typeof item !== 'object') return String(item);
-  return `{ ${Object.entries(item).map(([name, value]) => `${name}: ${String(value)}`).join(', ')} }`;
+  return `{ ${Object.entries(item)
+    .map(([name, value]) => `${name}: ${String(value)}`)
+    .join(', ')} }`;
 }
 
 function formatDefault(key: ConfigKey): string {
@@ -262,7 +274,8 @@ export function configReferencePage(root = repoRoot()): string {
 /** Variables read outside the config object (src/config/env-bindings.ts, OTHER_KNOWN_ENV). */
 const OTHER_ENV_MEANINGS: Record<string, string> = {
   SERVICE_CONFIG_FILE: 'Path of the configuration file; default `./config.yaml` in the working directory.',
-  SERVICE_TEST_DATABASE_URL: 'Tests and benchmarks only: the PostgreSQL server they create throw-away databases on (default `postgres://postgres@127.0.0.1:5432/test`).',
+  SERVICE_TEST_DATABASE_URL:
+    'Tests and benchmarks only: the PostgreSQL server they create throw-away databases on (default `postgres://postgres@127.0.0.1:5432/test`).',
 };
 
 function missing(name: string): never {

@@ -23,7 +23,8 @@ export function errorMeanings(root = repoRoot()): Map<ErrorCode, string> {
     else if (row.status !== ERROR_STATUS[code]) problems.push(`${code}: docs/errors.md says ${row.status}, src/protocol/error-codes.ts ${ERROR_STATUS[code]}`);
     else meanings.set(code, row.meaning);
   }
-  for (const code of rows.keys()) if (!(code in ERROR_STATUS)) problems.push(`docs/errors.md documents ${code}, which src/protocol/error-codes.ts does not have`);
+  for (const code of rows.keys())
+    if (!(code in ERROR_STATUS)) problems.push(`docs/errors.md documents ${code}, which src/protocol/error-codes.ts does not have`);
   if (problems.length > 0) throw new Error(`docs generator: error codes out of step:\n  ${problems.join('\n  ')}`);
   return meanings;
 }
@@ -58,7 +59,12 @@ export function errorsReferencePage(root = repoRoot()): string {
     '',
     table(
       ['HTTP', 'Codes'],
-      byStatus.map((status) => [String(status), ERROR_CODES.filter((code) => ERROR_STATUS[code] === status).map((code) => `\`${code}\``).join(', ')]),
+      byStatus.map((status) => [
+        String(status),
+        ERROR_CODES.filter((code) => ERROR_STATUS[code] === status)
+          .map((code) => `\`${code}\``)
+          .join(', '),
+      ]),
     ),
     '',
     'WebSocket `error` frames carry the same codes; the [WebSocket protocol](./websocket.md#error-codes-in-error-frames)',

@@ -12,7 +12,11 @@ const ACCESS_TEXT: Record<string, string> = {
 
 /** The anchor of an operation's section: `post-api-v1-sessions-id-messages`. */
 export function operationAnchor(method: string, path: string): string {
-  return `${method}-${path}`.toLowerCase().replace(/[{}]/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return `${method}-${path}`
+    .toLowerCase()
+    .replace(/[{}]/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 function schemaAnchor(name: string): string {
@@ -69,7 +73,8 @@ function errorCodes(operation: Operation): string[] {
     const match = /^Error: (.+)$/.exec(response.description ?? '');
     if (match) for (const name of match[1]!.split(/,\s*/)) named.add(name.trim());
   }
-  for (const name of named) if (!(ERROR_CODES as readonly string[]).includes(name)) throw new Error(`docs generator: the OpenAPI document names an unknown error code ${name}`);
+  for (const name of named)
+    if (!(ERROR_CODES as readonly string[]).includes(name)) throw new Error(`docs generator: the OpenAPI document names an unknown error code ${name}`);
   return ERROR_CODES.filter((name) => named.has(name));
 }
 
@@ -91,7 +96,13 @@ function operationSection(method: string, path: string, operation: Operation, co
     lines.push(
       table(
         ['Parameter', 'In', 'Type', 'Required', 'Notes'],
-        parameters.map((parameter) => [code(parameter.name), parameter.in, typeOf(parameter.schema), parameter.required ? 'yes' : 'no', cell([parameter.description, parameter.schema ? constraints(parameter.schema) : ''].filter(Boolean).join('. '))]),
+        parameters.map((parameter) => [
+          code(parameter.name),
+          parameter.in,
+          typeOf(parameter.schema),
+          parameter.required ? 'yes' : 'no',
+          cell([parameter.description, parameter.schema ? constraints(parameter.schema) : ''].filter(Boolean).join('. ')),
+        ]),
       ),
       '',
     );

@@ -11,7 +11,10 @@ export function propertyDocs(file: string, constName: string): Map<string, strin
       if (ts.isObjectLiteralExpression(initializer)) {
         for (const property of initializer.properties) {
           if (!property.name || !(ts.isIdentifier(property.name) || ts.isStringLiteral(property.name))) continue;
-          const comment = ts.getJSDocCommentsAndTags(property).map((doc) => (ts.isJSDoc(doc) ? ts.getTextOfJSDocComment(doc.comment) : '')).join(' ');
+          const comment = ts
+            .getJSDocCommentsAndTags(property)
+            .map((doc) => (ts.isJSDoc(doc) ? ts.getTextOfJSDocComment(doc.comment) : ''))
+            .join(' ');
           docs.set(property.name.text, (comment ?? '').replace(/\s+/g, ' ').trim());
         }
       }
@@ -28,9 +31,16 @@ export function stringProperties(file: string, constName: string): Map<string, s
   const source = ts.createSourceFile(file, ts.sys.readFile(file) ?? '', ts.ScriptTarget.ES2022, true);
   const values = new Map<string, string>();
   const visit = (node: ts.Node) => {
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === constName && node.initializer && ts.isObjectLiteralExpression(node.initializer)) {
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.name.text === constName &&
+      node.initializer &&
+      ts.isObjectLiteralExpression(node.initializer)
+    ) {
       for (const property of node.initializer.properties) {
-        if (ts.isPropertyAssignment(property) && ts.isIdentifier(property.name) && ts.isStringLiteralLike(property.initializer)) values.set(property.name.text, property.initializer.text);
+        if (ts.isPropertyAssignment(property) && ts.isIdentifier(property.name) && ts.isStringLiteralLike(property.initializer))
+          values.set(property.name.text, property.initializer.text);
       }
     }
     ts.forEachChild(node, visit);

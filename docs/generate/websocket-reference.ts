@@ -35,8 +35,9 @@ const FRAME_MEANINGS: Record<string, string> = {
   token: 'One piece of the answer as it is generated (once per output token).',
   tool_start: 'The agent calls a tool.',
   tool_end: 'A tool returned, successfully or with an error.',
-  tool_confirm_request: 'A tool that changes something needs a human\'s approval; the turn waits for a `tool_confirm` (5 minutes, then it counts as `deny`). Show it at once.',
-  agent_state: 'The agent\'s state changed; also sent on connect with the current state.',
+  tool_confirm_request:
+    "A tool that changes something needs a human's approval; the turn waits for a `tool_confirm` (5 minutes, then it counts as `deny`). Show it at once.",
+  agent_state: "The agent's state changed; also sent on connect with the current state.",
   memory_update: 'Memory was compacted: old turns folded into the rolling summary.',
   error: 'The turn (or a client frame) failed; the connection stays open.',
   done: 'The last frame of a successful turn.',
@@ -50,10 +51,10 @@ const FRAME_MEANINGS: Record<string, string> = {
 const FIELD_MEANINGS: Record<string, string> = {
   'token.text': 'The new text.',
   'token.final': 'True when the token belongs to the final answer (after all tool calls); false for text before a tool call.',
-  'tool_start.tool_name': 'The tool\'s name.',
+  'tool_start.tool_name': "The tool's name.",
   'tool_start.tool_call_id': 'Unique id of this call; `tool_end` repeats it.',
   'tool_start.input': 'The arguments the model passed.',
-  'tool_end.tool_name': 'The tool\'s name.',
+  'tool_end.tool_name': "The tool's name.",
   'tool_end.tool_call_id': 'The id from `tool_start`.',
   'tool_end.duration_ms': 'How long the tool ran.',
   'tool_end.error': 'Null on success, else what went wrong.',
@@ -62,8 +63,8 @@ const FIELD_MEANINGS: Record<string, string> = {
   'tool_confirm_request.parameters': 'Its arguments (large values sorted last).',
   'tool_confirm_request.message': 'A sentence describing what will happen, for the dialog.',
   'agent_state.state': `\`AgentState\`: one of ${AGENT_STATES.map((state) => `\`${state}\``).join(', ')}.`,
-  'agent_state.answers': 'On a turn\'s first state only (mid-turn policy `collect`): the ids of the waiting messages this turn answers besides its own.',
-  'memory_update.mode': 'The session\'s memory mode.',
+  'agent_state.answers': "On a turn's first state only (mid-turn policy `collect`): the ids of the waiting messages this turn answers besides its own.",
+  'memory_update.mode': "The session's memory mode.",
   'memory_update.tokens_used': 'Estimated context tokens after the update.',
   'memory_update.summarized': 'True when a summarisation pass ran.',
   'error.code': 'One of the [error codes](./errors.md) (`ErrorCode`, the closed set).',
@@ -101,7 +102,7 @@ const CLOSE_MEANINGS: Record<number, string> = {
   1013: 'The client read too slowly (too much queued for it); reconnect with `last_seq` to replay what was missed.',
   4000: 'The session registry is not available yet: the server is still starting. Retry.',
   4001: 'Unauthorized: missing, malformed, invalid or expired token, revoked API key, or inactive user.',
-  4003: 'Forbidden: valid credential but the wrong role (log stream) or not the session\'s owner.',
+  4003: "Forbidden: valid credential but the wrong role (log stream) or not the session's owner.",
   4004: 'No such session (authentication succeeded): unknown id, or archived.',
 };
 
@@ -110,7 +111,7 @@ const SOCKET_ERROR_CODES: Record<string, string> = {
   TURN_IN_PROGRESS: 'A `user_message` arrived while a turn runs; the running turn is unaffected.',
   CANCELLED: 'The client cancelled the turn (`cancel` frame, the `cancel` action, or `POST …/cancel`).',
   INVALID_MESSAGE: 'A client frame is not JSON, has an unknown `type`, or cannot be acted on now.',
-  VALIDATION_ERROR: 'A client frame\'s payload does not fit its schema (for example an empty `text`).',
+  VALIDATION_ERROR: "A client frame's payload does not fit its schema (for example an empty `text`).",
   TOOL_EXPANSION_FAILED: 'A tool could not be loaded (unknown, not configured, or the workflow pins its tools).',
   PROVIDER_UNREACHABLE: 'The model server could not be reached or went silent; the turn ends.',
   PROVIDER_ERROR: 'The model server answered with an error or a malformed stream; the turn ends.',
@@ -123,7 +124,10 @@ for (const name of Object.keys(SOCKET_ERROR_CODES)) {
 
 function describe(key: string, fallback?: string): string {
   const meaning = fallback || FIELD_MEANINGS[key] || FRAME_MEANINGS[key] || FIELD_MEANINGS[key.split('.').pop()!];
-  if (!meaning) throw new Error(`docs generator: ${key} has no description; add a TSDoc comment in src/protocol/frames.ts or an entry in docs/generate/websocket-reference.ts`);
+  if (!meaning)
+    throw new Error(
+      `docs generator: ${key} has no description; add a TSDoc comment in src/protocol/frames.ts or an entry in docs/generate/websocket-reference.ts`,
+    );
   return meaning;
 }
 
@@ -142,7 +146,10 @@ export function serverFrames(root = repoRoot()): FrameType[] {
     if (!found) throw new Error(`docs generator: src/protocol/frames.ts has no ${name}`);
     return checker.getTypeAtLocation(found.name);
   };
-  const members = [...(declaration('AgentEvent').isUnion() ? (declaration('AgentEvent') as ts.UnionType).types : [declaration('AgentEvent')]), declaration('PongEvent')];
+  const members = [
+    ...(declaration('AgentEvent').isUnion() ? (declaration('AgentEvent') as ts.UnionType).types : [declaration('AgentEvent')]),
+    declaration('PongEvent'),
+  ];
   return members.map((member) => {
     const typeSymbol = member.getProperty('type');
     const payloadSymbol = member.getProperty('payload');
@@ -192,11 +199,13 @@ export function confirmationActions(): { action: string; key: string; effect: st
 
 export function closeCodes(): { code: number; meaning: string }[] {
   const codes = new Set<number>([...Object.values(CLOSE), ...Object.values(CONNECT_CLOSE), ...Object.values(WS_CLOSE), 1009]);
-  return [...codes].sort((a, b) => a - b).map((value) => {
-    const meaning = CLOSE_MEANINGS[value];
-    if (!meaning) throw new Error(`docs generator: close code ${value} has no description in docs/generate/websocket-reference.ts`);
-    return { code: value, meaning };
-  });
+  return [...codes]
+    .sort((a, b) => a - b)
+    .map((value) => {
+      const meaning = CLOSE_MEANINGS[value];
+      if (!meaning) throw new Error(`docs generator: close code ${value} has no description in docs/generate/websocket-reference.ts`);
+      return { code: value, meaning };
+    });
 }
 
 function frameSection(frame: FrameType): string {
@@ -225,8 +234,12 @@ export function websocketReferencePage(root = repoRoot()): string {
     table(
       ['Path', 'Purpose', 'Query'],
       [
-        ['`/ws/v1/sessions/{session_id}`', 'A session\'s stream, both directions', '`last_seq` (integer, optional): replay frames after it'],
-        ['`/ws/v1/logs`', 'Live log lines of every process (admins)', `\`token\`, \`level\` (${STREAM_LEVELS.map((level) => `\`${level}\``).join(', ')}; default \`INFO\`)`],
+        ['`/ws/v1/sessions/{session_id}`', "A session's stream, both directions", '`last_seq` (integer, optional): replay frames after it'],
+        [
+          '`/ws/v1/logs`',
+          'Live log lines of every process (admins)',
+          `\`token\`, \`level\` (${STREAM_LEVELS.map((level) => `\`${level}\``).join(', ')}; default \`INFO\`)`,
+        ],
       ],
     ),
     '',
@@ -238,7 +251,7 @@ export function websocketReferencePage(root = repoRoot()): string {
       ['Field', 'Type', 'Meaning'],
       [
         ['`type`', '`string`', 'The frame type (below).'],
-        ['`session_id`', '`string`', 'The session\'s UUID.'],
+        ['`session_id`', '`string`', "The session's UUID."],
         ['`payload`', '`object`', 'Type-specific fields (below).'],
         ['`seq`', '`number`', 'Per session, strictly increasing, kept across reconnects; pass the last one seen as `last_seq` to replay.'],
         ['`ts`', '`string`', 'ISO 8601 UTC time the frame was made.'],
@@ -275,13 +288,19 @@ export function websocketReferencePage(root = repoRoot()): string {
     '',
     '## Close codes',
     '',
-    table(['Code', 'Meaning'], closeCodes().map((entry) => [String(entry.code), cell(entry.meaning)])),
+    table(
+      ['Code', 'Meaning'],
+      closeCodes().map((entry) => [String(entry.code), cell(entry.meaning)]),
+    ),
     '',
     '## Error codes in error frames',
     '',
-    'An `error` frame\'s `code` is one of the [error codes](./errors.md); these are the ones a session socket sends:',
+    "An `error` frame's `code` is one of the [error codes](./errors.md); these are the ones a session socket sends:",
     '',
-    table(['Code', 'When'], Object.entries(SOCKET_ERROR_CODES).map(([name, when]) => [code(name), cell(when)])),
+    table(
+      ['Code', 'When'],
+      Object.entries(SOCKET_ERROR_CODES).map(([name, when]) => [code(name), cell(when)]),
+    ),
     '',
     '## Agent states',
     '',

@@ -111,7 +111,15 @@ export function fitEntries(system: ChatMessage, entries: readonly MemoryEntry[],
  * Returns null when nothing needed folding.
  */
 export async function compact(
-  input: { systemPrompt: string; summary: string | null; entries: readonly MemoryEntry[]; budget: number; mode: MemoryMode; provider: LlmProvider; signal: AbortSignal },
+  input: {
+    systemPrompt: string;
+    summary: string | null;
+    entries: readonly MemoryEntry[];
+    budget: number;
+    mode: MemoryMode;
+    provider: LlmProvider;
+    signal: AbortSignal;
+  },
   limits = MEMORY_DEFAULTS,
 ): Promise<Compaction | null> {
   const system = systemWithSummary(input.systemPrompt, input.summary);
@@ -131,9 +139,7 @@ export async function compact(
   }
   const summaryLimit = Math.max(64, Math.floor(input.budget * limits.summaryShare));
   const useModel = input.provider.name !== 'builtin';
-  const summary = useModel
-    ? await summariseWithModel(input.provider, input.summary, folded, input.mode, input.signal).catch(() => null)
-    : null;
+  const summary = useModel ? await summariseWithModel(input.provider, input.summary, folded, input.mode, input.signal).catch(() => null) : null;
   const next = trimToTokens(summary ?? extractiveSummary(input.summary, folded, input.mode, limits.extractLineLimit), summaryLimit);
   const kept = input.entries.filter((entry) => entry.ordinal > folded.at(-1)!.ordinal);
   return {
@@ -144,7 +150,13 @@ export async function compact(
   };
 }
 
-async function summariseWithModel(provider: LlmProvider, previous: string | null, folded: MemoryEntry[], mode: MemoryMode, signal: AbortSignal): Promise<string> {
+async function summariseWithModel(
+  provider: LlmProvider,
+  previous: string | null,
+  folded: MemoryEntry[],
+  mode: MemoryMode,
+  signal: AbortSignal,
+): Promise<string> {
   const transcript = folded.map((entry) => `${entry.message.role}: ${entry.message.content}`).join('\n');
   const prompt = `${SUMMARY_PROMPT[mode]}${previous ? `\n\nEarlier summary:\n${previous}` : ''}\n\nConversation:\n${transcript}`;
   let text = '';
@@ -154,7 +166,12 @@ async function summariseWithModel(provider: LlmProvider, previous: string | null
 }
 
 /** One line per folded message, chosen by the memory mode; appended to the previous summary. */
-export function extractiveSummary(previous: string | null, folded: readonly MemoryEntry[], mode: MemoryMode, lineLimit: number = MEMORY_DEFAULTS.extractLineLimit): string {
+export function extractiveSummary(
+  previous: string | null,
+  folded: readonly MemoryEntry[],
+  mode: MemoryMode,
+  lineLimit: number = MEMORY_DEFAULTS.extractLineLimit,
+): string {
   const lines = previous ? previous.split('\n') : [];
   for (const { message } of folded) {
     if (message.role === 'system' || message.content.trim() === '') continue;
@@ -169,7 +186,10 @@ function pick(text: string, mode: MemoryMode): string {
   const sentences = flat.split(/(?<=[.!?])\s+/);
   if (mode === 'code') {
     const code = /```[a-z]*\n?([^`]+)```/.exec(text)?.[1]?.trim().split('\n')[0];
-    const prose = text.replace(/```[^`]*```/g, ' ').replace(/\s+/g, ' ').trim();
+    const prose = text
+      .replace(/```[^`]*```/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
     const names = prose.match(/[\w./-]+\.(ts|js|py|go|rs|java|json|ya?ml|md|sql)\b/g);
     return [prose.split(/(?<=[.!?:])\s+/)[0], names ? `files: ${[...new Set(names)].join(', ')}` : '', code ? `code: ${code}` : ''].filter(Boolean).join(' | ');
   }

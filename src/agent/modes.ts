@@ -22,7 +22,8 @@ const ANALYZE = [
   'must be looked up on the web, else "NEEDS_WEB: no". Do not answer the question yet.',
 ].join(' ');
 const RESEARCH = 'Look up on the web what the plan needs (use the web tools), then summarise the findings with their sources. Do not answer the question yet.';
-const REASON = 'Think it through step by step, using the analysis and research so far. Write your reasoning notes and conclusions; do not write the final answer yet.';
+const REASON =
+  'Think it through step by step, using the analysis and research so far. Write your reasoning notes and conclusions; do not write the final answer yet.';
 const PLAN_SUBTASKS = `Split the last user message into 2 to ${MAX_SUBTASKS} independent sub-tasks that can be worked on separately. Write one per line, each starting with "- ". No other text.`;
 
 type SetState = (state: AgentState) => Promise<void>;
@@ -39,14 +40,21 @@ export async function runThink(request: ModeRequest, ports: LoopPorts, state: Tu
   if (webTools && needsWeb(analysis, lastUserText(request.messages))) {
     await setState('researching');
     const research = await runModelLoop(
-      { provider: request.provider, messages: withInstruction(request.messages, `${notes.join('\n\n')}\n\n${RESEARCH}`), tools: webTools, stream: false, maxRounds: request.maxRounds },
+      {
+        provider: request.provider,
+        messages: withInstruction(request.messages, `${notes.join('\n\n')}\n\n${RESEARCH}`),
+        tools: webTools,
+        stream: false,
+        maxRounds: request.maxRounds,
+      },
       ports,
       state,
     );
     notes.push(`Research:\n${research}`);
   }
   await setState('deep_thinking');
-  const reasoning = (await callModel(request.provider, withInstruction(request.messages, `${notes.join('\n\n')}\n\n${REASON}`), null, false, ports, state)).text;
+  const reasoning = (await callModel(request.provider, withInstruction(request.messages, `${notes.join('\n\n')}\n\n${REASON}`), null, false, ports, state))
+    .text;
   notes.push(`Reasoning:\n${reasoning}`);
   return writeAnswer(request, notes, ports, state);
 }
@@ -66,13 +74,25 @@ export async function runDelegate(request: ModeRequest, ports: LoopPorts, state:
   const results = await Promise.all(
     subtasks.map(async (task) => (await callModel(request.provider, [...system, { role: 'user', content: task }], null, false, ports, state)).text),
   );
-  const notes = [`The request was split into sub-tasks, worked on separately:\n${subtasks.map((task, index) => `Sub-task ${index + 1}: ${task}\nResult: ${results[index]}`).join('\n\n')}`];
+  const notes = [
+    `The request was split into sub-tasks, worked on separately:\n${subtasks.map((task, index) => `Sub-task ${index + 1}: ${task}\nResult: ${results[index]}`).join('\n\n')}`,
+  ];
   return writeAnswer(request, notes, ports, state, 'Merge the sub-task results into one coherent answer to the user.');
 }
 
-async function writeAnswer(request: ModeRequest, notes: string[], ports: LoopPorts, state: TurnState, extra = 'Now write the final answer to the user.'): Promise<string> {
+async function writeAnswer(
+  request: ModeRequest,
+  notes: string[],
+  ports: LoopPorts,
+  state: TurnState,
+  extra = 'Now write the final answer to the user.',
+): Promise<string> {
   const messages = withInstruction(request.messages, `${notes.join('\n\n')}\n\n${extra}`);
-  return runModelLoop({ provider: request.provider, messages, tools: request.tools, stream: true, maxRounds: request.maxRounds, resume: request.resume }, ports, state);
+  return runModelLoop(
+    { provider: request.provider, messages, tools: request.tools, stream: true, maxRounds: request.maxRounds, resume: request.resume },
+    ports,
+    state,
+  );
 }
 
 /** The conversation with working notes added to the system prompt (they are not stored as messages). */
@@ -96,5 +116,9 @@ function needsWeb(analysis: string, userText: string): boolean {
 function webOnly(tools: ToolBox): ToolBox | null {
   const specs = tools.specs().filter((spec) => tools.get(spec.name)?.web);
   if (specs.length === 0) return null;
-  return { specs: () => specs, get: (name) => (specs.some((spec) => spec.name === name) ? tools.get(name) : undefined), validate: (name, raw) => tools.validate(name, raw) };
+  return {
+    specs: () => specs,
+    get: (name) => (specs.some((spec) => spec.name === name) ? tools.get(name) : undefined),
+    validate: (name, raw) => tools.validate(name, raw),
+  };
 }

@@ -29,9 +29,7 @@ export type ChatMessage =
  * call once, complete. `usage` comes last (or never: the runner then counts with gpt-tokenizer).
  */
 export type ProviderChunk =
-  | { type: 'text'; text: string }
-  | { type: 'tool_call'; call: ToolCall }
-  | { type: 'usage'; inputTokens: number; outputTokens: number };
+  { type: 'text'; text: string } | { type: 'tool_call'; call: ToolCall } | { type: 'usage'; inputTokens: number; outputTokens: number };
 
 export interface ProviderRequest {
   messages: ChatMessage[];

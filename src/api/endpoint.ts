@@ -30,13 +30,7 @@ export interface HandlerInput<TBody, TQuery, TParams, TAccess extends Access = A
  * One REST endpoint: its validation, its OpenAPI description and its handler, declared together so
  * the three cannot drift apart. The handler returns `data`; the router wraps it in the envelope.
  */
-export interface Endpoint<
-  TBody = unknown,
-  TQuery = unknown,
-  TParams = unknown,
-  TResult = unknown,
-  TAccess extends Access = Access,
-> {
+export interface Endpoint<TBody = unknown, TQuery = unknown, TParams = unknown, TResult = unknown, TAccess extends Access = Access> {
   method: HttpMethod;
   /** OpenAPI-style path below /api/v1, e.g. `/sessions/{id}`. */
   path: string;
@@ -179,8 +173,8 @@ export class ApiRouter {
   }
 }
 
-function parseInput<TBody, TQuery, TParams>(
-  endpoint: Endpoint<TBody, TQuery, TParams, unknown, any>,
+function parseInput<TBody, TQuery, TParams, TAccess extends Access>(
+  endpoint: Endpoint<TBody, TQuery, TParams, unknown, TAccess>,
   req: Request,
   res: Response,
 ): Omit<HandlerInput<TBody, TQuery, TParams>, 'principal'> {
@@ -238,7 +232,7 @@ function validate(schema: ZodType | undefined, value: unknown, prefix: string, f
   return undefined;
 }
 
-function describe(endpoint: Endpoint<any, any, any, any, any>): RouteConfig {
+function describe<TBody, TQuery, TParams, TResult, TAccess extends Access>(endpoint: Endpoint<TBody, TQuery, TParams, TResult, TAccess>): RouteConfig {
   const responses: RouteConfig['responses'] = {
     [endpoint.response.status]: endpoint.response.data
       ? {
@@ -267,8 +261,7 @@ function describe(endpoint: Endpoint<any, any, any, any, any>): RouteConfig {
       required: endpoint.method !== 'delete',
       content: { [endpoint.bodyMediaType ?? 'application/json']: { schema: endpoint.body } },
     };
-  }
-  else if (endpoint.documentedBodies) {
+  } else if (endpoint.documentedBodies) {
     request.body = {
       required: true,
       content: Object.fromEntries(Object.entries(endpoint.documentedBodies).map(([mediaType, schema]) => [mediaType, { schema }])),

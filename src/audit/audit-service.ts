@@ -50,7 +50,11 @@ export class AuditService {
       }),
       this.models.AuditEvent.count({ where: matching }),
     ]);
-    return keysetPage(rows.map((row) => ({ row, view: auditView(row) })), filter.limit, total);
+    return keysetPage(
+      rows.map((row) => ({ row, view: auditView(row) })),
+      filter.limit,
+      total,
+    );
   }
 
   /** Deletes rows older than `days` (0: keeps everything); returns how many went. */

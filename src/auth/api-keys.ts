@@ -80,7 +80,10 @@ export class ApiKeys {
     const where: WhereOptions<ApiKeyAttributes> = owner === null ? {} : { user_id: owner };
     const { rows, count } = await this.models.ApiKey.findAndCountAll({
       where,
-      order: [['created_at', 'ASC'], ['id', 'ASC']],
+      order: [
+        ['created_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
       offset,
       limit,
     });

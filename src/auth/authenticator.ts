@@ -49,15 +49,11 @@ export function createAuthenticator(config: AccessTokenConfig, users: Users, api
       // The strategies read the credential from a request; give them one that carries only it.
       const req = { headers: { authorization: `Bearer ${token}` } } as unknown as IncomingMessage;
       return new Promise<Principal>((resolve, reject) => {
-        const middleware = authenticator.authenticate(
-          strategy,
-          { session: false },
-          (error: unknown, principal: Principal | false, info: unknown) => {
-            if (error) reject(AppError.from(error));
-            else if (principal) resolve(principal);
-            else reject(isExpired(info) ? expired() : unauthorized());
-          },
-        ) as (req: unknown, res: unknown, next: (error?: unknown) => void) => void;
+        const middleware = authenticator.authenticate(strategy, { session: false }, (error: unknown, principal: Principal | false, info: unknown) => {
+          if (error) reject(AppError.from(error));
+          else if (principal) resolve(principal);
+          else reject(isExpired(info) ? expired() : unauthorized());
+        }) as (req: unknown, res: unknown, next: (error?: unknown) => void) => void;
         middleware(req, {}, (error) => reject(AppError.from(error)));
       });
     },

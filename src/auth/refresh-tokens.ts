@@ -58,10 +58,7 @@ export class RefreshTokens {
     }
     if (new Date(row.expires_at).getTime() <= Date.now()) throw invalidRefreshToken();
     // The conditional UPDATE alone decides the winner: it is one atomic statement on both databases.
-    const [changed] = await this.models.RefreshToken.update(
-      { rotated_at: new Date() },
-      { where: { id: row.id, rotated_at: null, revoked_at: null } },
-    );
+    const [changed] = await this.models.RefreshToken.update({ rotated_at: new Date() }, { where: { id: row.id, rotated_at: null, revoked_at: null } });
     if (changed !== 1) throw invalidRefreshToken();
     const next = await this.issue(row.user_id, row.family_id);
     return { userId: row.user_id, token: next };

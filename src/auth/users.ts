@@ -104,7 +104,14 @@ export class Users {
   }
 
   async list(offset: number, limit: number): Promise<{ rows: UserRecord[]; total: number }> {
-    const { rows, count } = await this.models.User.findAndCountAll({ order: [['created_at', 'ASC'], ['id', 'ASC']], offset, limit });
+    const { rows, count } = await this.models.User.findAndCountAll({
+      order: [
+        ['created_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
+      offset,
+      limit,
+    });
     return { rows, total: count };
   }
 

@@ -16,6 +16,9 @@ export const API_KEY_PREFIX = 'svc_live_';
 /** How the client proves who it is: an API key (scripts) or the stored login of `switchboard login`. */
 export type Credential = { kind: 'api-key'; key: string } | { kind: 'login'; store: CredentialStore };
 
+/** What `POST /auth/login` answers (the part the CLI keeps). */
+type LoginAnswer = { access_token: string; refresh_token: string; user: { username: string; role: string } };
+
 interface Envelope<T> {
   data: T | null;
   error: { code: string; message: string; details?: { fields?: Record<string, { code: string; message: string }[]> } } | null;
@@ -54,8 +57,8 @@ export class HubClient {
   ) {}
 
   /** Logs in with a username and password; the caller stores the pair. Wrong credentials exit 2. */
-  async login(username: string, password: string): Promise<{ access_token: string; refresh_token: string; user: { username: string; role: string } }> {
-    const { status, body } = await this.send('POST', '/auth/login', { username, password }, null);
+  async login(username: string, password: string): Promise<LoginAnswer> {
+    const { status, body } = await this.send<LoginAnswer>('POST', '/auth/login', { username, password }, null);
     if (status === 401) throw new CliError(`Login to ${this.hubUrl} refused: wrong username or password, or the account is disabled.`);
     return this.unwrap(status, body);
   }
@@ -74,7 +77,7 @@ export class HubClient {
 
   /** Like `get`, but a 404 answers null (optional endpoints a newer hub has, e.g. `GET /config`). */
   async getOptional<T>(path: string): Promise<T | null> {
-    const { status, body } = await this.authenticated('GET', path);
+    const { status, body } = await this.authenticated<T>('GET', path);
     if (isNoSuchEndpoint(status, body)) return null;
     return this.unwrap(status, body);
   }
@@ -113,16 +116,16 @@ export class HubClient {
   }
 
   private async call<T>(method: string, path: string, payload?: unknown): Promise<T> {
-    const { status, body } = await this.authenticated(method, path, payload);
+    const { status, body } = await this.authenticated<T>(method, path, payload);
     return this.unwrap(status, body);
   }
 
   /** Sends with the credential; a 401 TOKEN_EXPIRED on a stored login refreshes once and retries. */
-  private async authenticated(method: string, path: string, payload?: unknown): Promise<{ status: number; body: Envelope<any> | null }> {
+  private async authenticated<T>(method: string, path: string, payload?: unknown): Promise<{ status: number; body: Envelope<T> | null }> {
     const token = await this.token();
-    let answer = await this.send(method, path, payload, token);
+    let answer = await this.send<T>(method, path, payload, token);
     if (answer.status === 401 && answer.body?.error?.code === 'TOKEN_EXPIRED' && this.credential?.kind === 'login') {
-      answer = await this.send(method, path, payload, await this.refresh());
+      answer = await this.send<T>(method, path, payload, await this.refresh());
     }
     return answer;
   }
@@ -140,7 +143,12 @@ export class HubClient {
     const store = (this.credential as { kind: 'login'; store: CredentialStore }).store;
     const stored = await store.get(this.hubUrl);
     if (!stored) throw new CliError(`Not logged in to ${this.hubUrl}: run \`switchboard login\`.`);
-    const { status, body } = await this.send('POST', '/auth/refresh', { refresh_token: stored.refresh_token }, null);
+    const { status, body } = await this.send<{ access_token: string; refresh_token: string }>(
+      'POST',
+      '/auth/refresh',
+      { refresh_token: stored.refresh_token },
+      null,
+    );
     if (status === 401) {
       await store.remove(this.hubUrl);
       throw new CliError(`Your login to ${this.hubUrl} has expired: run \`switchboard login --url ${this.hubUrl}\` again.`);
@@ -169,7 +177,7 @@ export class HubClient {
     throw new CliError(`The hub at ${this.hubUrl} failed (${status} ${code}): ${message}`);
   }
 
-  private async send(method: string, path: string, payload: unknown, token: string | null): Promise<{ status: number; body: Envelope<any> | null }> {
+  private async send<T>(method: string, path: string, payload: unknown, token: string | null): Promise<{ status: number; body: Envelope<T> | null }> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (payload !== undefined) headers['content-type'] = 'application/json';
     if (token) headers.authorization = `Bearer ${token}`;
@@ -187,7 +195,7 @@ export class HubClient {
     const text = await response.text();
     if (text === '') return { status: response.status, body: null };
     try {
-      const body = JSON.parse(text) as Envelope<any>;
+      const body = JSON.parse(text) as Envelope<T>;
       if (typeof body === 'object' && body !== null && 'data' in body && 'error' in body) return { status: response.status, body };
     } catch {
       // falls through: not JSON

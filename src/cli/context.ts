@@ -20,7 +20,8 @@ export function connect(context: CliContext, options: HubOptions): HubClient {
   const hubUrl = normaliseHubUrl(options.url);
   let credential: Credential;
   if (options.apiKey) {
-    if (!options.apiKey.startsWith(API_KEY_PREFIX)) throw new CliError(`SWITCHBOARD_API_KEY / --api-key is not an API key (API keys start with "${API_KEY_PREFIX}").`);
+    if (!options.apiKey.startsWith(API_KEY_PREFIX))
+      throw new CliError(`SWITCHBOARD_API_KEY / --api-key is not an API key (API keys start with "${API_KEY_PREFIX}").`);
     credential = { kind: 'api-key', key: options.apiKey };
   } else credential = { kind: 'login', store: new CredentialStore(context.configDir) };
   return new HubClient(hubUrl, credential);

@@ -39,7 +39,10 @@ export async function resolveSession(client: HubClient, reference: string): Prom
   const matches = (await listAll<SessionView>(client, '/sessions', { include_archived: 'true' })).filter((session) => session.id.startsWith(wanted));
   if (matches.length === 1) return matches[0]!;
   if (matches.length === 0) throw new CliError(`No session of yours starts with "${reference}".`, EXIT.REFUSED);
-  throw new CliError(`"${reference}" matches ${matches.length} sessions (${matches.map((session) => session.id).join(', ')}): give more of the id.`, EXIT.REFUSED);
+  throw new CliError(
+    `"${reference}" matches ${matches.length} sessions (${matches.map((session) => session.id).join(', ')}): give more of the id.`,
+    EXIT.REFUSED,
+  );
 }
 
 /** The caller's most recently updated open web session (what `chat` resumes), or null. */

@@ -25,7 +25,14 @@ import type { HubParts } from './hub';
 import type { Core } from './service-types';
 
 /** The REST resources of an API process, each a module of `src/api/routes/` given its services. */
-export function apiModules(core: Core, provider: LlmProvider, authParts: AuthParts, hubParts: HubParts, board: ChannelStatusBoard, records: { audit: AuditService; usage: UsageService }): ApiModule[] {
+export function apiModules(
+  core: Core,
+  provider: LlmProvider,
+  authParts: AuthParts,
+  hubParts: HubParts,
+  board: ChannelStatusBoard,
+  records: { audit: AuditService; usage: UsageService },
+): ApiModule[] {
   const { config, models } = core;
   const { auth, saml } = authParts;
   const { sessions, hub, workflows } = hubParts;
@@ -37,7 +44,10 @@ export function apiModules(core: Core, provider: LlmProvider, authParts: AuthPar
     usageRoutes(records.usage),
     samlRoutes(saml, authParts.refreshCookie),
     knowledgeRoutes(core.knowledge),
-    channelRoutes(board, core.channels.map((channel) => channel.name)),
+    channelRoutes(
+      board,
+      core.channels.map((channel) => channel.name),
+    ),
     configRoutes({ provider: provider.name, model: provider.model, contextWindow: config.llm.context_window, channels: () => board.enabledNames() }),
     (api: ApiRouter) => registerSessionRoutes(api, { sessions, hub, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
     (api: ApiRouter) => registerWorkflowRoutes(api, workflows, core.audit),

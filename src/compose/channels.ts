@@ -23,7 +23,12 @@ export interface BuiltChannel {
  * Built before the app: webhook routes mount before the JSON parser. `allowedOrigins` is filled
  * once the server listens (the hub's own origin needs the port).
  */
-export function buildChannels(core: Core, board: ChannelStatusBoard, allowedOrigins: ReadonlySet<string>, authenticateSocket: SocketAuthenticator): BuiltChannel[] {
+export function buildChannels(
+  core: Core,
+  board: ChannelStatusBoard,
+  allowedOrigins: ReadonlySet<string>,
+  authenticateSocket: SocketAuthenticator,
+): BuiltChannel[] {
   const { config, logger, lifecycle } = core;
   const built: BuiltChannel[] = [];
   const clientAddress = createClientIpResolver(config.api.trusted_proxy_cidrs);

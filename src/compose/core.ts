@@ -122,7 +122,10 @@ async function startTurnServices(foundation: Foundation, models: Models, store: 
   const routing = new RoutingService(models, channels);
   await routing.start(drivers.control);
   lifecycle.onStop({ name: 'routing', stop: async () => routing.stop() });
-  const pickup = new PickupWatch({ registry: drivers.registry, events: drivers.events, workers: drivers.presence, logger }, pickupTimings(config.worker.pickup_warning_s));
+  const pickup = new PickupWatch(
+    { registry: drivers.registry, events: drivers.events, workers: drivers.presence, logger },
+    pickupTimings(config.worker.pickup_warning_s),
+  );
   const turns = new TurnService({
     store,
     registry: drivers.registry,

@@ -20,7 +20,13 @@ import type { ReadinessCheck } from '../server/readiness';
 import type { Drivers } from './service-types';
 
 /** In-process drivers without Redis (`npm start` needs nothing else); BullMQ + Streams + pub/sub with it. */
-export async function createDrivers(config: Readonly<Config>, logger: Logger, lifecycle: Lifecycle, readiness: ReadinessCheck[], logHub: LogHub): Promise<Drivers> {
+export async function createDrivers(
+  config: Readonly<Config>,
+  logger: Logger,
+  lifecycle: Lifecycle,
+  readiness: ReadinessCheck[],
+  logHub: LogHub,
+): Promise<Drivers> {
   const stopTimeoutMs = config.server.shutdown_timeout_s * 1000;
   if (!config.redis.url) {
     const drivers = {
@@ -102,4 +108,3 @@ async function reachRedis(url: string, probes: Redis[], all: Redis[]): Promise<v
     for (const redis of probes) redis.off('error', remember);
   }
 }
-

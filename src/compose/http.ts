@@ -70,7 +70,11 @@ export async function serveHttp(core: Core, parts: HttpParts): Promise<number> {
 /** The moving-window limiter; platform webhooks are signed and count under their own, higher per-address limit. */
 async function startRateLimiter(core: Core, channels: readonly BuiltChannel[]): Promise<RateLimiter> {
   const { metrics } = core;
-  const rateLimiter = await createRateLimiter({ config: core.config, logger: core.logger, onRefusal: metrics ? (key) => metrics.rateLimitRefusal(key) : undefined });
+  const rateLimiter = await createRateLimiter({
+    config: core.config,
+    logger: core.logger,
+    onRefusal: metrics ? (key) => metrics.rateLimitRefusal(key) : undefined,
+  });
   for (const route of channels.flatMap(({ adapter }) => adapter.routes ?? [])) rateLimiter.registerPrefix(`${API_PREFIX}${route.path}`, 'channel_webhooks');
   core.lifecycle.onStop({ name: 'rate limiter', stop: () => rateLimiter.close() });
   return rateLimiter;

@@ -38,10 +38,19 @@ export async function startObservability(
  * `metrics.port`: `/metrics` on a listener of its own (how a worker process is scraped). A worker
  * with metrics on needs it: it serves nothing else.
  */
-async function serveMetricsPort(config: Readonly<Config>, metrics: HubMetrics, logger: Logger, lifecycle: Lifecycle, processName: 'api' | 'worker'): Promise<number | null> {
+async function serveMetricsPort(
+  config: Readonly<Config>,
+  metrics: HubMetrics,
+  logger: Logger,
+  lifecycle: Lifecycle,
+  processName: 'api' | 'worker',
+): Promise<number | null> {
   const { port, host, token } = config.metrics;
   if (port === null) {
-    if (processName === 'worker') throw new ConfigError('metrics.port (SERVICE_METRICS_PORT): is required to serve the metrics of a worker process, which serves nothing else; give each process its own port');
+    if (processName === 'worker')
+      throw new ConfigError(
+        'metrics.port (SERVICE_METRICS_PORT): is required to serve the metrics of a worker process, which serves nothing else; give each process its own port',
+      );
     if (!token) throw new ConfigError('SERVICE_METRICS_TOKEN: is required for /metrics on the API port (or set metrics.port for a listener of its own)');
     return null;
   }

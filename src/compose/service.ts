@@ -35,7 +35,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     core.readiness.push(workersReadiness(core.drivers.presence));
     const audit = new AuditService(core.models);
     const usage = new UsageService(core.database.sequelize);
-    const stopRetention = [keepRowsWithin('audit', audit, config.audit.retention_days, logger), keepRowsWithin('usage', usage, config.usage.retention_days, logger)];
+    const stopRetention = [
+      keepRowsWithin('audit', audit, config.audit.retention_days, logger),
+      keepRowsWithin('usage', usage, config.usage.retention_days, logger),
+    ];
     lifecycle.onStop({ name: 'retention', stop: async () => stopRetention.forEach((stop) => stop()) });
     const modules = apiModules(core, provider, auth, hubParts, board, { audit, usage });
     const origins = new Set<string>();
@@ -45,7 +48,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const url = announce(core, port, options);
     const storage = { store: core.store, sequelize: core.database.sequelize };
     const socketAuth = { authenticate: auth.authenticateSocket, selectProtocol };
-    return { config, hub: hubParts.hub, socketAuth, logger, port, url, lifecycle, storage, metricsPort: core.metricsPort, stop: () => stopAll(lifecycle, logger) };
+    return {
+      config,
+      hub: hubParts.hub,
+      socketAuth,
+      logger,
+      port,
+      url,
+      lifecycle,
+      storage,
+      metricsPort: core.metricsPort,
+      stop: () => stopAll(lifecycle, logger),
+    };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);
     throw error;

@@ -60,5 +60,16 @@ export async function startWorkerProcess(options: ServiceOptions): Promise<Runni
   await startWorker(core, provider);
   core.logger.info({ queue: core.drivers.description, storage: core.database.description }, 'Switchboard worker is ready');
   const storage = { store: core.store, sequelize: core.database.sequelize };
-  return { config: core.config, hub: null, socketAuth: null, logger: core.logger, port: 0, url: '', lifecycle: core.lifecycle, storage, metricsPort: core.metricsPort, stop: () => stopAll(core.lifecycle, core.logger) };
+  return {
+    config: core.config,
+    hub: null,
+    socketAuth: null,
+    logger: core.logger,
+    port: 0,
+    url: '',
+    lifecycle: core.lifecycle,
+    storage,
+    metricsPort: core.metricsPort,
+    stop: () => stopAll(core.lifecycle, core.logger),
+  };
 }

@@ -69,7 +69,12 @@ export type ChannelSections = readonly Pick<ChannelDescriptor, 'name' | 'config'
 /** The hub's own bindings and those of each channel's section. */
 export function envBindingsFor(channels: ChannelSections): readonly EnvBinding[] {
   const channelBindings = channels.flatMap((channel) =>
-    (channel.config?.env ?? []).map((binding) => ({ env: binding.env, path: ['channels', channel.name, binding.key], kind: binding.kind, secret: binding.secret })),
+    (channel.config?.env ?? []).map((binding) => ({
+      env: binding.env,
+      path: ['channels', channel.name, binding.key],
+      kind: binding.kind,
+      secret: binding.secret,
+    })),
   );
   return [...ENV_BINDINGS, ...channelBindings];
 }

@@ -100,9 +100,7 @@ function recordYamlSources(node: unknown, at: string[], fileName: string, source
     // `null` is the documented default (config.yaml shows `url: null`); a value is what is refused.
     if (node !== null && isSecretPath(key, bindings) && !YAML_ALLOWED_SECRET_PATHS.has(key)) {
       const binding = bindings.find((b) => b.path.join('.') === key);
-      throw new ConfigError(
-        `${key} (in ${fileName}): secrets are read only from the environment; set ${binding?.env} instead`,
-      );
+      throw new ConfigError(`${key} (in ${fileName}): secrets are read only from the environment; set ${binding?.env} instead`);
     }
     sources.set(key, fileName);
     return;
@@ -142,7 +140,12 @@ function convertEnv(binding: EnvBinding, raw: string): unknown {
       throw new ConfigError(`${key} (from ${binding.env}): expected true or false, got ${JSON.stringify(text)}`);
     }
     case 'list':
-      return text === '' ? [] : text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+      return text === ''
+        ? []
+        : text
+            .split(',')
+            .map((item) => item.trim())
+            .filter((item) => item !== '');
   }
 }
 
@@ -156,11 +159,7 @@ function applyRateLimitEnv(tree: Tree, env: LoadConfigOptions['env'], sources: M
 }
 
 function isKnownEnv(name: string, bindings: readonly EnvBinding[]): boolean {
-  return (
-    OTHER_KNOWN_ENV.has(name) ||
-    name.startsWith(RATE_LIMIT_ENV_PREFIX) ||
-    bindings.some((binding) => binding.env === name)
-  );
+  return OTHER_KNOWN_ENV.has(name) || name.startsWith(RATE_LIMIT_ENV_PREFIX) || bindings.some((binding) => binding.env === name);
 }
 
 function setPath(tree: Tree, at: readonly string[], value: unknown): void {

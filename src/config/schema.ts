@@ -135,14 +135,12 @@ const rateLimitsSchema = z.strictObject({
 });
 
 /** Checked as a whole, so the message names `api.trusted_proxy_cidrs` and where it came from. */
-const trustedProxyCidrs = z
-  .array(z.string().min(1))
-  .superRefine((entries, context) => {
-    for (const entry of entries) {
-      const reason = invalidCidrReason(entry);
-      if (reason !== null) context.addIssue({ code: 'custom', message: reason });
-    }
-  });
+const trustedProxyCidrs = z.array(z.string().min(1)).superRefine((entries, context) => {
+  for (const entry of entries) {
+    const reason = invalidCidrReason(entry);
+    if (reason !== null) context.addIssue({ code: 'custom', message: reason });
+  }
+});
 
 const apiSchema = z.strictObject({
   /** Browser origins allowed for CORS and WebSocket; the hub's own origin and the web UI dev server are always added. */

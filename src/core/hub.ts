@@ -7,9 +7,7 @@ import type { Principal, Role } from './principal';
 import type { ControlBus, EventLog, PendingConfirmation } from './turns';
 
 /** The outcome of checking a WebSocket upgrade's credential (spec, Authentication rules 3–8). */
-export type SocketAuthResult =
-  | { ok: true; principal: Principal }
-  | { ok: false; closeCode: 4001 | 4003; reason: string };
+export type SocketAuthResult = { ok: true; principal: Principal } | { ok: false; closeCode: 4001 | 4003; reason: string };
 
 /** What a channel needs to know about a session before showing it. */
 export interface SessionSummary {

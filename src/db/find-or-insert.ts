@@ -5,11 +5,7 @@ import { UniqueConstraintError, type CreationAttributes, type Model, type ModelS
  * decides a race (the loser finds the winner's row). Sequelize's findOrCreate wraps a transaction,
  * and two of those racing on SQLite fail with SQLITE_BUSY at the lock upgrade.
  */
-export async function findOrInsert<M extends Model>(
-  model: ModelStatic<M>,
-  where: WhereOptions<M>,
-  values: CreationAttributes<M>,
-): Promise<[M, boolean]> {
+export async function findOrInsert<M extends Model>(model: ModelStatic<M>, where: WhereOptions<M>, values: CreationAttributes<M>): Promise<[M, boolean]> {
   const found = await model.findOne({ where });
   if (found) return [found, false];
   try {

@@ -35,11 +35,7 @@ export function createMigrator(database: Database, migrations: readonly Migratio
  * Applies every pending migration. On PostgreSQL an advisory lock makes processes that start together
  * (API replicas, workers) take turns; the later ones find nothing left to do.
  */
-export async function migrateToLatest(
-  database: Database,
-  logger?: Logger,
-  migrations: readonly Migration[] = MIGRATIONS,
-): Promise<string[]> {
+export async function migrateToLatest(database: Database, logger?: Logger, migrations: readonly Migration[] = MIGRATIONS): Promise<string[]> {
   const migrator = createMigrator(database, migrations, logger);
   if (database.dialect !== 'postgres') return (await migrator.up()).map((m) => m.name);
   // Session-level advisory locks belong to one connection: hold one connection for lock and unlock.

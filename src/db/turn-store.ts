@@ -48,7 +48,19 @@ export interface MessageRecord {
 }
 
 export type NewMessage = Omit<MessageRecord, 'ordinal' | 'created_at'>;
-export type NewSession = Omit<SessionRecord, 'ordinal' | 'created_at' | 'updated_at' | 'input_tokens' | 'output_tokens' | 'memory_mode' | 'memory_summary' | 'memory_through' | 'memory_updated_at' | 'answered_through'> & {
+export type NewSession = Omit<
+  SessionRecord,
+  | 'ordinal'
+  | 'created_at'
+  | 'updated_at'
+  | 'input_tokens'
+  | 'output_tokens'
+  | 'memory_mode'
+  | 'memory_summary'
+  | 'memory_through'
+  | 'memory_updated_at'
+  | 'answered_through'
+> & {
   /** Default `conversation`. */
   memory_mode?: string;
 };
@@ -114,7 +126,11 @@ export interface TurnStore {
    * The session and the messages after its memory summary (and after `after`, when given: a worker
    * that keeps the rest), oldest first; null when there is no session.
    */
-  loadConversation(sessionId: string, after?: number, usage?: UsageQuery): Promise<{ session: SessionRecord; messages: MessageRecord[]; usage?: UsageToday } | null>;
+  loadConversation(
+    sessionId: string,
+    after?: number,
+    usage?: UsageQuery,
+  ): Promise<{ session: SessionRecord; messages: MessageRecord[]; usage?: UsageToday } | null>;
   /**
    * Ends a turn in one transaction; returns the stored reply (null: a second reply to one message
    * is refused, or none was given) and the session's new `updated_at`.

@@ -58,7 +58,16 @@ return current
 `;
 
 type RedisWithScripts = Redis & {
-  eventLogAppend(seqKey: string, streamKey: string, channel: string, maxLen: number, ttlMs: number, count: number, counterTtlMs: number, ...frames: string[]): Promise<number>;
+  eventLogAppend(
+    seqKey: string,
+    streamKey: string,
+    channel: string,
+    maxLen: number,
+    ttlMs: number,
+    count: number,
+    counterTtlMs: number,
+    ...frames: string[]
+  ): Promise<number>;
   eventLogRaise(seqKey: string, afterSeq: number, counterTtlMs: number): Promise<number>;
 };
 

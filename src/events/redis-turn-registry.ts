@@ -106,7 +106,16 @@ return turn
 type RedisWithScripts = Redis & {
   turnClaim(key: string, turnId: string, acceptedAt: number, ttlMs: number): Promise<number>;
   turnUpdate(key: string, turnId: string, ttlMs: number, ...fields: string[]): Promise<number>;
-  turnRelease(key: string, releasedKey: string, turnId: string, phase: string, releaseId: string, memoryMs: number, now: number, ttlMs: number): Promise<number>;
+  turnRelease(
+    key: string,
+    releasedKey: string,
+    turnId: string,
+    phase: string,
+    releaseId: string,
+    memoryMs: number,
+    now: number,
+    ttlMs: number,
+  ): Promise<number>;
   turnHandOver(key: string, from: string, to: string, more: string, now: number, ttlMs: number): Promise<number>;
   turnMarkWaiting(key: string): Promise<[string, string] | null>;
 };
@@ -167,7 +176,16 @@ export class RedisTurnRegistry implements TurnRegistry {
   }
 
   async release(sessionId: string, turnId: string, onlyIf?: 'queued' | 'running'): Promise<false | { waiting: boolean }> {
-    const released = await this.redis.turnRelease(this.key(sessionId), this.releasedKey(sessionId), turnId, onlyIf ?? '', randomUUID(), this.limits.releaseMemoryMs, Date.now(), this.limits.turnTtlMs);
+    const released = await this.redis.turnRelease(
+      this.key(sessionId),
+      this.releasedKey(sessionId),
+      turnId,
+      onlyIf ?? '',
+      randomUUID(),
+      this.limits.releaseMemoryMs,
+      Date.now(),
+      this.limits.turnTtlMs,
+    );
     return released === 0 ? false : { waiting: released === 2 };
   }
 

@@ -18,7 +18,10 @@ interface Unit {
  * sentences, else runs of words. Each chunk after the first starts with the last units of the one
  * before, up to `overlapTokens`, so a passage cut at a border is still found whole.
  */
-export function chunkText(text: string, options: ChunkOptions = { targetTokens: KNOWLEDGE_DEFAULTS.chunkTokens, overlapTokens: KNOWLEDGE_DEFAULTS.chunkOverlapTokens }): string[] {
+export function chunkText(
+  text: string,
+  options: ChunkOptions = { targetTokens: KNOWLEDGE_DEFAULTS.chunkTokens, overlapTokens: KNOWLEDGE_DEFAULTS.chunkOverlapTokens },
+): string[] {
   const units = splitUnits(text, options.targetTokens);
   const chunks: string[] = [];
   let current: Unit[] = [];

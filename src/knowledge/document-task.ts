@@ -30,7 +30,8 @@ export function prepareDocument(input: DocumentTaskInput): DocumentTaskResult {
     text = new TextDecoder('utf-8').decode(content);
     if (input.kind === 'html') {
       const page = convertHtml({ html: text, maxDepth: input.maxDepth, keepLinks: false });
-      if (page.tooDeep) return { ok: false, field: 'file', code: 'too_deep', message: `The HTML nests elements deeper than ${input.maxDepth} levels; no real document does.` };
+      if (page.tooDeep)
+        return { ok: false, field: 'file', code: 'too_deep', message: `The HTML nests elements deeper than ${input.maxDepth} levels; no real document does.` };
       text = page.text;
     }
   }

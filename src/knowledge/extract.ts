@@ -29,7 +29,11 @@ export function documentKind(fileName: string | null, mediaType: string | null):
   const type = mediaType?.split(';')[0].trim().toLowerCase();
   if (type && MEDIA_TYPES[type]) return MEDIA_TYPES[type];
   throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Upload a document of an accepted type: ${ACCEPTED_DESCRIPTION}.`, {
-    details: { accepted: Object.keys(ACCEPTED_TYPES), accepted_media_types: Object.values(ACCEPTED_TYPES), received: { file_name: fileName, media_type: mediaType } },
+    details: {
+      accepted: Object.keys(ACCEPTED_TYPES),
+      accepted_media_types: Object.values(ACCEPTED_TYPES),
+      received: { file_name: fileName, media_type: mediaType },
+    },
   });
 }
 
@@ -67,7 +71,10 @@ async function prepare(input: DocumentTaskInput): Promise<PreparedDocument> {
       maxHeapMb: KNOWLEDGE_DEFAULTS.prepareMaxHeapMb,
     });
   } catch (error) {
-    const message = error instanceof OffThreadTimeout ? `Reading the document took longer than ${KNOWLEDGE_DEFAULTS.prepareTimeoutMs / 1000} s.` : 'The document could not be read.';
+    const message =
+      error instanceof OffThreadTimeout
+        ? `Reading the document took longer than ${KNOWLEDGE_DEFAULTS.prepareTimeoutMs / 1000} s.`
+        : 'The document could not be read.';
     throw new AppError('VALIDATION_ERROR', message, { details: { fields: { file: [{ code: 'unreadable_document', message }] } }, cause: error });
   }
   if (!result.ok) {

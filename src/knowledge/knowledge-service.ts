@@ -109,7 +109,15 @@ export class KnowledgeService implements KnowledgeCollections, KnowledgeSearch {
     const row = await this.serialised(collection.id, () =>
       this.sequelize.transaction(async (transaction) => {
         const created = await this.models.Document.create(
-          { id, collection_id: collection.id, title, source: document.source, media_type: document.mediaType, size_bytes: document.sizeBytes, chunk_count: chunks.length },
+          {
+            id,
+            collection_id: collection.id,
+            title,
+            source: document.source,
+            media_type: document.mediaType,
+            size_bytes: document.sizeBytes,
+            chunk_count: chunks.length,
+          },
           { transaction },
         );
         const rows = chunks.map((text, position) => ({ id: chunkId(id, position), document_id: id, position, text }));
@@ -117,10 +125,15 @@ export class KnowledgeService implements KnowledgeCollections, KnowledgeSearch {
         for (let start = 0; start < rows.length; start += KNOWLEDGE_DEFAULTS.insertBatchRows) {
           await this.models.Chunk.bulkCreate(rows.slice(start, start + KNOWLEDGE_DEFAULTS.insertBatchRows), { transaction });
         }
-        await this.indexes.addOffThread(collection.id, transaction, rows.map((chunk) => ({ id: chunk.id, title, text: chunk.text })), {
-          timeoutMs: KNOWLEDGE_DEFAULTS.prepareTimeoutMs,
-          maxHeapMb: KNOWLEDGE_DEFAULTS.prepareMaxHeapMb,
-        });
+        await this.indexes.addOffThread(
+          collection.id,
+          transaction,
+          rows.map((chunk) => ({ id: chunk.id, title, text: chunk.text })),
+          {
+            timeoutMs: KNOWLEDGE_DEFAULTS.prepareTimeoutMs,
+            maxHeapMb: KNOWLEDGE_DEFAULTS.prepareMaxHeapMb,
+          },
+        );
         return created;
       }),
     );
@@ -200,7 +213,13 @@ export class KnowledgeService implements KnowledgeCollections, KnowledgeSearch {
   /** KnowledgeSearch: the best chunks of exactly these collections (never any other). */
   async search(collectionIds: readonly string[], query: string, topK: number): Promise<KnowledgeHit[]> {
     const chunks = await this.scoredChunks(collectionIds, query, topK);
-    return chunks.map((chunk) => ({ collectionId: chunk.collection_id, documentId: chunk.document_id, title: chunk.title, text: chunk.text, score: chunk.score }));
+    return chunks.map((chunk) => ({
+      collectionId: chunk.collection_id,
+      documentId: chunk.document_id,
+      title: chunk.title,
+      text: chunk.text,
+      score: chunk.score,
+    }));
   }
 
   /** Per-turn retrieval for the worker: the same as `search`. */
@@ -250,7 +269,10 @@ export class KnowledgeService implements KnowledgeCollections, KnowledgeSearch {
 
   private async documentCounts(collectionIds: string[]): Promise<Map<string, number>> {
     if (collectionIds.length === 0) return new Map();
-    const rows = (await this.models.Document.count({ where: { collection_id: collectionIds }, group: ['collection_id'] })) as unknown as { collection_id: string; count: number | string }[];
+    const rows = (await this.models.Document.count({ where: { collection_id: collectionIds }, group: ['collection_id'] })) as unknown as {
+      collection_id: string;
+      count: number | string;
+    }[];
     return new Map(rows.map((row) => [row.collection_id, Number(row.count)]));
   }
 

@@ -73,7 +73,12 @@ export class SearchIndexes {
   async addOffThread(collectionId: string, transaction: Transaction, chunks: IndexedChunk[], limits: { timeoutMs: number; maxHeapMb: number }): Promise<void> {
     const row = await this.models.Index.findByPk(collectionId, { transaction, lock: transaction.LOCK.UPDATE });
     if (!row) throw new Error(`knowledge collection ${collectionId} has no index row`);
-    const indexJson = await runOffThread<string>(require.resolve('./index-task'), 'addToIndex', { indexJson: row.index_json, chunks } satisfies IndexTaskInput, limits);
+    const indexJson = await runOffThread<string>(
+      require.resolve('./index-task'),
+      'addToIndex',
+      { indexJson: row.index_json, chunks } satisfies IndexTaskInput,
+      limits,
+    );
     const revision = row.revision + 1;
     await this.models.Index.update({ revision, index_json: indexJson }, { where: { collection_id: collectionId }, transaction });
     transaction.afterCommit(() => void this.cache.delete(collectionId));

@@ -96,7 +96,15 @@ export class LogStreamSocket {
         return;
       }
       if (dropped > 0) {
-        ws.send(JSON.stringify({ type: 'log_line', level: 'WARNING', logger: 'log-stream', message: `${dropped} lines dropped: the client reads too slowly`, timestamp: new Date().toISOString() }));
+        ws.send(
+          JSON.stringify({
+            type: 'log_line',
+            level: 'WARNING',
+            logger: 'log-stream',
+            message: `${dropped} lines dropped: the client reads too slowly`,
+            timestamp: new Date().toISOString(),
+          }),
+        );
         dropped = 0;
       }
       ws.send(JSON.stringify(line));

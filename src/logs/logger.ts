@@ -24,8 +24,7 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions): Logger {
   const usePretty = options.format === 'pretty' || (options.format === 'auto' && process.stdout.isTTY === true);
   const primary: DestinationStream =
-    options.destination ??
-    (usePretty ? pretty({ colorize: true, sync: true, ignore: 'pid,hostname' }) : pino.destination({ sync: false }));
+    options.destination ?? (usePretty ? pretty({ colorize: true, sync: true, ignore: 'pid,hostname' }) : pino.destination({ sync: false }));
   const streams = [primary, ...(options.extraStreams ?? [])];
   return pino(
     {

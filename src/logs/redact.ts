@@ -12,9 +12,24 @@ export const REDACTED_LOG_PATHS = [
   // Handshake headers logged as a bare `headers` object (WebSocket upgrades) carry credentials too.
   '*["x-api-key"]',
   '*["sec-websocket-protocol"]',
-  ...['password', 'current_password', 'new_password', 'token', 'access_token', 'refresh_token', 'api_key', 'key', 'secret', 'jwt_secret', 'signing_secret', 'bot_token', 'app_token', 'webhook_secret', 'authorization', 'SAMLResponse'].flatMap(
-    (name) => [name, `*.${name}`],
-  ),
+  ...[
+    'password',
+    'current_password',
+    'new_password',
+    'token',
+    'access_token',
+    'refresh_token',
+    'api_key',
+    'key',
+    'secret',
+    'jwt_secret',
+    'signing_secret',
+    'bot_token',
+    'app_token',
+    'webhook_secret',
+    'authorization',
+    'SAMLResponse',
+  ].flatMap((name) => [name, `*.${name}`]),
 ];
 
 export const REDACTED = '[redacted]';
@@ -58,7 +73,10 @@ const TELEGRAM_TOKEN_IN_PATH = /(^|\/)(bot)?\d{5,}:[A-Za-z0-9_-]{20,}(?=\/|$|\?)
  */
 export function redactSecretQueryValues(url: string): string {
   const mark = url.indexOf('?');
-  const pathPart = (mark < 0 ? url : url.slice(0, mark)).replace(TELEGRAM_TOKEN_IN_PATH, (_whole, slash: string, bot: string | undefined) => `${slash}${bot ?? ''}${REDACTED}`);
+  const pathPart = (mark < 0 ? url : url.slice(0, mark)).replace(
+    TELEGRAM_TOKEN_IN_PATH,
+    (_whole, slash: string, bot: string | undefined) => `${slash}${bot ?? ''}${REDACTED}`,
+  );
   if (mark < 0) return pathPart;
   const parts = url
     .slice(mark + 1)

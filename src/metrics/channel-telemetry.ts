@@ -21,7 +21,11 @@ export function channelTelemetry(channel: string, metrics: HubMetrics | null, tr
       metrics?.firstAnswerDelivered(channel, (performance.now() - arrival.receivedMark) / 1000);
       if (tracing && arrival.trace) {
         // From the frame's emission to its delivery, under the turn's `ingest` span.
-        const span = tracing.startSpan(`deliver ${channel}`, { kind: SpanKind.PRODUCER, startTime: Math.min(emittedAt, now), attributes: { 'switchboard.channel': channel, 'switchboard.turn_id': turnId } }, arrival.trace);
+        const span = tracing.startSpan(
+          `deliver ${channel}`,
+          { kind: SpanKind.PRODUCER, startTime: Math.min(emittedAt, now), attributes: { 'switchboard.channel': channel, 'switchboard.turn_id': turnId } },
+          arrival.trace,
+        );
         span.end(now);
       }
     },

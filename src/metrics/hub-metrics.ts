@@ -60,8 +60,19 @@ export class HubMetrics {
     this.tools = new Set(options.tools);
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
 
-    this.httpRequests = new Counter({ name: 'switchboard_http_requests_total', help: 'HTTP requests answered, by route template and status', labelNames: ['method', 'route', 'status'], registers });
-    this.httpDuration = new Histogram({ name: 'switchboard_http_request_duration_seconds', help: 'Time to answer an HTTP request', labelNames: ['method', 'route'], buckets: LATENCY_BUCKETS, registers });
+    this.httpRequests = new Counter({
+      name: 'switchboard_http_requests_total',
+      help: 'HTTP requests answered, by route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: 'switchboard_http_request_duration_seconds',
+      help: 'Time to answer an HTTP request',
+      labelNames: ['method', 'route'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     const sockets = this.sockets;
     new Gauge({
       name: 'switchboard_websocket_connections',
@@ -82,12 +93,45 @@ export class HubMetrics {
         for (const [channel, count] of pending()) this.inc({ channel }, count);
       },
     });
-    this.framesReceived = new Counter({ name: 'switchboard_websocket_frames_received_total', help: 'Client frames received, by type', labelNames: ['channel', 'type'], registers });
-    this.turnsStarted = new Counter({ name: 'switchboard_turns_started_total', help: 'Turns a worker started (routed), by channel and workflow', labelNames: ['channel', 'workflow'], registers });
-    this.turnsEnded = new Counter({ name: 'switchboard_turns_ended_total', help: 'Turns ended, by outcome: done, failed, cancelled, refused (over budget)', labelNames: ['channel', 'workflow', 'outcome'], registers });
-    this.turnDuration = new Histogram({ name: 'switchboard_turn_duration_seconds', help: 'From a worker taking a turn to its end', labelNames: ['channel', 'outcome'], buckets: LATENCY_BUCKETS, registers });
-    this.stages = new Histogram({ name: 'switchboard_turn_stage_seconds', help: `Each stage of a turn: ${TURN_STAGES.join(', ')}`, labelNames: ['stage', 'channel'], buckets: LATENCY_BUCKETS, registers });
-    this.firstAnswer = new Histogram({ name: 'switchboard_turn_first_answer_seconds', help: 'From a message received to its first answer frame delivered to the channel', labelNames: ['channel'], buckets: LATENCY_BUCKETS, registers });
+    this.framesReceived = new Counter({
+      name: 'switchboard_websocket_frames_received_total',
+      help: 'Client frames received, by type',
+      labelNames: ['channel', 'type'],
+      registers,
+    });
+    this.turnsStarted = new Counter({
+      name: 'switchboard_turns_started_total',
+      help: 'Turns a worker started (routed), by channel and workflow',
+      labelNames: ['channel', 'workflow'],
+      registers,
+    });
+    this.turnsEnded = new Counter({
+      name: 'switchboard_turns_ended_total',
+      help: 'Turns ended, by outcome: done, failed, cancelled, refused (over budget)',
+      labelNames: ['channel', 'workflow', 'outcome'],
+      registers,
+    });
+    this.turnDuration = new Histogram({
+      name: 'switchboard_turn_duration_seconds',
+      help: 'From a worker taking a turn to its end',
+      labelNames: ['channel', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.stages = new Histogram({
+      name: 'switchboard_turn_stage_seconds',
+      help: `Each stage of a turn: ${TURN_STAGES.join(', ')}`,
+      labelNames: ['stage', 'channel'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.firstAnswer = new Histogram({
+      name: 'switchboard_turn_first_answer_seconds',
+      help: 'From a message received to its first answer frame delivered to the channel',
+      labelNames: ['channel'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     new Gauge({
       name: 'switchboard_queue_depth',
       help: 'Turns waiting for a worker',
@@ -96,17 +140,76 @@ export class HubMetrics {
         if (options.queueDepth) this.set(await options.queueDepth().catch(() => Number.NaN));
       },
     });
-    this.modelCalls = new Counter({ name: 'switchboard_model_calls_total', help: 'Calls to the model, by outcome', labelNames: ['model', 'outcome'], registers });
-    this.modelFirstToken = new Histogram({ name: 'switchboard_model_first_token_seconds', help: "The model's own time to first token (request sent → first delta)", labelNames: ['model'], buckets: LATENCY_BUCKETS, registers });
-    this.tokens = new Counter({ name: 'switchboard_model_tokens_total', help: 'Model tokens, input (prompt) and output', labelNames: ['model', 'direction'], registers });
-    this.toolCalls = new Counter({ name: 'switchboard_tool_calls_total', help: 'Tool calls, by tool and outcome (ok, error)', labelNames: ['tool', 'outcome'], registers });
-    this.toolDuration = new Histogram({ name: 'switchboard_tool_duration_seconds', help: 'Tool calls, tool_start to tool_end (confirmation wait included)', labelNames: ['tool'], buckets: LATENCY_BUCKETS, registers });
-    this.confirmations = new Counter({ name: 'switchboard_tool_confirmations_total', help: 'Confirmation outcomes by tool and action (the six actions, timeout, auto_approved)', labelNames: ['tool', 'action'], registers });
-    this.confirmationWait = new Histogram({ name: 'switchboard_tool_confirmation_wait_seconds', help: 'How long a confirmation waited for its answer', labelNames: ['tool'], buckets: WAIT_BUCKETS, registers });
-    this.rateLimited = new Counter({ name: 'switchboard_rate_limit_refusals_total', help: 'Requests refused by the rate limiter, by limit (route key)', labelNames: ['limit'], registers });
-    this.budgetRefusals = new Counter({ name: 'switchboard_budget_refusals_total', help: 'Turns refused over a daily token budget, by budget (user, workflow)', labelNames: ['scope'], registers });
-    this.platformCalls = new Counter({ name: 'switchboard_channel_api_calls_total', help: "Calls to a chat platform's API, by method and HTTP status (429: rate-limited; 0: no answer)", labelNames: ['channel', 'method', 'status'], registers });
-    this.platformDuration = new Histogram({ name: 'switchboard_channel_api_call_seconds', help: "Time of a call to a chat platform's API", labelNames: ['channel', 'method'], buckets: LATENCY_BUCKETS, registers });
+    this.modelCalls = new Counter({
+      name: 'switchboard_model_calls_total',
+      help: 'Calls to the model, by outcome',
+      labelNames: ['model', 'outcome'],
+      registers,
+    });
+    this.modelFirstToken = new Histogram({
+      name: 'switchboard_model_first_token_seconds',
+      help: "The model's own time to first token (request sent → first delta)",
+      labelNames: ['model'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.tokens = new Counter({
+      name: 'switchboard_model_tokens_total',
+      help: 'Model tokens, input (prompt) and output',
+      labelNames: ['model', 'direction'],
+      registers,
+    });
+    this.toolCalls = new Counter({
+      name: 'switchboard_tool_calls_total',
+      help: 'Tool calls, by tool and outcome (ok, error)',
+      labelNames: ['tool', 'outcome'],
+      registers,
+    });
+    this.toolDuration = new Histogram({
+      name: 'switchboard_tool_duration_seconds',
+      help: 'Tool calls, tool_start to tool_end (confirmation wait included)',
+      labelNames: ['tool'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.confirmations = new Counter({
+      name: 'switchboard_tool_confirmations_total',
+      help: 'Confirmation outcomes by tool and action (the six actions, timeout, auto_approved)',
+      labelNames: ['tool', 'action'],
+      registers,
+    });
+    this.confirmationWait = new Histogram({
+      name: 'switchboard_tool_confirmation_wait_seconds',
+      help: 'How long a confirmation waited for its answer',
+      labelNames: ['tool'],
+      buckets: WAIT_BUCKETS,
+      registers,
+    });
+    this.rateLimited = new Counter({
+      name: 'switchboard_rate_limit_refusals_total',
+      help: 'Requests refused by the rate limiter, by limit (route key)',
+      labelNames: ['limit'],
+      registers,
+    });
+    this.budgetRefusals = new Counter({
+      name: 'switchboard_budget_refusals_total',
+      help: 'Turns refused over a daily token budget, by budget (user, workflow)',
+      labelNames: ['scope'],
+      registers,
+    });
+    this.platformCalls = new Counter({
+      name: 'switchboard_channel_api_calls_total',
+      help: "Calls to a chat platform's API, by method and HTTP status (429: rate-limited; 0: no answer)",
+      labelNames: ['channel', 'method', 'status'],
+      registers,
+    });
+    this.platformDuration = new Histogram({
+      name: 'switchboard_channel_api_call_seconds',
+      help: "Time of a call to a chat platform's API",
+      labelNames: ['channel', 'method'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
   }
 
   httpRequest(method: string, route: string, status: number, seconds: number): void {

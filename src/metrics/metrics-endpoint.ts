@@ -15,12 +15,17 @@ export function metricsHandler(metrics: HubMetrics, token: string | null): Reque
   const expected = token === null ? null : digest(token);
   return async (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use GET.`, { headers: { Allow: 'GET, HEAD' }, details: { allowed: ['GET', 'HEAD'] } });
+      throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use GET.`, {
+        headers: { Allow: 'GET, HEAD' },
+        details: { allowed: ['GET', 'HEAD'] },
+      });
     }
     if (expected !== null) {
       const presented = /^bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
       if (!presented || !timingSafeEqual(digest(presented), expected)) {
-        throw new AppError('UNAUTHORIZED', 'The metrics endpoint needs its bearer token (SERVICE_METRICS_TOKEN).', { headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' } });
+        throw new AppError('UNAUTHORIZED', 'The metrics endpoint needs its bearer token (SERVICE_METRICS_TOKEN).', {
+          headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+        });
       }
     }
     const { contentType, body } = await metrics.exposition();

@@ -6,17 +6,7 @@
 import type { ErrorCode } from './error-codes';
 
 /** Agent states of the spec (States and transitions). */
-export const AGENT_STATES = [
-  'idle',
-  'thinking',
-  'analyzing',
-  'researching',
-  'deep_thinking',
-  'writing',
-  'delegating',
-  'done',
-  'error',
-] as const;
+export const AGENT_STATES = ['idle', 'thinking', 'analyzing', 'researching', 'deep_thinking', 'writing', 'delegating', 'done', 'error'] as const;
 export type AgentState = (typeof AGENT_STATES)[number];
 
 /** The states during which a turn is running (between `thinking` and `done`/`error`/`idle`). */

@@ -97,7 +97,8 @@ export class InProcessTurnQueue implements TurnQueue {
     if (this.stopped) return;
     if (entry.attempt >= this.limits.attempts) {
       this.remember(id);
-      if (this.onGiveUp) void this.onGiveUp(entry.job, error).catch((failure: unknown) => this.logger.error({ err: failure, job: entry.job }, 'could not end a failed turn'));
+      if (this.onGiveUp)
+        void this.onGiveUp(entry.job, error).catch((failure: unknown) => this.logger.error({ err: failure, job: entry.job }, 'could not end a failed turn'));
       else this.logger.error({ err: error, job: entry.job }, 'turn failed after every attempt');
       return;
     }

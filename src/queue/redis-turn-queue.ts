@@ -51,18 +51,14 @@ export class RedisTurnQueue implements TurnQueue {
   }
 
   consume(handler: TurnHandler, options: { concurrency: number; onGiveUp?: (job: TurnJob, error: unknown) => Promise<void> }): void {
-    this.worker = new Worker<TurnJob>(
-      TURN_QUEUE_NAME,
-      async (job) => handler(job.data, { signal: this.abort.signal }),
-      {
-        connection: this.options.connection,
-        prefix: this.options.prefix,
-        concurrency: options.concurrency,
-        lockDuration: this.options.lockDurationMs,
-        stalledInterval: this.options.stalledIntervalMs,
-        maxStalledCount: 2,
-      },
-    );
+    this.worker = new Worker<TurnJob>(TURN_QUEUE_NAME, async (job) => handler(job.data, { signal: this.abort.signal }), {
+      connection: this.options.connection,
+      prefix: this.options.prefix,
+      concurrency: options.concurrency,
+      lockDuration: this.options.lockDurationMs,
+      stalledInterval: this.options.stalledIntervalMs,
+      maxStalledCount: 2,
+    });
     this.worker.on('error', (error) => this.logger.warn({ err: error.message }, 'turn worker error'));
     this.worker.on('failed', (job, error) => {
       void (async () => {

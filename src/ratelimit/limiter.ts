@@ -53,15 +53,9 @@ export class RateLimiter {
   private readonly failures: StoreFailureLog;
 
   constructor(private readonly options: RateLimiterOptions) {
-    this.rules = Object.fromEntries(RATE_LIMIT_KEYS.map((key) => [key, ruleFromSpec(options.rules[key])])) as Record<
-      RateLimitKey,
-      RateLimitRule
-    >;
+    this.rules = Object.fromEntries(RATE_LIMIT_KEYS.map((key) => [key, ruleFromSpec(options.rules[key])])) as Record<RateLimitKey, RateLimitRule>;
     this.clientIp = createClientIpResolver(options.trustedProxyCidrs);
-    this.failures = new StoreFailureLog(
-      options.logger,
-      options.storeFailureLogIntervalMs ?? RATE_LIMITER_DEFAULTS.storeFailureLogIntervalMs,
-    );
+    this.failures = new StoreFailureLog(options.logger, options.storeFailureLogIntervalMs ?? RATE_LIMITER_DEFAULTS.storeFailureLogIntervalMs);
   }
 
   get storeDescription(): string {

@@ -133,7 +133,15 @@ export class Router {
       };
       const score = matched.keywords.length + 2 * matched.regex.length + matched.contactTags.length;
       const bound = workflow.bindings.some((binding) => bindingCovers(binding, input.channel));
-      return { workflowId: workflow.id, name: workflow.name, bound, score, minScore: workflow.minScore, matches: bound && score > 0 && score >= workflow.minScore, matched };
+      return {
+        workflowId: workflow.id,
+        name: workflow.name,
+        bound,
+        score,
+        minScore: workflow.minScore,
+        matches: bound && score > 0 && score >= workflow.minScore,
+        matched,
+      };
     });
     return { decision, scores };
   }

@@ -61,9 +61,12 @@ function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
     return;
   }
   const requestId = randomUUID();
-  const message =
-    error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are larger than the server takes (16 KiB).' : 'The request is not valid HTTP.';
-  const body = JSON.stringify({ data: null, error: { code: 'BAD_REQUEST', message, details: {} }, meta: { request_id: requestId, timestamp: new Date().toISOString() } });
+  const message = error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are larger than the server takes (16 KiB).' : 'The request is not valid HTTP.';
+  const body = JSON.stringify({
+    data: null,
+    error: { code: 'BAD_REQUEST', message, details: {} },
+    meta: { request_id: requestId, timestamp: new Date().toISOString() },
+  });
   socket.end(
     `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nX-Request-ID: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
@@ -72,9 +75,12 @@ function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
 function describeListenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
   const choose = `pick another port: SERVICE_PORT=${port === 65_535 ? 8001 : port + 1} npm start (or server.port in config.yaml)`;
   if (error.code === 'EADDRINUSE') {
-    return new Error(`port ${port} on ${host} is already in use (another Switchboard or another program listens there); stop it, or ${choose}`, { cause: error });
+    return new Error(`port ${port} on ${host} is already in use (another Switchboard or another program listens there); stop it, or ${choose}`, {
+      cause: error,
+    });
   }
   if (error.code === 'EACCES') return new Error(`port ${port} on ${host} needs privileges this process lacks; ${choose}`, { cause: error });
-  if (error.code === 'EADDRNOTAVAIL') return new Error(`address ${host} is not an address of this machine; set SERVICE_HOST (e.g. 0.0.0.0 or 127.0.0.1)`, { cause: error });
+  if (error.code === 'EADDRNOTAVAIL')
+    return new Error(`address ${host} is not an address of this machine; set SERVICE_HOST (e.g. 0.0.0.0 or 127.0.0.1)`, { cause: error });
   return error;
 }

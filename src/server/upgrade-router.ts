@@ -13,7 +13,12 @@ export function refuseUpgrade(socket: Duplex, status: number, reason: string, he
     socket.destroy();
     return;
   }
-  const lines = [`HTTP/1.1 ${status} ${reason}`, 'Connection: close', 'Content-Length: 0', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  const lines = [
+    `HTTP/1.1 ${status} ${reason}`,
+    'Connection: close',
+    'Content-Length: 0',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
   socket.end(`${lines.join('\r\n')}\r\n\r\n`);
 }
 

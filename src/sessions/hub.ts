@@ -56,7 +56,11 @@ export class SwitchboardHub implements Hub {
     const span = tracing?.startSpan(`ingest ${message.channel}`, { kind: SpanKind.PRODUCER, attributes: { 'switchboard.channel': message.channel } }) ?? null;
     try {
       const { ingested, queuedMark } = await this.take(message, span && tracing ? tracing.carrier(span) : undefined);
-      span?.setAttributes({ 'switchboard.session_id': ingested.sessionId, 'switchboard.turn_id': ingested.userMessageId, 'switchboard.disposition': ingested.disposition });
+      span?.setAttributes({
+        'switchboard.session_id': ingested.sessionId,
+        'switchboard.turn_id': ingested.userMessageId,
+        'switchboard.disposition': ingested.disposition,
+      });
       if (!ingested.duplicate) {
         // Received → queued (the worker may already run it: the in-process queue hands it over at once).
         if (queuedMark !== null) metrics?.stage('accepted', message.channel, (queuedMark - receivedMark) / 1000);
@@ -125,7 +129,10 @@ export class SwitchboardHub implements Hub {
       throw error;
     }
     const stored = accepted.message;
-    return { ingested: { sessionId, userMessageId: stored.id, duplicate: false, disposition: accepted.disposition, createdAt: stored.created_at }, queuedMark: accepted.queuedMark };
+    return {
+      ingested: { sessionId, userMessageId: stored.id, duplicate: false, disposition: accepted.disposition, createdAt: stored.created_at },
+      queuedMark: accepted.queuedMark,
+    };
   }
 
   /**
@@ -149,7 +156,10 @@ export class SwitchboardHub implements Hub {
     const { models } = this.deps;
     const key = message.sessionKey;
     if (!key || !key.startsWith(`${message.channel}::`)) throw new Error(`a ${message.channel} message needs a session key "${message.channel}::…"`);
-    const [session] = await findOrInsert(models.Session, { session_key: key }, {
+    const [session] = await findOrInsert(
+      models.Session,
+      { session_key: key },
+      {
         id: randomUUID(),
         name: `${message.channel}: ${message.sender.displayName ?? key.slice(message.channel.length + 2)}`.slice(0, 200),
         owner_id: message.sender.userId,
@@ -162,7 +172,8 @@ export class SwitchboardHub implements Hub {
         turn_phase: null,
         archived_at: null,
         tool_state: null,
-    });
+      },
+    );
     const [contact, created] = await findOrInsert(
       models.Contact,
       { session_key: key },

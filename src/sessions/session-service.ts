@@ -207,7 +207,12 @@ export class SessionService {
   private checkConfig(config: SessionConfigInput | undefined): void {
     if (typeof config?.model === 'string' && !this.deps.modelAliases.includes(config.model)) {
       throw AppError.validation({
-        'config.model': [{ code: 'unknown_model', message: `No model "${config.model}" is configured; GET /api/v1/config/models lists them (${this.deps.modelAliases.join(', ')}).` }],
+        'config.model': [
+          {
+            code: 'unknown_model',
+            message: `No model "${config.model}" is configured; GET /api/v1/config/models lists them (${this.deps.modelAliases.join(', ')}).`,
+          },
+        ],
       });
     }
   }

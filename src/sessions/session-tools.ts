@@ -56,13 +56,8 @@ export class SessionTools {
     return this.catalog.list().map((tool) => {
       const availability = tool.availability();
       const outsidePin = pinned !== undefined && !pinned.includes(tool.name);
-      const status: ToolStatus = !availability.ok || outsidePin
-        ? 'unavailable'
-        : state.disabled.includes(tool.name)
-          ? 'disabled'
-          : loaded.includes(tool.name)
-            ? 'active'
-            : 'available';
+      const status: ToolStatus =
+        !availability.ok || outsidePin ? 'unavailable' : state.disabled.includes(tool.name) ? 'disabled' : loaded.includes(tool.name) ? 'active' : 'available';
       const reason = !availability.ok
         ? availability.reason
         : outsidePin
@@ -89,7 +84,9 @@ export class SessionTools {
     }
     const state = this.state(session);
     const active = new Set(session.active_tools);
-    const unknown = Object.values(changes).flat().filter((name) => !this.catalog.get(name));
+    const unknown = Object.values(changes)
+      .flat()
+      .filter((name) => !this.catalog.get(name));
     if (unknown.length > 0) throw AppError.validation({ tools: [{ code: 'unknown_tool', message: `No such tool: ${unknown.join(', ')}.` }] });
     for (const name of changes.load ?? []) {
       const availability = this.catalog.get(name)!.availability();
@@ -109,7 +106,11 @@ export class SessionTools {
 
   /** What the model may call in this session's turn: loaded, available, not disabled. */
   toolBox(session: SessionToolFields, pinned?: readonly string[]): ToolBox {
-    const allowed = new Set(this.views(session, pinned).filter((view) => view.status === 'active').map((view) => view.name));
+    const allowed = new Set(
+      this.views(session, pinned)
+        .filter((view) => view.status === 'active')
+        .map((view) => view.name),
+    );
     const tools = this.catalog.list().filter((tool) => allowed.has(tool.name));
     return {
       specs: () => tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),

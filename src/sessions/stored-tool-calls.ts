@@ -17,7 +17,8 @@ export interface StoredToolCall {
 /** A stored call in either vocabulary (the protocol's, or the provider's of rows stored before it) as the provider's. */
 export function toProviderCall(item: unknown): ToolCall {
   const call = item as Partial<StoredToolCall> & Partial<ToolCall>;
-  if (call.tool_call_id !== undefined) return { id: call.tool_call_id, name: call.tool_name ?? '', arguments: call.arguments ?? JSON.stringify(call.input ?? {}) };
+  if (call.tool_call_id !== undefined)
+    return { id: call.tool_call_id, name: call.tool_name ?? '', arguments: call.arguments ?? JSON.stringify(call.input ?? {}) };
   return { id: call.id ?? '', name: call.name ?? '', arguments: call.arguments ?? '{}' };
 }
 
@@ -43,4 +44,3 @@ export function toStoredToolCall(item: unknown): StoredToolCall {
   }
   return { tool_call_id: call.id ?? '', tool_name: call.name ?? '', input, output: null, duration_ms: null, error: null };
 }
-

@@ -57,7 +57,12 @@ export class Tracing {
    * Runs `work` inside a new span (the active one meanwhile), ending it when `work` settles; a throw
    * marks it failed. `parent` defaults to the active span.
    */
-  async inSpan<T>(name: string, options: { kind?: SpanKind; attributes?: Attributes }, work: (span: Span) => Promise<T>, parent: Context = context.active()): Promise<T> {
+  async inSpan<T>(
+    name: string,
+    options: { kind?: SpanKind; attributes?: Attributes },
+    work: (span: Span) => Promise<T>,
+    parent: Context = context.active(),
+  ): Promise<T> {
     const span = this.tracer.startSpan(name, options, parent);
     try {
       return await context.with(trace.setSpan(parent, span), () => work(span));

@@ -26,7 +26,10 @@ export class PickupWatch {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.sweep().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'pickup check failed')), this.options.sweepMs);
+    this.timer = setInterval(
+      () => void this.sweep().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'pickup check failed')),
+      this.options.sweepMs,
+    );
     this.timer.unref();
   }
 
@@ -62,7 +65,11 @@ export class PickupWatch {
       this.deps.logger.warn({ session_id: sessionId, turn_id: turnId, workers }, `a turn has waited ${seconds} s for a worker: ${why}`);
       await this.deps.events.append(sessionId, {
         type: 'error',
-        payload: { code: 'WORKER_UNAVAILABLE', message: `No worker has started this turn after ${seconds} s: ${why}. It stays queued; cancel it to give up.`, turn_id: turnId },
+        payload: {
+          code: 'WORKER_UNAVAILABLE',
+          message: `No worker has started this turn after ${seconds} s: ${why}. It stays queued; cancel it to give up.`,
+          turn_id: turnId,
+        },
       });
     }
   }

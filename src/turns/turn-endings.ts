@@ -69,7 +69,10 @@ export function endingFrames(ending: TurnEnding, openCalls: readonly OpenToolCal
 }
 
 /** The `done` payload of a stored reply; `facts` that the reply does not keep come from the turn that ran. */
-export function donePayload(reply: MessageRecord, facts: { durationMs: number; toolCalls: number; workflow?: string | null; routingReason?: string }): DonePayload {
+export function donePayload(
+  reply: MessageRecord,
+  facts: { durationMs: number; toolCalls: number; workflow?: string | null; routingReason?: string },
+): DonePayload {
   const metadata = reply.metadata ?? {};
   return {
     message_id: reply.id,
@@ -93,7 +96,10 @@ function failureFrames(code: ErrorCode, message: string): AgentEvent[] {
 }
 
 function closeCalls(openCalls: readonly OpenToolCall[], error: string): AgentEvent[] {
-  return openCalls.map((call) => ({ type: 'tool_end', payload: { tool_name: call.toolName, tool_call_id: call.toolCallId, duration_ms: call.durationMs, error } }));
+  return openCalls.map((call) => ({
+    type: 'tool_end',
+    payload: { tool_name: call.toolName, tool_call_id: call.toolCallId, duration_ms: call.durationMs, error },
+  }));
 }
 
 function memoryUpdate(memory: { mode: string; tokensUsed: number; summarized: boolean }): AgentEvent {

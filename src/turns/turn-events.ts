@@ -62,7 +62,7 @@ export class TurnEvents {
     const pending = this.pending;
     this.pending = [];
     await Promise.all(pending);
-    if (this.failure) throw this.failure;
+    if (this.failure) throw this.failure instanceof Error ? this.failure : new Error(String(this.failure));
   }
 
   private track(promise: Promise<unknown>): void {

@@ -154,7 +154,10 @@ export class TurnLifecycle {
     if (!reply) return;
     const { frames } = await this.deps.events.replay(turn.sessionId, -1);
     if (frames.some((frame) => frame.type === 'done' && frame.payload.turn_id === turn.turnId)) return;
-    this.deps.logger.info({ job: { sessionId: turn.sessionId, userMessageId: turn.turnId } }, 'a turn that ended without its done (its worker died): done sent');
+    this.deps.logger.info(
+      { job: { sessionId: turn.sessionId, userMessageId: turn.turnId } },
+      'a turn that ended without its done (its worker died): done sent',
+    );
     await this.announce(this.events(turn), { kind: 'done', done: donePayload(reply, { durationMs: 0, toolCalls: Number(reply.metadata?.tool_calls ?? 0) }) });
   }
 
@@ -232,7 +235,9 @@ export class TurnLifecycle {
 
   /** startNext after a release that reserved the session; a failure is logged (the turn that ended is not undone by it). */
   async startNextLogged(sessionId: string, reservedBy: string): Promise<void> {
-    await this.startNext(sessionId, reservedBy).catch((error: unknown) => this.deps.logger.error({ err: error, session_id: sessionId }, 'could not start the next waiting turn'));
+    await this.startNext(sessionId, reservedBy).catch((error: unknown) =>
+      this.deps.logger.error({ err: error, session_id: sessionId }, 'could not start the next waiting turn'),
+    );
   }
 
   private async store(turn: TurnRef, record: TurnRecord, onFailure: 'throw' | 'log'): Promise<{ reply: MessageRecord | null; updatedAt: Date } | null> {

@@ -81,7 +81,8 @@ export class TurnService {
       throw AppError.validation({ 'metadata.workflow': [{ code: 'unknown_workflow', message: `No workflow named ${JSON.stringify(requested)}.` }] });
     }
     const turnId = input.turnId ?? randomUUID();
-    const claimed = (await registry.claim(input.sessionId, turnId)) || ((await this.freeDeadClaim(input.sessionId)) && (await registry.claim(input.sessionId, turnId)));
+    const claimed =
+      (await registry.claim(input.sessionId, turnId)) || ((await this.freeDeadClaim(input.sessionId)) && (await registry.claim(input.sessionId, turnId)));
     if (claimed) return { ...(await this.startClaimed(input, turnId)), disposition: 'started' };
     const policy = typeof input.policy === 'function' ? await input.policy(input.sessionId) : (input.policy ?? 'reject');
     if (policy === 'reject') throw new AppError('TURN_IN_PROGRESS', 'A turn is already running in this session; wait for `done`.');

@@ -27,7 +27,11 @@ export class DailyBudgets {
 
   /** True when any budget is set; otherwise the turn reads no usage at all. */
   get enabled(): boolean {
-    return this.settings.per_user > 0 || Object.values(this.settings.users).some((tokens) => tokens > 0) || Object.values(this.settings.workflows).some((tokens) => tokens > 0);
+    return (
+      this.settings.per_user > 0 ||
+      Object.values(this.settings.users).some((tokens) => tokens > 0) ||
+      Object.values(this.settings.workflows).some((tokens) => tokens > 0)
+    );
   }
 
   /** What to read with the turn's conversation (undefined: no budget is set). */
@@ -44,12 +48,18 @@ export class DailyBudgets {
   async check(sender: string, workflow: { id: string; name: string } | null, usage: UsageToday): Promise<void> {
     const userLimit = await this.userLimit(sender);
     if (userLimit > 0 && usage.user >= userLimit) {
-      throw new BudgetExceeded('user', `You have used your daily token budget (${tokens(userLimit)}; ${format(usage.user)} spent today). It starts again at 00:00 UTC.`);
+      throw new BudgetExceeded(
+        'user',
+        `You have used your daily token budget (${tokens(userLimit)}; ${format(usage.user)} spent today). It starts again at 00:00 UTC.`,
+      );
     }
     const workflowLimit = workflow ? (this.settings.workflows[workflow.name] ?? 0) : 0;
     const spent = workflow ? (usage.workflows[workflow.id] ?? 0) : 0;
     if (workflow && workflowLimit > 0 && spent >= workflowLimit) {
-      throw new BudgetExceeded('workflow', `The workflow "${workflow.name}" has used its daily token budget (${tokens(workflowLimit)}). It starts again at 00:00 UTC.`);
+      throw new BudgetExceeded(
+        'workflow',
+        `The workflow "${workflow.name}" has used its daily token budget (${tokens(workflowLimit)}). It starts again at 00:00 UTC.`,
+      );
     }
   }
 

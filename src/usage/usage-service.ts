@@ -62,10 +62,18 @@ export class UsageService {
     const select = [...groups, 'SUM(input_tokens) AS input_tokens', 'SUM(output_tokens) AS output_tokens', 'SUM(turns) AS turns'].join(', ');
     const grouped = groups.length > 0 ? ` GROUP BY ${groups.join(', ')}` : '';
     const from = `FROM usage_daily WHERE ${where.join(' AND ')}${grouped}`;
-    const order = [...(groups.includes('day') ? ['day DESC'] : []), 'SUM(input_tokens + output_tokens) DESC', ...groups.map((column) => `${column} ASC`)].join(', ');
+    const order = [...(groups.includes('day') ? ['day DESC'] : []), 'SUM(input_tokens + output_tokens) DESC', ...groups.map((column) => `${column} ASC`)].join(
+      ', ',
+    );
     const [rows, [counted]] = await Promise.all([
-      this.sequelize.query<Record<string, unknown>>(`SELECT ${select} ${from} ORDER BY ${order} LIMIT :limit OFFSET :offset`, { type: QueryTypes.SELECT, replacements }),
-      this.sequelize.query<{ total: number | string }>(`SELECT COUNT(*) AS total FROM (SELECT 1 AS one ${from}) AS grouped`, { type: QueryTypes.SELECT, replacements }),
+      this.sequelize.query<Record<string, unknown>>(`SELECT ${select} ${from} ORDER BY ${order} LIMIT :limit OFFSET :offset`, {
+        type: QueryTypes.SELECT,
+        replacements,
+      }),
+      this.sequelize.query<{ total: number | string }>(`SELECT COUNT(*) AS total FROM (SELECT 1 AS one ${from}) AS grouped`, {
+        type: QueryTypes.SELECT,
+        replacements,
+      }),
     ]);
     // A group over no rows still answers one row of nulls and zeros in SQL: it is no usage.
     const found = groups.length === 0 && rows[0]?.input_tokens === null ? [] : rows;
@@ -99,8 +107,18 @@ export class UsageService {
     const userIds = [...new Set(rows.map((row) => row.user_key).filter((key): key is string => typeof key === 'string' && UUID.test(key)))];
     const workflowIds = [...new Set(rows.map((row) => row.workflow_id).filter((id): id is string => typeof id === 'string' && id !== ''))];
     const [users, workflows] = await Promise.all([
-      userIds.length > 0 ? this.sequelize.query<{ id: string; username: string }>('SELECT id, username FROM users WHERE id IN (:ids)', { type: QueryTypes.SELECT, replacements: { ids: userIds } }) : [],
-      workflowIds.length > 0 ? this.sequelize.query<{ id: string; name: string }>('SELECT id, name FROM workflows WHERE id IN (:ids)', { type: QueryTypes.SELECT, replacements: { ids: workflowIds } }) : [],
+      userIds.length > 0
+        ? this.sequelize.query<{ id: string; username: string }>('SELECT id, username FROM users WHERE id IN (:ids)', {
+            type: QueryTypes.SELECT,
+            replacements: { ids: userIds },
+          })
+        : [],
+      workflowIds.length > 0
+        ? this.sequelize.query<{ id: string; name: string }>('SELECT id, name FROM workflows WHERE id IN (:ids)', {
+            type: QueryTypes.SELECT,
+            replacements: { ids: workflowIds },
+          })
+        : [],
     ]);
     return {
       users: new Map(users.map((row) => [String(row.id), row.username])),
@@ -111,7 +129,11 @@ export class UsageService {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function view(row: Record<string, unknown>, groupBy: readonly UsageDimension[], names: { users: Map<string, string>; workflows: Map<string, string> }): UsageRow {
+function view(
+  row: Record<string, unknown>,
+  groupBy: readonly UsageDimension[],
+  names: { users: Map<string, string>; workflows: Map<string, string> },
+): UsageRow {
   const input = Number(row.input_tokens ?? 0);
   const output = Number(row.output_tokens ?? 0);
   const result: UsageRow = { input_tokens: input, output_tokens: output, total_tokens: input + output, turns: Number(row.turns ?? 0) };

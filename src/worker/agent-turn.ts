@@ -82,9 +82,18 @@ export async function runAgentTurn(deps: AgentTurnDeps, turn: AgentTurn): Promis
   const text = await runMode((userMessage.mode ?? 'normal') as TurnMode, request, ports, turn.state, setState);
   controller.signal.throwIfAborted();
   const tokens = countTokens(text);
-  const compaction = sessionConfig(session).contextCompression === false
-    ? null
-    : await compactMemory(deps, { session, entries, userMessage, answer: text, tokens, waitingOrdinals: turn.plan.waitingOrdinals, signal: controller.signal });
+  const compaction =
+    sessionConfig(session).contextCompression === false
+      ? null
+      : await compactMemory(deps, {
+          session,
+          entries,
+          userMessage,
+          answer: text,
+          tokens,
+          waitingOrdinals: turn.plan.waitingOrdinals,
+          signal: controller.signal,
+        });
   return { text, tokens, command: false, routing, compaction };
 }
 
@@ -105,7 +114,8 @@ async function routeTurn(deps: AgentTurnDeps, turn: AgentTurn): Promise<Routed> 
     : await route();
   const { workflow } = routing;
   turn.observer?.routed(workflow?.name ?? null);
-  if (turn.usage && deps.budgets) await deps.budgets.check(userMessage.sender ?? session.owner_id, workflow ? { id: workflow.id, name: workflow.name } : null, turn.usage);
+  if (turn.usage && deps.budgets)
+    await deps.budgets.check(userMessage.sender ?? session.owner_id, workflow ? { id: workflow.id, name: workflow.name } : null, turn.usage);
   // Messages sent meanwhile follow this workflow's mid-turn policy: the registry says which it is.
   if (routing.decision.workflowId !== session.active_workflow_id) {
     await deps.turns.routed({ sessionId: session.id, turnId: userMessage.id }, routing.decision.workflowId);
@@ -119,14 +129,19 @@ async function routeTurn(deps: AgentTurnDeps, turn: AgentTurn): Promise<Routed> 
  * with the workflow's knowledge passages and the rolling summary), the conversation that fits, the
  * session's tools, the round limit and a tool round to resume (a redelivered turn's).
  */
-async function prepareRequest(deps: AgentTurnDeps, turn: AgentTurn, workflow: WorkflowRow | null): Promise<{ request: ModeRequest & { inputTokens: number }; entries: MemoryEntry[] }> {
+async function prepareRequest(
+  deps: AgentTurnDeps,
+  turn: AgentTurn,
+  workflow: WorkflowRow | null,
+): Promise<{ request: ModeRequest & { inputTokens: number }; entries: MemoryEntry[] }> {
   const { session, plan, userMessage } = turn;
   // A tool round that started before a crash and never ended: its calls run first, as they were.
   const pending = pendingToolRound(plan.rows, userMessage.id);
   const entries = conversationEntries(pending ? plan.rows.filter((row) => row !== pending.row) : plan.rows);
-  const passages = workflow && workflow.knowledge_base_ids.length > 0 && deps.knowledge
-    ? await deps.knowledge.passagesFor(workflow.knowledge_base_ids, userMessage.content)
-    : null;
+  const passages =
+    workflow && workflow.knowledge_base_ids.length > 0 && deps.knowledge
+      ? await deps.knowledge.passagesFor(workflow.knowledge_base_ids, userMessage.content)
+      : null;
   const config = sessionConfig(session);
   const prompt = [config.systemPrompt ?? (workflow?.system_prompt || deps.agent.system_prompt), passages].filter(Boolean).join('\n\n');
   const system = systemWithSummary(prompt, session.memory_summary);
@@ -139,7 +154,13 @@ async function prepareRequest(deps: AgentTurnDeps, turn: AgentTurn, workflow: Wo
 }
 
 /** The turn's mode: `normal` streams one model loop; `think` and `delegate` take their steps first. */
-function runMode(mode: TurnMode, request: ModeRequest & { inputTokens: number }, ports: TurnContext, state: TurnState, setState: (state: AgentState) => Promise<void>): Promise<string> {
+function runMode(
+  mode: TurnMode,
+  request: ModeRequest & { inputTokens: number },
+  ports: TurnContext,
+  state: TurnState,
+  setState: (state: AgentState) => Promise<void>,
+): Promise<string> {
   switch (mode) {
     case 'think':
       return runThink(request, ports, state, setState);

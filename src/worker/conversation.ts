@@ -95,18 +95,16 @@ export function toolResultMessages(
   newId: () => string,
 ): { calls: StoredToolCall[]; results: NewMessage[] } {
   const byCall = new Map(outcomes.map((outcome) => [outcome.call.id, outcome]));
-  const results = outcomes.map(
-    (outcome): NewMessage => ({
-      ...base,
-      ...ROUND_COMMON,
-      id: newId(),
-      role: 'tool',
-      content: outcome.content,
-      tool_calls: [],
-      metadata: { tool_call_id: outcome.call.id, name: outcome.call.name, error: outcome.error },
-      token_count: messageTokens({ role: 'tool', toolCallId: outcome.call.id, name: outcome.call.name, content: outcome.content }),
-    }),
-  );
+  const results = outcomes.map((outcome): NewMessage => ({
+    ...base,
+    ...ROUND_COMMON,
+    id: newId(),
+    role: 'tool',
+    content: outcome.content,
+    tool_calls: [],
+    metadata: { tool_call_id: outcome.call.id, name: outcome.call.name, error: outcome.error },
+    token_count: messageTokens({ role: 'tool', toolCallId: outcome.call.id, name: outcome.call.name, content: outcome.content }),
+  }));
   return { calls: calls.map((call) => storedCall(call, byCall.get(call.id))), results };
 }
 
@@ -187,6 +185,11 @@ export function planTurn(messages: readonly MessageRecord[], answeredThrough: nu
   const kept = left.size > 0 ? messages.filter((row) => !left.has(row.id)) : [...messages];
   let ordered = true;
   for (let index = 1; index < kept.length && ordered; index += 1) ordered = keyOf(kept[index - 1]!) <= keyOf(kept[index]!);
-  const rows = ordered ? kept : kept.map((row) => ({ row, key: keyOf(row) })).sort((a, b) => a.key - b.key || a.row.ordinal - b.row.ordinal).map(({ row }) => row);
+  const rows = ordered
+    ? kept
+    : kept
+        .map((row) => ({ row, key: keyOf(row) }))
+        .sort((a, b) => a.key - b.key || a.row.ordinal - b.row.ordinal)
+        .map(({ row }) => row);
   return { rows, merged, last, waitingOrdinals, asStored: ordered && left.size === 0 };
 }

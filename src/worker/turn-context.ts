@@ -72,7 +72,10 @@ export class TurnContext implements LoopPorts {
   async confirm(request: { tool: string; parameters: Record<string, unknown>; message: string }): Promise<ConfirmAction> {
     const confirmationId = randomUUID();
     const requestedAt = Date.now();
-    const span = this.deps.tracing?.startSpan(`confirm ${request.tool}`, { attributes: { 'gen_ai.tool.name': request.tool, 'switchboard.confirmation_id': confirmationId } }) ?? null;
+    const span =
+      this.deps.tracing?.startSpan(`confirm ${request.tool}`, {
+        attributes: { 'gen_ai.tool.name': request.tool, 'switchboard.confirmation_id': confirmationId },
+      }) ?? null;
     let answer: ConfirmAnswer | null = null;
     try {
       answer = await this.ask(confirmationId, request);
@@ -97,7 +100,7 @@ export class TurnContext implements LoopPorts {
       await this.emit({ type: 'tool_confirm_request', payload: pending });
       await this.events.flush();
       const aborted = new Promise<never>((_, reject) => {
-        const onAbort = () => reject(this.signal.reason);
+        const onAbort = () => reject(this.signal.reason instanceof Error ? this.signal.reason : new Error(String(this.signal.reason)));
         if (this.signal.aborted) onAbort();
         this.signal.addEventListener('abort', onAbort, { once: true });
       });
@@ -124,7 +127,13 @@ export class TurnContext implements LoopPorts {
    * confirmation metrics and the end of its span. No answer: the turn ended while it waited
    * (`abandoned`).
    */
-  private recordConfirmation(confirmationId: string, request: { tool: string; parameters: Record<string, unknown> }, requestedAt: number, answer: ConfirmAnswer | null, span: Span | null): void {
+  private recordConfirmation(
+    confirmationId: string,
+    request: { tool: string; parameters: Record<string, unknown> },
+    requestedAt: number,
+    answer: ConfirmAnswer | null,
+    span: Span | null,
+  ): void {
     const answeredAt = Date.now();
     const action = answer?.action ?? 'abandoned';
     const actor = answer ? (answer.actor ?? this.channelActor()) : systemActor('turn_ended');
@@ -136,11 +145,21 @@ export class TurnContext implements LoopPorts {
       action,
       sessionId: this.sessionId,
       at: new Date(answeredAt),
-      details: { turn_id: this.turnId, confirmation_id: confirmationId, ...parametersDigest(request.parameters), requested_at: new Date(requestedAt).toISOString(), waited_ms: waitedMs },
+      details: {
+        turn_id: this.turnId,
+        confirmation_id: confirmationId,
+        ...parametersDigest(request.parameters),
+        requested_at: new Date(requestedAt).toISOString(),
+        waited_ms: waitedMs,
+      },
     });
     const outcome = actor.kind === 'system' ? actor.id : action; // timeout, steered, turn_ended: not a person's choice
     this.deps.metrics?.confirmation(request.tool, outcome, waitedMs / 1000);
-    span?.setAttributes({ 'switchboard.confirmation.action': action, 'switchboard.confirmation.outcome': outcome, 'switchboard.confirmation.waited_ms': waitedMs });
+    span?.setAttributes({
+      'switchboard.confirmation.action': action,
+      'switchboard.confirmation.outcome': outcome,
+      'switchboard.confirmation.waited_ms': waitedMs,
+    });
     span?.end(answeredAt);
   }
 

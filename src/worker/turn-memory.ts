@@ -27,7 +27,10 @@ export interface CompactionInput {
  * Folds old turns into the rolling summary when the conversation (with this turn's answer) outgrows
  * the budget; null when it still fits.
  */
-export async function compactMemory(deps: { agent: Config['agent']; contextWindow: number; provider: LlmProvider }, input: CompactionInput): Promise<Compaction | null> {
+export async function compactMemory(
+  deps: { agent: Config['agent']; contextWindow: number; provider: LlmProvider },
+  input: CompactionInput,
+): Promise<Compaction | null> {
   const reply: MemoryEntry = {
     ordinal: Number.MAX_SAFE_INTEGER, // stored after every message read; never folded (the newest turns stay)
     turnId: input.userMessage.id,

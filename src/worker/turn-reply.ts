@@ -72,7 +72,12 @@ export function replyRecord(turn: AnsweredTurn): TurnRecord {
  * must read afresh: when this turn stored more than its reply (tool rounds, tool settings), when its
  * rows are not the stored order, or when messages arrived meanwhile (the next turn plans its rows anew).
  */
-export function keptConversation(turn: AnsweredTurn, messages: readonly MessageRecord[], reply: MessageRecord, messagesWaited: boolean): MessageRecord[] | null {
+export function keptConversation(
+  turn: AnsweredTurn,
+  messages: readonly MessageRecord[],
+  reply: MessageRecord,
+  messagesWaited: boolean,
+): MessageRecord[] | null {
   const { state, result, plan, session } = turn;
   if (state.calls > 0 || result.command || !plan.asStored || messagesWaited) return null;
   const through = result.compaction?.through ?? session.memory_through ?? 0;

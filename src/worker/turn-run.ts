@@ -104,7 +104,17 @@ export class TurnRun {
     if (command) this.observer?.routed(null);
     this.result = command
       ? await runCommandTurn(this.deps, command, session, userMessage, emit)
-      : await runAgentTurn(this.deps, { session, plan, userMessage, state: this.state, events: this.events, controller, steered: steer.signal, observer: this.observer, usage: loaded.usage });
+      : await runAgentTurn(this.deps, {
+          session,
+          plan,
+          userMessage,
+          state: this.state,
+          events: this.events,
+          controller,
+          steered: steer.signal,
+          observer: this.observer,
+          usage: loaded.usage,
+        });
     controller.signal.throwIfAborted();
     if (!this.state.writing) await emit({ type: 'agent_state', payload: { state: 'writing' } });
     if (command) streamText(this.result.text, emit);
@@ -115,7 +125,8 @@ export class TurnRun {
   /** What the turn answers and its prompt rows, given the messages that waited (see planTurn). */
   private async plan(session: SessionRecord, messages: MessageRecord[], userMessage: MessageRecord): Promise<TurnPlan> {
     const newerWaiting = messages.some((row) => row.role === 'user' && row.ordinal > userMessage.ordinal);
-    const collect = newerWaiting && midTurnPolicy(session.channel, await this.deps.routing.workflowById(session.active_workflow_id), this.deps.midTurnDefault) === 'collect';
+    const collect =
+      newerWaiting && midTurnPolicy(session.channel, await this.deps.routing.workflowById(session.active_workflow_id), this.deps.midTurnDefault) === 'collect';
     return planTurn(messages, session.answered_through ?? 0, userMessage, collect);
   }
 

@@ -72,7 +72,10 @@ export class TurnWorker {
   }
 
   async start(): Promise<void> {
-    this.stopControl = await this.options.control.subscribe((message) => this.onControl(message), () => this.confirmations.askAgain(this.options.logger));
+    this.stopControl = await this.options.control.subscribe(
+      (message) => this.onControl(message),
+      () => this.confirmations.askAgain(this.options.logger),
+    );
     await this.beat();
     this.heartbeat = setInterval(() => void this.beat(), this.options.heartbeatMs);
     this.heartbeat.unref();
@@ -98,7 +101,12 @@ export class TurnWorker {
   handle(job: TurnJob, context: QueueContext): Promise<void> {
     const { tracing } = this.options;
     if (!tracing) return this.run(job, context, null);
-    const attributes = { 'switchboard.session_id': job.sessionId, 'switchboard.turn_id': job.userMessageId, 'messaging.system': this.options.queue.name, 'messaging.operation.type': 'process' };
+    const attributes = {
+      'switchboard.session_id': job.sessionId,
+      'switchboard.turn_id': job.userMessageId,
+      'messaging.system': this.options.queue.name,
+      'messaging.operation.type': 'process',
+    };
     return tracing.inSpan('turn', { kind: SpanKind.CONSUMER, attributes }, () => this.run(job, context, tracing), tracing.contextOf(job.trace));
   }
 

@@ -38,7 +38,8 @@ export function regexProblem(pattern: string): string | null {
   const compiled = compileTrigger(pattern);
   if (compiled.problem !== null) return compiled.problem;
   const size = compiled.programSize;
-  if (size > TRIGGER_MAX_PROGRAM_SIZE) return `too large once compiled (${size} instructions; at most ${TRIGGER_MAX_PROGRAM_SIZE}: fewer or smaller counted repeats)`;
+  if (size > TRIGGER_MAX_PROGRAM_SIZE)
+    return `too large once compiled (${size} instructions; at most ${TRIGGER_MAX_PROGRAM_SIZE}: fewer or smaller counted repeats)`;
   let backtracking = false;
   try {
     backtracking = !safeRegex(new RegExp(pattern, 'iu'));
@@ -71,7 +72,10 @@ export async function regexCostProblems(patterns: readonly string[]): Promise<(s
     };
     let results: ProbeResult[];
     try {
-      results = await runOffThread<ProbeResult[]>(require.resolve('./regex-probe'), 'probeRegexCosts', input, { timeoutMs: PROBE_TIMEOUT_MS, maxHeapMb: PROBE_HEAP_MB });
+      results = await runOffThread<ProbeResult[]>(require.resolve('./regex-probe'), 'probeRegexCosts', input, {
+        timeoutMs: PROBE_TIMEOUT_MS,
+        maxHeapMb: PROBE_HEAP_MB,
+      });
     } catch {
       // The probe itself ran out of time: every pattern it had counts as too slow.
       results = fresh.map(() => ({ kind: 'slow', ms: PROBE_TIMEOUT_MS }));

@@ -46,7 +46,9 @@ export const workflowFields = {
     .enum(MID_TURN_POLICIES)
     .nullable()
     .default(null)
-    .describe('What a chat message sent while a turn runs does: reject, queue, steer or collect; null: the channel\'s default. The web channel always answers TURN_IN_PROGRESS.'),
+    .describe(
+      "What a chat message sent while a turn runs does: reject, queue, steer or collect; null: the channel's default. The web channel always answers TURN_IN_PROGRESS.",
+    ),
 };
 
 export const workflowInputSchema = z.strictObject(workflowFields).meta({ id: 'WorkflowInput' });

@@ -152,7 +152,13 @@ export class WorkflowService {
     for (const [index, raw] of inputs.entries()) {
       const rawName = typeof raw === 'object' && raw !== null && typeof (raw as { name?: unknown }).name === 'string' ? (raw as { name: string }).name : null;
       if (rawName && named.has(rawName)) {
-        result.errors.push({ name: rawName, index, code: 'CONFLICT', message: `"${rawName}" is given more than once.`, fields: { name: [{ code: 'duplicate', message: 'Named twice in one sync.' }] } });
+        result.errors.push({
+          name: rawName,
+          index,
+          code: 'CONFLICT',
+          message: `"${rawName}" is given more than once.`,
+          fields: { name: [{ code: 'duplicate', message: 'Named twice in one sync.' }] },
+        });
         continue;
       }
       if (rawName) named.add(rawName);
@@ -212,7 +218,8 @@ export class WorkflowService {
     if (!isKnownBinding(channel, this.options.channels)) throw AppError.validation({ 'path.channel': [this.unknownChannel(channel)] });
     const rows = await this.all();
     const missing = names.filter((name) => !rows.some((row) => row.name === name));
-    if (missing.length > 0) throw AppError.validation({ workflows: [{ code: 'unknown_workflow', message: `No workflow named ${missing.map((m) => `"${m}"`).join(', ')}.` }] });
+    if (missing.length > 0)
+      throw AppError.validation({ workflows: [{ code: 'unknown_workflow', message: `No workflow named ${missing.map((m) => `"${m}"`).join(', ')}.` }] });
     for (const row of rows) {
       const bound = row.binding_channels.includes(channel);
       const wanted = names.includes(row.name);
@@ -235,7 +242,14 @@ export class WorkflowService {
   async upsertContact(sessionKey: string, input: { display_name?: string | null; tags?: string[]; workflow?: string | null }) {
     const channel = parseSessionKey(sessionKey)?.channel;
     if (!this.options.channels.some((scope) => scope.name === channel)) {
-      throw AppError.validation({ 'path.session_key': [{ code: 'unknown_channel', message: `No channel "${channel}": a session key starts with one of ${this.options.channels.map((scope) => scope.name).join(', ')}, then "::".` }] });
+      throw AppError.validation({
+        'path.session_key': [
+          {
+            code: 'unknown_channel',
+            message: `No channel "${channel}": a session key starts with one of ${this.options.channels.map((scope) => scope.name).join(', ')}, then "::".`,
+          },
+        ],
+      });
     }
     const workflowId = input.workflow === undefined ? undefined : input.workflow === null ? null : (await this.find(input.workflow)).id;
     try {
@@ -257,7 +271,12 @@ export class WorkflowService {
       });
       return this.contactView(row);
     }
-    const created = await this.models.Contact.create({ session_key: sessionKey, display_name: input.display_name ?? null, tags: input.tags ?? [], workflow_id: workflowId ?? null });
+    const created = await this.models.Contact.create({
+      session_key: sessionKey,
+      display_name: input.display_name ?? null,
+      tags: input.tags ?? [],
+      workflow_id: workflowId ?? null,
+    });
     return this.contactView(created);
   }
 
@@ -299,9 +318,17 @@ export class WorkflowService {
     if (Object.keys(fields).length > 0) throw AppError.validation(fields, 'The workflow refers to things that do not exist.');
     const tokens = countTokens(input.system_prompt);
     if (tokens > this.options.promptBudgetTokens) {
-      throw new AppError('SYSTEM_PROMPT_TOO_LONG', `The system prompt uses ${tokens} tokens; at most ${this.options.promptBudgetTokens} fit (context window minus the working-memory budget).`, {
-        details: { fields: { system_prompt: [{ code: 'too_long', message: `${tokens} tokens, at most ${this.options.promptBudgetTokens}` }] }, tokens, limit: this.options.promptBudgetTokens },
-      });
+      throw new AppError(
+        'SYSTEM_PROMPT_TOO_LONG',
+        `The system prompt uses ${tokens} tokens; at most ${this.options.promptBudgetTokens} fit (context window minus the working-memory budget).`,
+        {
+          details: {
+            fields: { system_prompt: [{ code: 'too_long', message: `${tokens} tokens, at most ${this.options.promptBudgetTokens}` }] },
+            tokens,
+            limit: this.options.promptBudgetTokens,
+          },
+        },
+      );
     }
   }
 }

@@ -58,10 +58,16 @@ it('routes the same message to the same workflow on Slack, Telegram and the WebS
   const auth = { authorization: `Bearer ${token}` };
   const support = await request(
     `${api}/assistant/workflows`,
-    jsonBody({ name: 'support', system_prompt: 'You help customers.', triggers: { keywords: ['refund', 'broken'] }, binding_channels: ['web', 'slack', 'telegram'] }, auth),
+    jsonBody(
+      { name: 'support', system_prompt: 'You help customers.', triggers: { keywords: ['refund', 'broken'] }, binding_channels: ['web', 'slack', 'telegram'] },
+      auth,
+    ),
   );
   expect(support.status).toBe(201);
-  await request(`${api}/assistant/workflows`, jsonBody({ name: 'sales', triggers: { keywords: ['pricing'] }, binding_channels: ['web', 'slack', 'telegram'] }, auth));
+  await request(
+    `${api}/assistant/workflows`,
+    jsonBody({ name: 'sales', triggers: { keywords: ['pricing'] }, binding_channels: ['web', 'slack', 'telegram'] }, auth),
+  );
 
   // WebSocket
   const sessionId = (await request(`${api}/sessions`, jsonBody({}, auth))).body.data.id;
@@ -73,18 +79,42 @@ it('routes the same message to the same workflow on Slack, Telegram and the WebS
 
   // Slack: a direct message, signed as Slack signs it
   const event = { type: 'message', channel_type: 'im', channel: 'D9', user: 'U9', text: TEXT, ts: '1710000001.000100', team: FAKE_SLACK.teamId };
-  const body = JSON.stringify({ token: 'legacy', team_id: FAKE_SLACK.teamId, api_app_id: 'A1', type: 'event_callback', event_id: 'EvCross1', event_time: Math.floor(Date.now() / 1000), event });
+  const body = JSON.stringify({
+    token: 'legacy',
+    team_id: FAKE_SLACK.teamId,
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: 'EvCross1',
+    event_time: Math.floor(Date.now() / 1000),
+    event,
+  });
   const timestamp = Math.floor(Date.now() / 1000);
   const signature = `v0=${createHmac('sha256', SIGNING_SECRET).update(`v0:${timestamp}:${body}`).digest('hex')}`;
-  const slackAck = await request(`${api}/channels/slack/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature }, body });
+  const slackAck = await request(`${api}/channels/slack/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature },
+    body,
+  });
   expect(slackAck.status).toBe(200);
   await slack.waitFor((call) => call.method === 'chat.update' && call.args.channel === 'D9' && call.args.text === answer);
 
   // Telegram: a private chat through the webhook
-  const update = { update_id: 5001, message: { message_id: 1, date: Math.floor(Date.now() / 1000), chat: { id: 4242, type: 'private', first_name: 'Ada' }, from: { id: 77, is_bot: false, first_name: 'Ada' }, text: TEXT } };
+  const update = {
+    update_id: 5001,
+    message: {
+      message_id: 1,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: 4242, type: 'private', first_name: 'Ada' },
+      from: { id: 77, is_bot: false, first_name: 'Ada' },
+      text: TEXT,
+    },
+  };
   const telegramAck = await request(`${api}/channels/telegram/webhook`, jsonBody(update, { 'x-telegram-bot-api-secret-token': TELEGRAM_SECRET }));
   expect(telegramAck.status).toBe(200);
-  await telegram.waitFor((call) => ['sendMessage', 'editMessageText'].includes(call.method) && Number(call.params.chat_id) === 4242 && call.params.text === answer, 10_000);
+  await telegram.waitFor(
+    (call) => ['sendMessage', 'editMessageText'].includes(call.method) && Number(call.params.chat_id) === 4242 && call.params.text === answer,
+    10_000,
+  );
 
   // The same workflow everywhere.
   const sessions = (await request(`${api}/sessions?limit=100`, { headers: auth })).body.data.items as any[];

@@ -52,7 +52,12 @@ describe('the registry', () => {
   });
 
   it('builds no chat adapter for a channel that is off, and always the web one', () => {
-    const context = { logger: createLogger({ level: 'silent', format: 'json', name: 'test' }), allowedOrigins: new Set<string>(), socketIdleTimeoutMs: 90_000, clientAddress: () => '127.0.0.1' };
+    const context = {
+      logger: createLogger({ level: 'silent', format: 'json', name: 'test' }),
+      allowedOrigins: new Set<string>(),
+      socketIdleTimeoutMs: 90_000,
+      clientAddress: () => '127.0.0.1',
+    };
     for (const name of ['slack', 'telegram', 'webchat']) {
       const channel = byName(name);
       expect(channel.create({ ...context, settings: channel.config!.schema.parse({}) })).toBeNull();
@@ -124,7 +129,14 @@ class RelayAdapter implements ChannelAdapter {
   /** A message in a room, answered: the turn's `done`. */
   async say(room: string, text: string): Promise<DonePayload> {
     const hub = this.hub!;
-    const accepted = await hub.ingest({ channel: 'relay', sessionKey: `relay::${room}`, sender: { userId: channelOwner('relay'), displayName: 'Ann' }, text, mode: 'normal', metadata: {} });
+    const accepted = await hub.ingest({
+      channel: 'relay',
+      sessionKey: `relay::${room}`,
+      sender: { userId: channelOwner('relay'), displayName: 'Ann' },
+      text,
+      mode: 'normal',
+      metadata: {},
+    });
     const followed = await followTurn(hub.events, accepted.sessionId, accepted.userMessageId, { replay: true });
     const outcome = await followed.outcome;
     if (outcome.kind !== 'done') throw new Error(`the turn ended ${outcome.kind}`);
@@ -149,7 +161,9 @@ describe('a further channel, added to the list and nowhere else', () => {
     const dir = makeTempDir();
     const load = (env: Record<string, string>) => loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET, ...env }, cwd: dir, channels });
     expect(load({ SERVICE_RELAY_ENABLED: 'yes' }).config.channels.relay).toEqual({ enabled: true, mode: 'poll' });
-    expect(() => load({ SERVICE_RELAY_ENABLED: 'maybe' })).toThrow(new ConfigError('channels.relay.enabled (from SERVICE_RELAY_ENABLED): expected true or false, got "maybe"'));
+    expect(() => load({ SERVICE_RELAY_ENABLED: 'maybe' })).toThrow(
+      new ConfigError('channels.relay.enabled (from SERVICE_RELAY_ENABLED): expected true or false, got "maybe"'),
+    );
     // Without it in the list, its variable is unknown (a warning) and its section would be refused.
     expect(loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET, SERVICE_RELAY_ENABLED: 'yes' }, cwd: dir, channels: CHANNELS }).warnings).toEqual([
       'unknown environment variable SERVICE_RELAY_ENABLED is ignored',
@@ -175,7 +189,10 @@ describe('a further channel, added to the list and nowhere else', () => {
         { name: 'webchat', status: 'disabled', mode: 'socket.io' },
         { name: 'relay', status: 'running', mode: 'poll' },
       ]);
-      const created = await request(`${api}/assistant/workflows`, jsonBody({ name: 'deploys', binding_channels: ['relay:ops'], triggers: { keywords: ['deploy'] } }, admin));
+      const created = await request(
+        `${api}/assistant/workflows`,
+        jsonBody({ name: 'deploys', binding_channels: ['relay:ops'], triggers: { keywords: ['deploy'] } }, admin),
+      );
       expect(created.status).toBe(201);
       const bindings = (await request(`${api}/assistant/binding-channels`, { headers: admin })).body.data as { channel: string }[];
       expect(bindings.map((entry) => entry.channel)).toEqual(['relay', 'relay:ops', 'slack', 'telegram', 'web', 'webchat']);
@@ -197,6 +214,12 @@ it('does not start without a required channel whose start fails (the web channel
     mode: () => 'none',
     create: () => ({ name: 'broken', start: async () => Promise.reject(new Error('cannot subscribe')), stop: async () => undefined }),
   });
-  const starting = startService({ env: testEnv(makeTempDir()), cwd: makeTempDir(), logDestination: new LogCapture(), provider: new ScriptedProvider(), channels: [...CHANNELS, broken] });
+  const starting = startService({
+    env: testEnv(makeTempDir()),
+    cwd: makeTempDir(),
+    logDestination: new LogCapture(),
+    provider: new ScriptedProvider(),
+    channels: [...CHANNELS, broken],
+  });
   await expect(starting).rejects.toThrow('cannot subscribe');
 });

@@ -74,7 +74,8 @@ function signed(path: 'events' | 'interactions', body: string, contentType: stri
   });
 }
 const event = (payload: unknown) => signed('events', JSON.stringify(payload), 'application/json');
-const interaction = (payload: unknown) => signed('interactions', new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
+const interaction = (payload: unknown) =>
+  signed('interactions', new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
 
 const blockActions = (overrides: Record<string, unknown>) => ({
   type: 'block_actions',
@@ -111,18 +112,60 @@ describe('Slack: signed payloads with fields of the wrong type', () => {
     ['event.text is an object', { type: 'app_mention', channel: 'C1', user: 'U1', text: { a: 1 }, ts: '1.1' }],
     ['authorizations is a string', { type: 'message', channel_type: 'im', channel: 'D1', user: 'U1', text: 'x', ts: '1.1' }],
   ])('event_callback, %s: answered without a 5xx', async (_name, inner) => {
-    const answer = await event({ token: 'legacy', team_id: FAKE_SLACK.teamId, api_app_id: 'A1', type: 'event_callback', event_id: `Ev${randomBytes(4).toString('hex')}`, event_time: 1, authorizations: 'x', event: inner });
+    const answer = await event({
+      token: 'legacy',
+      team_id: FAKE_SLACK.teamId,
+      api_app_id: 'A1',
+      type: 'event_callback',
+      event_id: `Ev${randomBytes(4).toString('hex')}`,
+      event_time: 1,
+      authorizations: 'x',
+      event: inner,
+    });
     expect(answer.status).toBeLessThan(500);
   });
 });
 
 describe('Slack: genuine payloads with no listener here are acknowledged at once', () => {
   it.each([
-    ['app_rate_limited', () => event({ token: 'legacy', type: 'app_rate_limited', team_id: FAKE_SLACK.teamId, minute_rate_limited: 1518467820, api_app_id: 'A1' })],
-    ['a global shortcut', () => interaction({ type: 'shortcut', token: 'legacy', action_ts: '1.2', team: { id: FAKE_SLACK.teamId }, user: { id: 'U1' }, callback_id: 'open_modal', trigger_id: '1.2.3' })],
-    ['a message shortcut', () => interaction({ type: 'message_action', callback_id: 'x', team: { id: FAKE_SLACK.teamId }, user: { id: 'U1' }, channel: { id: 'C1' }, message: { ts: '1.1' }, trigger_id: '1.2.3' })],
-    ['another app’s button', () => interaction(blockActions({ actions: [{ action_id: 'other_app_approve', type: 'button', value: 'x', block_id: 'b', action_ts: '1.2' }] }))],
-    ['a modal submission', () => interaction({ type: 'view_submission', team: { id: FAKE_SLACK.teamId }, user: { id: 'U1' }, view: { id: 'V1', callback_id: 'x' } })],
+    [
+      'app_rate_limited',
+      () => event({ token: 'legacy', type: 'app_rate_limited', team_id: FAKE_SLACK.teamId, minute_rate_limited: 1518467820, api_app_id: 'A1' }),
+    ],
+    [
+      'a global shortcut',
+      () =>
+        interaction({
+          type: 'shortcut',
+          token: 'legacy',
+          action_ts: '1.2',
+          team: { id: FAKE_SLACK.teamId },
+          user: { id: 'U1' },
+          callback_id: 'open_modal',
+          trigger_id: '1.2.3',
+        }),
+    ],
+    [
+      'a message shortcut',
+      () =>
+        interaction({
+          type: 'message_action',
+          callback_id: 'x',
+          team: { id: FAKE_SLACK.teamId },
+          user: { id: 'U1' },
+          channel: { id: 'C1' },
+          message: { ts: '1.1' },
+          trigger_id: '1.2.3',
+        }),
+    ],
+    [
+      'another app’s button',
+      () => interaction(blockActions({ actions: [{ action_id: 'other_app_approve', type: 'button', value: 'x', block_id: 'b', action_ts: '1.2' }] })),
+    ],
+    [
+      'a modal submission',
+      () => interaction({ type: 'view_submission', team: { id: FAKE_SLACK.teamId }, user: { id: 'U1' }, view: { id: 'V1', callback_id: 'x' } }),
+    ],
   ])('%s: 200 at once, logged and dropped', async (name, send) => {
     const started = Date.now();
     const answer = await send();
@@ -139,7 +182,13 @@ describe('Telegram: a button click whose answerCallbackQuery fails', () => {
     try {
       const click = {
         update_id: 9_000_001,
-        callback_query: { id: 'stale-query', chat_instance: 'i', from: { id: 77, is_bot: false, first_name: 'Ada' }, data: 'not-ours', message: { message_id: 1, date: 0, chat: { id: 77, type: 'private' }, text: 'x' } },
+        callback_query: {
+          id: 'stale-query',
+          chat_instance: 'i',
+          from: { id: 77, is_bot: false, first_name: 'Ada' },
+          data: 'not-ours',
+          message: { message_id: 1, date: 0, chat: { id: 77, type: 'private' }, text: 'x' },
+        },
       };
       const answer = await request(`${base}/channels/telegram/webhook`, jsonBody(click, { 'x-telegram-bot-api-secret-token': TELEGRAM_SECRET }));
       expect([answer.status, answer.body]).toEqual([200, { ok: true }]);

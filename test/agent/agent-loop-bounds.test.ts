@@ -58,7 +58,10 @@ async function openSession(config: Record<string, unknown> = {}): Promise<{ id: 
 
 /** A model that asks for `lookup` in every one of `rounds` responses, whether or not tools are offered. */
 function greedyRounds(rounds: number, tool = 'lookup', field = 'word'): ScriptedRound[] {
-  return Array.from({ length: rounds }, (_, index) => ({ text: [`Round ${index}. `], calls: [{ id: `g${index}`, name: tool, arguments: JSON.stringify({ [field]: `w${index}` }) }] }));
+  return Array.from({ length: rounds }, (_, index) => ({
+    text: [`Round ${index}. `],
+    calls: [{ id: `g${index}`, name: tool, arguments: JSON.stringify({ [field]: `w${index}` }) }],
+  }));
 }
 
 async function history(id: string): Promise<any[]> {
@@ -132,7 +135,13 @@ describe('a cancel during a confirmation', () => {
         ['agent_state', 'idle'],
         ['error', 'CANCELLED'],
       ]);
-      expect(turn[0].payload).toEqual({ tool_name: 'save_note', tool_call_id: 'n1', duration_ms: expect.any(Number), error: 'CANCELLED', turn_id: requested.payload.turn_id });
+      expect(turn[0].payload).toEqual({
+        tool_name: 'save_note',
+        tool_call_id: 'n1',
+        duration_ms: expect.any(Number),
+        error: 'CANCELLED',
+        turn_id: requested.payload.turn_id,
+      });
       expect(tools.runs).toEqual([]);
       // The history says the call did not run, and why; its result follows it for the model's next turn.
       const messages = await history(id);

@@ -93,7 +93,13 @@ describe('tools', () => {
     ]);
     const turn_id = expect.stringMatching(/^[0-9a-f-]{36}$/);
     expect(frames.find((f) => f.type === 'tool_start').payload).toEqual({ tool_name: 'lookup', tool_call_id: 'c1', input: { word: 'hub' }, turn_id });
-    expect(frames.find((f) => f.type === 'tool_end').payload).toEqual({ tool_name: 'lookup', tool_call_id: 'c1', duration_ms: expect.any(Number), error: null, turn_id });
+    expect(frames.find((f) => f.type === 'tool_end').payload).toEqual({
+      tool_name: 'lookup',
+      tool_call_id: 'c1',
+      duration_ms: expect.any(Number),
+      error: null,
+      turn_id,
+    });
     expect(done.payload).toMatchObject({ tool_calls: 1, text: 'Let me look.Found it.' });
     expect(agent.tools.runs).toEqual([{ tool: 'lookup', input: { word: 'hub' } }]);
     const second = agent.provider.requests.at(-1)!;
@@ -124,8 +130,15 @@ describe('tools', () => {
       d: 'There is no tool "nope" in this session.',
     });
     expect(done.payload.tool_calls).toBe(4);
-    const fedBack = agent.provider.requests.at(-1)!.messages.filter((m) => m.role === 'tool').map((m) => m.content);
-    expect(fedBack.slice(1)).toEqual([expect.stringMatching(/^Error: Invalid arguments/), 'Error: the tool broke', 'Error: There is no tool "nope" in this session.']);
+    const fedBack = agent.provider.requests
+      .at(-1)!
+      .messages.filter((m) => m.role === 'tool')
+      .map((m) => m.content);
+    expect(fedBack.slice(1)).toEqual([
+      expect.stringMatching(/^Error: Invalid arguments/),
+      'Error: the tool broke',
+      'Error: There is no tool "nope" in this session.',
+    ]);
     socket.close();
   });
 
@@ -206,7 +219,12 @@ describe('confirmation', () => {
     expect(tools.body.data.find((t: any) => t.name === 'save_note').auto_approved).toBe(true);
     // The second call ran without asking: the audit trail says so, with the call's digest.
     const [auto] = await auditRows(agent.api, agent.token, { kind: 'tool.auto_approved', session_id: id });
-    expect(auto).toMatchObject({ actor: { key: 'system:allow_all', kind: 'system' }, subject: 'save_note', action: 'allow', details: parametersDigest({ text: 'again' }) });
+    expect(auto).toMatchObject({
+      actor: { key: 'system:allow_all', kind: 'system' },
+      subject: 'save_note',
+      action: 'allow',
+      details: parametersDigest({ text: 'again' }),
+    });
     socket.close();
   });
 
@@ -216,7 +234,12 @@ describe('confirmation', () => {
       await socket.next((f) => f.type === 'done' || (f.type === 'error' && f.payload.code === 'CANCELLED'));
       const [row] = await auditRows(agent.api, agent.token, { kind: 'tool.confirmation', session_id: id });
       expect(row).toMatchObject({ actor: { key: `user:${agent.userId}`, kind: 'user', name: 'root' }, subject: 'save_note', action, session_id: id });
-      expect(row!.details).toMatchObject({ ...parametersDigest({ text: 'remember this' }), parameter_names: ['text'], turn_id: expect.any(String), waited_ms: expect.any(Number) });
+      expect(row!.details).toMatchObject({
+        ...parametersDigest({ text: 'remember this' }),
+        parameter_names: ['text'],
+        turn_id: expect.any(String),
+        waited_ms: expect.any(Number),
+      });
       expect(Date.parse(row!.details.requested_at)).toBeLessThanOrEqual(Date.parse(row!.at));
       expect(JSON.stringify(row)).not.toContain('remember this');
       socket.close();
@@ -237,11 +260,7 @@ describe('confirmation', () => {
 
   it('forbid_all refuses this and every later call of the turn without asking', async () => {
     const { socket } = await openSession(agent);
-    agent.provider.rounds = [
-      { calls: [call('f1', 'save_note', { text: 'one' })] },
-      { calls: [call('f2', 'lookup', { word: 'two' })] },
-      { text: ['Gave up.'] },
-    ];
+    agent.provider.rounds = [{ calls: [call('f1', 'save_note', { text: 'one' })] }, { calls: [call('f2', 'lookup', { word: 'two' })] }, { text: ['Gave up.'] }];
     ask(socket, 'try');
     const requested = await socket.nextOfType('tool_confirm_request');
     socket.send({ type: 'tool_confirm', payload: { confirmation_id: requested.payload.confirmation_id, action: 'forbid_all' } });
@@ -386,7 +405,12 @@ describe('in-chat commands', () => {
     expect(agent.provider.requests.length).toBe(calls);
     // Commands stay out of the model's context.
     await answer('hello model');
-    expect(agent.provider.requests.at(-1)!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['hello model']);
+    expect(
+      agent.provider.requests
+        .at(-1)!
+        .messages.filter((m) => m.role === 'user')
+        .map((m) => m.content),
+    ).toEqual(['hello model']);
     socket.close();
   });
 });

@@ -21,7 +21,12 @@ it('runs calculator, and write_file into the workspace only after a human allows
   const { dataDir } = hub;
   const { socket } = await hub.sessionSocket('root');
   provider.rounds = [
-    { calls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"2+3*4"}' }, { id: 'w1', name: 'write_file', arguments: '{"path":"notes/answer.txt","content":"14"}' }] },
+    {
+      calls: [
+        { id: 'c1', name: 'calculator', arguments: '{"expression":"2+3*4"}' },
+        { id: 'w1', name: 'write_file', arguments: '{"path":"notes/answer.txt","content":"14"}' },
+      ],
+    },
     { text: ['Saved 14.'] },
   ];
   socket.send({ type: 'user_message', payload: { text: 'compute and save', mode: 'normal' } });

@@ -43,7 +43,10 @@ describe('the builtin provider', () => {
   it('stops streaming when aborted', async () => {
     const controller = new AbortController();
     const pieces: string[] = [];
-    for await (const chunk of new BuiltinProvider().stream({ messages: [{ role: 'user', content: 'a long question about many things' }], signal: controller.signal })) {
+    for await (const chunk of new BuiltinProvider().stream({
+      messages: [{ role: 'user', content: 'a long question about many things' }],
+      signal: controller.signal,
+    })) {
       if (chunk.type === 'text') pieces.push(chunk.text);
       if (pieces.length === 3) controller.abort();
     }

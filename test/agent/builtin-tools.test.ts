@@ -36,7 +36,9 @@ describe('the built-in model calls built-in tools on plain requests', () => {
       { role: 'tool', toolCallId: 'c', name: 'calculator', content: '{"result":4}' },
     ]);
     expect(said).toContain('calculator answered: {"result":4}');
-    expect(describeToolResults([{ role: 'tool', toolCallId: 'w', name: 'write_file', content: 'Error: The user denied this call.' }])).toContain('write_file did not run: The user denied this call.');
+    expect(describeToolResults([{ role: 'tool', toolCallId: 'w', name: 'write_file', content: 'Error: The user denied this call.' }])).toContain(
+      'write_file did not run: The user denied this call.',
+    );
     expect(describeToolResults([{ role: 'user', content: 'hi' }])).toBeNull();
   });
 });

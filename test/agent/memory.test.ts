@@ -18,7 +18,15 @@ function conversation(turns: number): MemoryEntry[] {
 describe('memory', () => {
   it('with the builtin model compacts extractively (summarized: false) and keeps the newest turns verbatim', async () => {
     const entries = conversation(12);
-    const result = await compact({ systemPrompt: 'sys', summary: null, entries, budget: 300, mode: 'conversation', provider: new BuiltinProvider(), signal: new AbortController().signal });
+    const result = await compact({
+      systemPrompt: 'sys',
+      summary: null,
+      entries,
+      budget: 300,
+      mode: 'conversation',
+      provider: new BuiltinProvider(),
+      signal: new AbortController().signal,
+    });
     expect(result).toMatchObject({ summarized: false, through: expect.any(Number) });
     // A rolling summary: the most recent folded turns are in it; older lines give way to its size limit.
     const lastFolded = result!.through / 2 - 1;
@@ -29,11 +37,24 @@ describe('memory', () => {
   });
 
   it('does nothing while the conversation fits', async () => {
-    expect(await compact({ systemPrompt: 'sys', summary: null, entries: conversation(1), budget: 5000, mode: 'conversation', provider: new BuiltinProvider(), signal: new AbortController().signal })).toBeNull();
+    expect(
+      await compact({
+        systemPrompt: 'sys',
+        summary: null,
+        entries: conversation(1),
+        budget: 5000,
+        mode: 'conversation',
+        provider: new BuiltinProvider(),
+        signal: new AbortController().signal,
+      }),
+    ).toBeNull();
   });
 
   it('extracts by mode: conclusions for reasoning, files and code for code', () => {
-    const folded = [entry(1, 't', 'assistant', 'We looked at it. Therefore the cache must go. Done.'), entry(2, 't', 'user', 'See src/app.ts:\n```ts\nconst x = 1;\n```')];
+    const folded = [
+      entry(1, 't', 'assistant', 'We looked at it. Therefore the cache must go. Done.'),
+      entry(2, 't', 'user', 'See src/app.ts:\n```ts\nconst x = 1;\n```'),
+    ];
     expect(extractiveSummary(null, folded, 'reasoning')).toContain('Therefore the cache must go.');
     expect(extractiveSummary(null, folded, 'code')).toContain('- user: See src/app.ts: | files: src/app.ts | code: const x = 1;');
   });

@@ -55,7 +55,8 @@ describe('knowledge passages in the system prompt', () => {
       { role: 'user' as const, content: 'Where is visitor parking?' },
     ];
     let text = '';
-    for await (const chunk of new BuiltinProvider().stream({ messages, tools: [], signal: new AbortController().signal } as never)) if (chunk.type === 'text') text += chunk.text;
+    for await (const chunk of new BuiltinProvider().stream({ messages, tools: [], signal: new AbortController().signal } as never))
+      if (chunk.type === 'text') text += chunk.text;
     expect(text).toBe(composeAnswer(messages));
     expect(text).toContain('[1] Parking');
   });

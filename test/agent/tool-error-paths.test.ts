@@ -49,7 +49,10 @@ it('write_file errors from the file system (ENAMETOOLONG) show only the workspac
     w2: `"${longDirectory}" could not be written: a file or directory name in it is too long (at most 255 bytes each).`,
   });
   // What the model was told, what the history stores, what the socket carried: no absolute path.
-  const toModel = provider.requests.at(-1)!.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+  const toModel = provider.requests
+    .at(-1)!
+    .messages.filter((m) => m.role === 'tool')
+    .map((m) => m.content);
   const history = JSON.stringify((await request(`${api}/sessions/${sessionId}/messages?limit=100`, { headers: auth })).body.data);
   for (const text of [...toModel, history, JSON.stringify(socket.frames)]) {
     expect(text).not.toContain(dataDir);

@@ -71,7 +71,13 @@ it('?sync=true answers a cancelled turn with 409 CANCELLED, never 500', async ()
 });
 
 it('done names the workflow that answered and why; the stored reply says so too; the session lists that workflow’s tools', async () => {
-  const created = await post('/assistant/workflows', { name: 'lookups', system_prompt: 'You look things up.', tool_list: 'lookup', triggers: { keywords: ['dictionary'] }, binding_channels: ['web'] });
+  const created = await post('/assistant/workflows', {
+    name: 'lookups',
+    system_prompt: 'You look things up.',
+    tool_list: 'lookup',
+    triggers: { keywords: ['dictionary'] },
+    binding_channels: ['web'],
+  });
   expect(created.status).toBe(201);
   const id = await newSession();
   const done = await post(`/sessions/${id}/messages?sync=true`, { text: 'check the dictionary please' });
@@ -86,7 +92,7 @@ it('done names the workflow that answered and why; the stored reply says so too;
   const byName = Object.fromEntries(listed.map((tool: any) => [tool.name, tool]));
   expect(byName.lookup).toMatchObject({ status: 'active', short_description: 'Looks a word up.', is_mcp: false });
   expect(byName.save_note).toMatchObject({ status: 'unavailable', reason: expect.stringContaining('"lookups" pins its tool list') });
-  expect(send('/assistant/workflows/lookups', 'DELETE')).resolves.toMatchObject({ status: 204 });
+  await expect(send('/assistant/workflows/lookups', 'DELETE')).resolves.toMatchObject({ status: 204 });
 });
 
 it('session config: every key is honoured, an unknown key or model is refused with 422 naming it', async () => {
@@ -97,7 +103,9 @@ it('session config: every key is honoured, an unknown key or model is refused wi
   expect(model.status).toBe(422);
   expect(Object.keys(model.body.error.details.fields)).toEqual(['config.model']);
 
-  const id = await newSession({ config: { model: 'scripted-1', system_prompt: 'You are a pirate.', memory_mode: 'code', max_steps: 1, context_compression: false } });
+  const id = await newSession({
+    config: { model: 'scripted-1', system_prompt: 'You are a pirate.', memory_mode: 'code', max_steps: 1, context_compression: false },
+  });
   provider.rounds = [{ calls: [{ id: 'm1', name: 'lookup', arguments: '{"word":"a"}' }] }, { text: ['Arr.'] }];
   const before = provider.requests.length;
   expect((await post(`/sessions/${id}/messages?sync=true`, { text: 'ahoy' })).status).toBe(200);
@@ -120,7 +128,9 @@ it('GET /config and /config/models: non-secret runtime facts', async () => {
     memory_modes: ['conversation', 'code', 'reasoning'],
     channels: ['web'],
   });
-  expect((await request(`${api}/config/models`, { headers: auth() })).body.data).toEqual([{ alias: 'scripted-1', provider: 'scripted', model_name: 'scripted-1', is_active: true }]);
+  expect((await request(`${api}/config/models`, { headers: auth() })).body.data).toEqual([
+    { alias: 'scripted-1', provider: 'scripted', model_name: 'scripted-1', is_active: true },
+  ]);
   expect((await request(`${api}/config`)).status).toBe(401);
 });
 

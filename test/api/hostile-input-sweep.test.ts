@@ -54,12 +54,33 @@ function realParameter(path: string, name: string): string {
   throw new Error(`no real value for {${name}} in ${path}`);
 }
 
-const HOSTILE_SEGMENTS = ['%00', 'a%00b', '%C0%AF', '%E0%A4%A', '%zz', '%', 'x'.repeat(3_000), '..%2F..%2Fetc%2Fpasswd', '%2e%2e', '%F0%9F%98%80', 'null', '-1', '0x10'];
+const HOSTILE_SEGMENTS = [
+  '%00',
+  'a%00b',
+  '%C0%AF',
+  '%E0%A4%A',
+  '%zz',
+  '%',
+  'x'.repeat(3_000),
+  '..%2F..%2Fetc%2Fpasswd',
+  '%2e%2e',
+  '%F0%9F%98%80',
+  'null',
+  '-1',
+  '0x10',
+];
 const cursor = (text: string) => `?cursor=${Buffer.from(text).toString('base64url')}`;
 const HOSTILE_QUERIES = [
-  '?limit=%00', '?cursor=%C0%AF&limit=1e309', '?cursor=%00&include_archived=%00&all=%00', '?limit=1&limit=2&cursor=a&cursor=b', '?relay_state=%00',
+  '?limit=%00',
+  '?cursor=%C0%AF&limit=1e309',
+  '?cursor=%00&include_archived=%00&all=%00',
+  '?limit=1&limit=2&cursor=a&cursor=b',
+  '?relay_state=%00',
   // Cursors that look like ours but hold numbers no database column takes.
-  cursor(`o:${'9'.repeat(400)}`), cursor('o:99999999999999999999999'), cursor('o:-1'), cursor('\u0000'),
+  cursor(`o:${'9'.repeat(400)}`),
+  cursor('o:99999999999999999999999'),
+  cursor('o:-1'),
+  cursor('\u0000'),
 ];
 const deep = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
 
@@ -70,11 +91,17 @@ interface BodyCase {
 }
 
 const HOSTILE_BODIES: BodyCase[] = [
-  { label: 'NUL in keys and values', body: JSON.stringify({ 'k\u0000': 'v\u0000', name: 'a\u0000', text: 'b\u0000', username: 'c\u0000', query: 'q\u0000', title: 'x\u0000' }) },
+  {
+    label: 'NUL in keys and values',
+    body: JSON.stringify({ 'k\u0000': 'v\u0000', name: 'a\u0000', text: 'b\u0000', username: 'c\u0000', query: 'q\u0000', title: 'x\u0000' }),
+  },
   { label: 'deep object', body: `{"name":"n","text":"t","config":${deep(5_000)},"metadata":${deep(5_000)}}` },
   { label: 'deep array', body: '['.repeat(50_000) + ']'.repeat(50_000) },
   { label: 'prototype keys', body: '{"__proto__":{"role":"admin","is_admin":true},"constructor":{"prototype":{"polluted":1}},"name":"p","text":"t"}' },
-  { label: 'absurd numbers', body: '{"limit":1e400,"top_k":1e400,"keep_last":-1e400,"expires_in_days":1e400,"max_steps":1e400,"text":"t","name":"n","query":"q"}' },
+  {
+    label: 'absurd numbers',
+    body: '{"limit":1e400,"top_k":1e400,"keep_last":-1e400,"expires_in_days":1e400,"max_steps":1e400,"text":"t","name":"n","query":"q"}',
+  },
   { label: 'wrong types', body: '{"name":{"$gt":""},"text":["a"],"username":123,"password":null,"workflows":"x","tags":{},"load":"x","config":[]}' },
   { label: 'lone surrogates', body: '{"name":"\\ud800","text":"\\udfff x","title":"\\ud83d","query":"\\ud800"}' },
   { label: 'invalid UTF-8', body: Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc0, 0xaf, 0x22, 0x7d]) },
@@ -85,7 +112,11 @@ const HOSTILE_BODIES: BodyCase[] = [
   { label: 'garbage brotli', body: 'not brotli', headers: { 'content-encoding': 'br' } },
   { label: 'unknown encoding', body: '{}', headers: { 'content-encoding': 'x-unknown' } },
   { label: 'unsupported charset', body: '{}', headers: { 'content-type': 'application/json; charset=utf-16' } },
-  { label: 'multipart without closing boundary', body: '--b\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\ncut', headers: { 'content-type': 'multipart/form-data; boundary=b' } },
+  {
+    label: 'multipart without closing boundary',
+    body: '--b\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\ncut',
+    headers: { 'content-type': 'multipart/form-data; boundary=b' },
+  },
   { label: 'multipart without boundary', body: 'x', headers: { 'content-type': 'multipart/form-data' } },
   { label: 'form with NUL', body: 'SAMLResponse=%00&RelayState=%00&name=%00', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
 ];
@@ -150,7 +181,9 @@ it('answers every operation with hostile parameters, queries and bodies without 
     for (const name of names) {
       for (const segment of HOSTILE_SEGMENTS) {
         const url = `${origin}${withParameters(operation.path, (other) => (other === name ? segment : encodeURIComponent(realParameter(operation.path, other))))}`;
-        results.push(await probe(operation.method, url, `path ${name}=${segment.slice(0, 20)}`, operation.hasBody ? { label: 'empty', body: '{}' } : undefined));
+        results.push(
+          await probe(operation.method, url, `path ${name}=${segment.slice(0, 20)}`, operation.hasBody ? { label: 'empty', body: '{}' } : undefined),
+        );
       }
     }
     for (const query of HOSTILE_QUERIES) results.push(await probe(operation.method, `${valid}${query}`, `query ${query}`));
@@ -190,9 +223,20 @@ function rawUpgrade(target: string): Promise<string> {
 
 it('answers hostile WebSocket upgrade targets without a 500 and keeps serving', async () => {
   const targets = [
-    '//%zz', '//', '/ws/v1/sessions/%00', '/ws/v1/sessions/%C0%AF', '/ws/v1/sessions/%zz', `/ws/v1/sessions/${'x'.repeat(3_000)}`,
-    `/ws/v1/sessions/${real.session}?last_seq=%00`, `/ws/v1/sessions/${real.session}?last_seq=1e400`, `/ws/v1/sessions/${real.session}?last_seq=%C0%AF`,
-    '/ws/v1/logs?level=%00', '/ws/v1/logs?level=%C0%AF&token=%00', '/ws/v1/logs/%00', '/ws/v1/%00', '*',
+    '//%zz',
+    '//',
+    '/ws/v1/sessions/%00',
+    '/ws/v1/sessions/%C0%AF',
+    '/ws/v1/sessions/%zz',
+    `/ws/v1/sessions/${'x'.repeat(3_000)}`,
+    `/ws/v1/sessions/${real.session}?last_seq=%00`,
+    `/ws/v1/sessions/${real.session}?last_seq=1e400`,
+    `/ws/v1/sessions/${real.session}?last_seq=%C0%AF`,
+    '/ws/v1/logs?level=%00',
+    '/ws/v1/logs?level=%C0%AF&token=%00',
+    '/ws/v1/logs/%00',
+    '/ws/v1/%00',
+    '*',
   ];
   for (const target of targets) {
     const status = await rawUpgrade(target);
@@ -205,11 +249,22 @@ it('answers hostile session-socket frames with an error frame and keeps the sock
   const socket = await openSocket(`ws://127.0.0.1:${service.port}/ws/v1/sessions/${real.session}`, { headers: auth() });
   await socket.nextOfType('agent_state');
   const frames = [
-    'null', '[]', '"text"', '42', '{"type":["user_message"]}', '{"type":null}', '{"type":"\u0000"}',
-    `{"type":"ping","payload":${deep(5_000)}}`, `{"type":"user_message","payload":${deep(5_000)}}`,
-    '{"type":"user_message","payload":{"text":"hi","mode":"\u0000"}}', '{"type":"user_message","payload":{"text":"a\\u0000b"}}',
-    '{"type":"tool_confirm","payload":{"confirmation_id":"\u0000","action":"allow"}}', '{"type":"tool_confirm","payload":{"confirmation_id":"x","action":"__proto__"}}',
-    '{"type":"__defineGetter__"}', '{"type":"isPrototypeOf","payload":{}}', '{"type":"cancel"}',
+    'null',
+    '[]',
+    '"text"',
+    '42',
+    '{"type":["user_message"]}',
+    '{"type":null}',
+    '{"type":"\u0000"}',
+    `{"type":"ping","payload":${deep(5_000)}}`,
+    `{"type":"user_message","payload":${deep(5_000)}}`,
+    '{"type":"user_message","payload":{"text":"hi","mode":"\u0000"}}',
+    '{"type":"user_message","payload":{"text":"a\\u0000b"}}',
+    '{"type":"tool_confirm","payload":{"confirmation_id":"\u0000","action":"allow"}}',
+    '{"type":"tool_confirm","payload":{"confirmation_id":"x","action":"__proto__"}}',
+    '{"type":"__defineGetter__"}',
+    '{"type":"isPrototypeOf","payload":{}}',
+    '{"type":"cancel"}',
   ];
   for (const [index, frame] of frames.entries()) {
     socket.send(frame);

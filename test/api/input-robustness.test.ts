@@ -42,7 +42,11 @@ const send = (method: string, route: string, body?: unknown, headers: Record<str
 /** The documented error envelope with this status and code. */
 function expectError(response: JsonResponse, status: number, code: string): void {
   expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
-  expect(response.body).toMatchObject({ data: null, error: { message: expect.any(String), details: expect.any(Object) }, meta: { request_id: expect.any(String) } });
+  expect(response.body).toMatchObject({
+    data: null,
+    error: { message: expect.any(String), details: expect.any(Object) },
+    meta: { request_id: expect.any(String) },
+  });
 }
 
 /** `{"a":{"a":…1…}}` with `levels` objects; as text, since JSON.stringify itself overflows on deep values. */
@@ -96,7 +100,13 @@ describe('NUL characters', () => {
 
 describe('malformed paths and bodies', () => {
   it('answers 400 to bad percent-encoding in a path', async () => {
-    for (const route of ['/sessions/%C0%AF', '/sessions/%E0%A4%A', '/assistant/workflows/%FF', '/assistant/contacts/%C0%AF', '/knowledge/collections/%C3%28/documents']) {
+    for (const route of [
+      '/sessions/%C0%AF',
+      '/sessions/%E0%A4%A',
+      '/assistant/workflows/%FF',
+      '/assistant/contacts/%C0%AF',
+      '/knowledge/collections/%C3%28/documents',
+    ]) {
       const response = await send('GET', route);
       expectError(response, 400, 'BAD_REQUEST');
       expect(response.body.error.message).toBe('The request path contains invalid percent-encoding.');
@@ -106,7 +116,9 @@ describe('malformed paths and bodies', () => {
   it(`refuses JSON nested deeper than ${MAX_JSON_DEPTH} levels with 422, and accepts ${MAX_JSON_DEPTH}`, async () => {
     const deepConfig = await send('POST', '/sessions', `{"name":"deep","config":${nested(5_000)}}`);
     expectError(deepConfig, 422, 'VALIDATION_ERROR');
-    expect(deepConfig.body.error.details.fields).toEqual({ config: [{ code: 'too_deep', message: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels`) }] });
+    expect(deepConfig.body.error.details.fields).toEqual({
+      config: [{ code: 'too_deep', message: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels`) }],
+    });
     const deepMetadata = await send('POST', `/sessions/${sessionId}/messages`, `{"text":"hi","metadata":${nested(5_000)}}`);
     expectError(deepMetadata, 422, 'VALIDATION_ERROR');
     expect(Object.keys(deepMetadata.body.error.details.fields)).toEqual(['metadata']);
@@ -130,7 +142,15 @@ describe('malformed paths and bodies', () => {
     expectError(garbage, 400, 'BAD_REQUEST');
     expect(garbage.body.error.message).toMatch(/could not be decompressed/);
     const truncated = gzipSync(JSON.stringify({ name: 'cut' })).subarray(0, 12);
-    expectError(await request(`${api}/sessions`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: truncated }), 400, 'BAD_REQUEST');
+    expectError(
+      await request(`${api}/sessions`, {
+        method: 'POST',
+        headers: { ...auth(), 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body: truncated,
+      }),
+      400,
+      'BAD_REQUEST',
+    );
     const real = await request(`${api}/sessions`, {
       method: 'POST',
       headers: { ...auth(), 'content-type': 'application/json', 'content-encoding': 'gzip' },
@@ -141,7 +161,11 @@ describe('malformed paths and bodies', () => {
     // A small gzip that inflates past the JSON limit is refused by the inflated size.
     const bomb = gzipSync(Buffer.from(`{"name":"${'a'.repeat(4 * 1024 * 1024)}"}`));
     expect(bomb.length).toBeLessThan(10_000);
-    expectError(await request(`${api}/sessions`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: bomb }), 413, 'PAYLOAD_TOO_LARGE');
+    expectError(
+      await request(`${api}/sessions`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: bomb }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
   });
 });
 
@@ -153,7 +177,9 @@ describe('concurrent writes', () => {
       expectError(response, 409, 'CONFLICT');
       expect(response.body.error.message).toBe('A workflow named "raced" exists already.');
     }
-    const synced = await Promise.all(Array.from({ length: 4 }, () => send('POST', '/assistant/workflows/sync', { workflows: [{ name: 'synced', system_prompt: 'x' }] })));
+    const synced = await Promise.all(
+      Array.from({ length: 4 }, () => send('POST', '/assistant/workflows/sync', { workflows: [{ name: 'synced', system_prompt: 'x' }] })),
+    );
     expect(synced.every((response) => response.status === 200 || response.status === 409)).toBe(true);
   });
 

@@ -58,7 +58,12 @@ async function startConfirmingTurn() {
 describe('POST /sessions/{id}/confirmations/{confirmation_id}', () => {
   it('answers the pending confirmation: allow runs the tool and the sync request gets its done', async () => {
     const { id, answer, pending } = await startConfirmingTurn();
-    expect(pending).toEqual({ confirmation_id: expect.any(String), tool: 'save_note', parameters: { text: 'remember this' }, message: expect.stringContaining('save_note') });
+    expect(pending).toEqual({
+      confirmation_id: expect.any(String),
+      tool: 'save_note',
+      parameters: { text: 'remember this' },
+      message: expect.stringContaining('save_note'),
+    });
     const confirmed = await request(`${api}/sessions/${id}/confirmations/${pending.confirmation_id}`, jsonBody({ action: 'allow' }, as(ann)));
     expect(confirmed.status).toBe(202);
     expect(confirmed.body.data).toEqual({ confirmation_id: pending.confirmation_id, action: 'allow' });

@@ -16,7 +16,12 @@ let api: string;
 let ann: TestUser;
 
 beforeAll(async () => {
-  service = await startService({ env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS), cwd: makeTempDir(), logDestination: new LogCapture(), provider: new ScriptedProvider() });
+  service = await startService({
+    env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS),
+    cwd: makeTempDir(),
+    logDestination: new LogCapture(),
+    provider: new ScriptedProvider(),
+  });
   api = `http://127.0.0.1:${service.port}/api/v1`;
   ann = await registerUser(api, 'ann');
 });
@@ -47,7 +52,9 @@ describe('session config', () => {
     // Settings saved with every key, most of them null: what is null goes, what is set stays.
     const saved = await patch(id, { name: 'renamed', config: { model: null, system_prompt: 'Again.', max_steps: null, context_compression: null } });
     expect(saved.body.data).toMatchObject({ name: 'renamed', config: { system_prompt: 'Again.' } });
-    expect((await request(`${api}/sessions/${id}`, { headers: { authorization: `Bearer ${ann.token}` } })).body.data.config).toEqual({ system_prompt: 'Again.' });
+    expect((await request(`${api}/sessions/${id}`, { headers: { authorization: `Bearer ${ann.token}` } })).body.data.config).toEqual({
+      system_prompt: 'Again.',
+    });
   });
 
   it('keeps the memory mode with the config: set, kept by other patches, null back to the default', async () => {

@@ -92,7 +92,10 @@ describe('sessions REST', () => {
 
   it('renames, archives (hidden from the list, 409 on new messages), and restores', async () => {
     const id = (await post(ann, '/sessions', { name: 'old' })).body.data.id;
-    const renamed = await request(`${api}/sessions/${id}`, { ...jsonBody({ name: 'new', config: { max_steps: 3 } }, { authorization: `Bearer ${ann.token}` }), method: 'PATCH' });
+    const renamed = await request(`${api}/sessions/${id}`, {
+      ...jsonBody({ name: 'new', config: { max_steps: 3 } }, { authorization: `Bearer ${ann.token}` }),
+      method: 'PATCH',
+    });
     expect(renamed.body.data).toMatchObject({ name: 'new', config: { max_steps: 3 } });
     const archived = await request(`${api}/sessions/${id}`, as(ann, { method: 'DELETE' }));
     expect(archived.body.data.archived_at).not.toBeNull();
@@ -127,7 +130,10 @@ describe('sessions REST', () => {
     const session = await request(`${api}/sessions/${id}`, as(ann));
     expect(session.body.data.token_counts).toEqual({ input_tokens: 33, output_tokens: 12, total_tokens: 45 });
 
-    const cleared = await request(`${api}/sessions/${id}/messages`, { ...jsonBody({ keep_last: 2 }, { authorization: `Bearer ${ann.token}` }), method: 'DELETE' });
+    const cleared = await request(`${api}/sessions/${id}/messages`, {
+      ...jsonBody({ keep_last: 2 }, { authorization: `Bearer ${ann.token}` }),
+      method: 'DELETE',
+    });
     expect(cleared.body.data).toEqual({ deleted: 4, kept: 2 });
     const left = await request(`${api}/sessions/${id}/messages`, as(ann));
     expect(left.body.data.items.map((m: any) => m.content)).toEqual(['three', 'Hello there, friend.']);
@@ -164,11 +170,15 @@ describe('sessions REST', () => {
 
 describe('Idempotency-Key on POST /sessions/{id}/messages', () => {
   const send = (id: string, key: string | null, text: string, query = '') =>
-    request(`${api}/sessions/${id}/messages${query}`, jsonBody({ text }, { authorization: `Bearer ${ann.token}`, ...(key === null ? {} : { 'idempotency-key': key }) }));
+    request(
+      `${api}/sessions/${id}/messages${query}`,
+      jsonBody({ text }, { authorization: `Bearer ${ann.token}`, ...(key === null ? {} : { 'idempotency-key': key }) }),
+    );
   const userTexts = async (id: string) =>
     ((await request(`${api}/sessions/${id}/messages?limit=100`, as(ann))).body.data.items as any[]).filter((m) => m.role === 'user').map((m) => m.content);
   const idle = async (id: string) => {
-    for (let i = 0; i < 250 && (await request(`${api}/sessions/${id}`, as(ann))).body.data.state !== 'idle'; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 250 && (await request(`${api}/sessions/${id}`, as(ann))).body.data.state !== 'idle'; i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
   };
 
   afterEach(() => {
@@ -234,12 +244,16 @@ describe('Idempotency-Key on POST /sessions/{id}/messages', () => {
     });
     const early = await send(id, 'orphan-1', 'lost once');
     expect([early.status, early.body.error.code]).toEqual([409, 'CONFLICT']); // it may still be on its way
-    await sequelize.query('UPDATE inbound_events SET created_at = ? WHERE external_id = ?', { replacements: [claimedAgo(ABANDONED_CLAIM_MS + 1_000), externalId] });
+    await sequelize.query('UPDATE inbound_events SET created_at = ? WHERE external_id = ?', {
+      replacements: [claimedAgo(ABANDONED_CLAIM_MS + 1_000), externalId],
+    });
     const late = await send(id, 'orphan-1', 'lost once');
     expect(late.status).toBe(202);
     await idle(id);
     // Long after, the key still names the message that was stored: no second copy.
-    await sequelize.query('UPDATE inbound_events SET created_at = ? WHERE external_id = ?', { replacements: [claimedAgo(ABANDONED_CLAIM_MS + 1_000), externalId] });
+    await sequelize.query('UPDATE inbound_events SET created_at = ? WHERE external_id = ?', {
+      replacements: [claimedAgo(ABANDONED_CLAIM_MS + 1_000), externalId],
+    });
     const again = await send(id, 'orphan-1', 'lost once');
     expect([again.status, again.body.data.id]).toEqual([202, late.body.data.id]);
     await idle(id);
@@ -249,7 +263,11 @@ describe('Idempotency-Key on POST /sessions/{id}/messages', () => {
   it('refuses a key that is empty, too long or not printable ASCII (422 naming the header)', async () => {
     const id = (await post(ann, '/sessions', {})).body.data.id;
     for (const key of ['has space', 'x'.repeat(256), 'caf\u00e9']) {
-      const response = await request(`${api}/sessions/${id}/messages`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ann.token}`, 'idempotency-key': encodeURI(key) === key ? key : 'bad key' }, body: JSON.stringify({ text: 'x' }) });
+      const response = await request(`${api}/sessions/${id}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ann.token}`, 'idempotency-key': encodeURI(key) === key ? key : 'bad key' },
+        body: JSON.stringify({ text: 'x' }),
+      });
       expect([response.status, Object.keys(response.body.error.details.fields)]).toEqual([422, ['header.idempotency-key']]);
     }
   });

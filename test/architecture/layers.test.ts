@@ -18,7 +18,10 @@ afterAll(removeTempDirs);
 /** depcruise's exit status (the number of errors) and its report. */
 async function cruise(cwd: string): Promise<{ status: number; report: string }> {
   try {
-    const { stdout } = await run(process.execPath, [DEPCRUISE, 'src', 'adapters', 'web/src', '--config', CONFIG, '--output-type', 'err'], { cwd, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run(process.execPath, [DEPCRUISE, 'src', 'adapters', 'web/src', '--config', CONFIG, '--output-type', 'err'], {
+      cwd,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     return { status: 0, report: stdout };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -50,11 +53,13 @@ it('fails, naming the rule, for each kind of forbidden import', async () => {
     // the registry lists adapter folders; it does not reach into src/ beyond core
     'adapters/index.ts': "import { limit } from '../src/api/limit';\nexport const CHANNELS = [limit];\n",
     // only the composition root knows the adapters (allowed there); nothing imports the root
-    'src/routing/scope.ts': "import { CHANNELS } from '../../adapters';\nimport { started } from '../main';\nimport { composed } from '../compose/service';\nexport const scope = [CHANNELS, started, composed];\n",
+    'src/routing/scope.ts':
+      "import { CHANNELS } from '../../adapters';\nimport { started } from '../main';\nimport { composed } from '../compose/service';\nexport const scope = [CHANNELS, started, composed];\n",
     'src/compose/service.ts': "import { CHANNELS } from '../../adapters';\nexport const composed = CHANNELS;\n",
     'src/main.ts': "import { composed } from './compose/service';\nexport const started = composed;\n",
     // the web UI imports only the protocol of src/ (allowed)
-    'web/src/page.ts': "import { contract } from '../../src/core/contract';\nimport { frames } from '../../src/protocol/frames';\nexport const page = [contract, frames];\n",
+    'web/src/page.ts':
+      "import { contract } from '../../src/core/contract';\nimport { frames } from '../../src/protocol/frames';\nexport const page = [contract, frames];\n",
     // src/turns is below those who ask it: it never imports the worker (nor the sessions, the API, the server, the root)
     'src/turns/owner.ts': "import { runner } from '../worker/runner';\nexport const owner = runner;\n",
     'src/worker/runner.ts': 'export const runner = 5;\n',

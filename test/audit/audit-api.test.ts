@@ -17,7 +17,12 @@ let admin: TestUser;
 let user: TestUser;
 
 beforeAll(async () => {
-  service = await startService({ env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS), cwd: makeTempDir(), logDestination: new LogCapture(), provider: new ScriptedProvider() });
+  service = await startService({
+    env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS),
+    cwd: makeTempDir(),
+    logDestination: new LogCapture(),
+    provider: new ScriptedProvider(),
+  });
   api = `http://127.0.0.1:${service.port}/api/v1`;
   admin = await registerUser(api, 'root');
   user = await registerUser(api, 'alice');
@@ -60,7 +65,9 @@ it('records workflow changes and a sync (not a dry run) with the names it touche
   const workflow = { name: 'triage', system_prompt: 'Sort tickets.', tool_list: 'current_time', knowledge_base_ids: [], triggers: { keywords: ['ticket'] } };
   expect((await request(`${api}/assistant/workflows`, jsonBody(workflow, as(admin)))).status).toBe(201);
   await request(`${api}/assistant/workflows/sync`, jsonBody({ workflows: [{ ...workflow, system_prompt: 'Sort them.' }], dry_run: true }, as(admin)));
-  expect((await request(`${api}/assistant/workflows/sync`, jsonBody({ workflows: [{ ...workflow, system_prompt: 'Sort them.' }] }, as(admin)))).status).toBe(200);
+  expect((await request(`${api}/assistant/workflows/sync`, jsonBody({ workflows: [{ ...workflow, system_prompt: 'Sort them.' }] }, as(admin)))).status).toBe(
+    200,
+  );
   const [changed] = await auditRows(api, admin.token, { kind: 'workflow.changed' });
   expect(changed).toMatchObject({ subject: 'triage', action: 'created', actor: { key: `user:${admin.id}` } });
   const synced = await auditRows(api, admin.token, { kind: 'workflow.synced' });
@@ -76,7 +83,11 @@ it('pages newest first with the list envelope, filters by time, and is for admin
   const second = await request(`${api}/audit?limit=2&cursor=${first.body.data.next_cursor}`, { headers: as(admin) });
   expect(second.body.data.items.map((row: any) => row.id)).toEqual(all.slice(2, 4).map((row) => row.id));
   const future = new Date(Date.now() + 60_000).toISOString();
-  expect((await request(`${api}/audit?from=${encodeURIComponent(future)}`, { headers: as(admin) })).body.data).toMatchObject({ items: [], total: 0, has_more: false });
+  expect((await request(`${api}/audit?from=${encodeURIComponent(future)}`, { headers: as(admin) })).body.data).toMatchObject({
+    items: [],
+    total: 0,
+    has_more: false,
+  });
   expect((await request(`${api}/audit?to=${encodeURIComponent(future)}&kind=workflow.synced`, { headers: as(admin) })).body.data.total).toBe(1);
 
   expect((await request(`${api}/audit`, { headers: as(user) })).status).toBe(403);

@@ -62,7 +62,10 @@ describe('access JWT validation', () => {
     ['another audience', () => signTestJwt(claims({ aud: 'other-api' }))],
     ['no sub', () => signTestJwt(claims({ sub: undefined }))],
     ['sub of no user', () => signTestJwt(claims({ sub: '00000000-0000-4000-8000-000000000000' }))],
-    ['tampered payload (role admin)', () => `${header}.${base64url({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), role: 'admin' })}.${validToken.split('.')[2]}`],
+    [
+      'tampered payload (role admin)',
+      () => `${header}.${base64url({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), role: 'admin' })}.${validToken.split('.')[2]}`,
+    ],
     ['tampered signature', () => `${validToken.slice(0, -4)}${validToken.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`],
     ['malformed: one segment', () => 'not-a-jwt'],
     ['malformed: garbage segments', () => 'a.b.c'],

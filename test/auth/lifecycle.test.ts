@@ -62,10 +62,12 @@ describe.each(backends)('auth lifecycle on %s', (_name, usePostgres) => {
 
     expect((await request(`${hub.api}/users/${user.body.data.user.id}`, { method: 'DELETE', ...bearer(adminToken) })).status).toBe(204);
     const count = async (table: string) =>
-      (await hub.database.sequelize.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${table} WHERE user_id = :id`, {
-        replacements: { id: user.body.data.user.id },
-        type: QueryTypes.SELECT,
-      }))[0]!.n;
+      (
+        await hub.database.sequelize.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${table} WHERE user_id = :id`, {
+          replacements: { id: user.body.data.user.id },
+          type: QueryTypes.SELECT,
+        })
+      )[0]!.n;
     expect(Number(await count('api_keys'))).toBe(0);
     expect(Number(await count('refresh_tokens'))).toBe(0);
   });

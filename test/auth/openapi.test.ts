@@ -54,7 +54,7 @@ describe('auth endpoints are documented', () => {
     expect(document.paths['/api/v1/auth/saml/acs'].post.responses['503'].description).toContain('SAML_NOT_CONFIGURED');
   });
 
-  it('in the documentation site\'s REST reference (generated from the OpenAPI document)', () => {
+  it("in the documentation site's REST reference (generated from the OpenAPI document)", () => {
     const reference = readFileSync(path.resolve(__dirname, '../../docs/reference/rest.md'), 'utf8');
     for (const endpoint of AUTH_ENDPOINTS) {
       const [method, route] = endpoint.split(' ') as [string, string];

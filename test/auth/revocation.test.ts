@@ -25,7 +25,12 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 async function startHub(): Promise<RunningService> {
   return startService({
-    env: testEnv(makeTempDir(), { ...GENEROUS_RATE_LIMITS, SERVICE_DATABASE_URL: database.url, SERVICE_REDIS_URL: TEST_REDIS_URL, SERVICE_REDIS_PREFIX: prefix }),
+    env: testEnv(makeTempDir(), {
+      ...GENEROUS_RATE_LIMITS,
+      SERVICE_DATABASE_URL: database.url,
+      SERVICE_REDIS_URL: TEST_REDIS_URL,
+      SERVICE_REDIS_PREFIX: prefix,
+    }),
     cwd: makeTempDir(),
     logDestination: new LogCapture(),
   });
@@ -40,7 +45,11 @@ async function sessionSocket(token: string): Promise<TestSocket> {
 }
 
 function patchUser(id: string, body: unknown) {
-  return request(`${api(one)}/users/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer(admin.token) }, body: JSON.stringify(body) });
+  return request(`${api(one)}/users/${id}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json', ...bearer(admin.token) },
+    body: JSON.stringify(body),
+  });
 }
 
 beforeAll(async () => {
@@ -92,7 +101,7 @@ it('logging out everywhere closes what access tokens opened (API keys live on)',
   keySocket.close();
 });
 
-it("demoting an admin closes their log stream with 4003 and their session sockets with 4001", async () => {
+it('demoting an admin closes their log stream with 4003 and their session sockets with 4001', async () => {
   const second = await registerUser(api(one), 'second_admin');
   expect((await patchUser(second.id, { role: 'admin' })).status).toBe(200);
   const logs = await openSocket(`ws://127.0.0.1:${two.port}/ws/v1/logs?token=${second.token}`);
@@ -108,7 +117,11 @@ it('refuses an access token issued an hour in the future (beyond the clock-skew 
   const user = await registerUser(api(one), 'future_user');
   const now = Math.floor(Date.now() / 1000);
   const sign = (iat: number) =>
-    jwt.sign({ sub: user.id, role: 'user', typ: 'access', iat, exp: iat + 900 }, TEST_JWT_SECRET, { algorithm: 'HS256', issuer: 'switchboard', audience: 'switchboard-api' });
+    jwt.sign({ sub: user.id, role: 'user', typ: 'access', iat, exp: iat + 900 }, TEST_JWT_SECRET, {
+      algorithm: 'HS256',
+      issuer: 'switchboard',
+      audience: 'switchboard-api',
+    });
   expect((await request(`${api(one)}/auth/me`, { headers: bearer(sign(now + 3600)) })).status).toBe(401);
   expect((await request(`${api(one)}/auth/me`, { headers: bearer(sign(now + 10)) })).status).toBe(200); // within the skew
 });

@@ -129,7 +129,11 @@ describe('SAML assertion consumer limits', () => {
     expect(result[2]!.body.data.user.email).toBe(address);
     expect(maxDelayMs).toBeLessThanOrEqual(EVENT_LOOP_BUDGET_MS);
     expect(reasonsSince(from)).toContain(`the document has more than ${SAML_MAX_ELEMENTS} elements (refused before the signature check)`);
-    const deep = response({ email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo: await startLogin() }, attacker, `${'<x>'.repeat(100)}${'</x>'.repeat(100)}`);
+    const deep = response(
+      { email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo: await startLogin() },
+      attacker,
+      `${'<x>'.repeat(100)}${'</x>'.repeat(100)}`,
+    );
     expect((await post(deep)).status).toBe(401);
     expect(reasonsSince(from)).toContain('the document nests elements deeper than 64 levels (refused before the signature check)');
   });
@@ -141,7 +145,9 @@ describe('SAML assertion consumer limits', () => {
       const accepted = await post(response({ email: address, audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo: await startLogin() }));
       expect(accepted.status).toBe(200);
       expect(accepted.body.data.user.email).toBe(address);
-      const forged = await post(response({ email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo: await startLogin() }, attacker, groups(500)));
+      const forged = await post(
+        response({ email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo: await startLogin() }, attacker, groups(500)),
+      );
       expect(forged.status).toBe(401);
       expect(checkSignature).not.toHaveBeenCalled();
     } finally {

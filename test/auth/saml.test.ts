@@ -143,7 +143,9 @@ describe('SAML configuration', () => {
 
   it('is off by default, and refuses an enabled one without entry point or IdP certificate', () => {
     expect(resolveSamlSettings(load('').auth.saml, PUBLIC_URL)).toBeNull();
-    expect(refusal(() => resolveSamlSettings(load('auth:\n  saml:\n    enabled: true\n').auth.saml, PUBLIC_URL))).toMatch(/^auth\.saml\.entry_point: is required/);
+    expect(refusal(() => resolveSamlSettings(load('auth:\n  saml:\n    enabled: true\n').auth.saml, PUBLIC_URL))).toMatch(
+      /^auth\.saml\.entry_point: is required/,
+    );
     const noCert = load(`auth:\n  saml:\n    enabled: true\n    entry_point: ${ENTRY_POINT}\n`).auth.saml;
     expect(refusal(() => resolveSamlSettings(noCert, PUBLIC_URL))).toMatch(/^auth\.saml\.idp_cert: /);
     const missingFile = load(`auth:\n  saml:\n    enabled: true\n    entry_point: ${ENTRY_POINT}\n    idp_cert_file: /nonexistent.pem\n`).auth.saml;
@@ -252,7 +254,8 @@ describe('SAML service provider', () => {
     expect(`${location.origin}${location.pathname}`).toBe(`${PUBLIC_URL}/`);
     return new URLSearchParams(location.hash.slice(1));
   }
-  const exchange = (body: unknown, headers: Record<string, string> = {}) => request(`${hub.api}/auth/saml/exchange`, { ...jsonBody(body, headers), method: 'POST' });
+  const exchange = (body: unknown, headers: Record<string, string> = {}) =>
+    request(`${hub.api}/auth/saml/exchange`, { ...jsonBody(body, headers), method: 'POST' });
 
   it('redirects a browser to the web UI with a one-time code bound to its RelayState, never tokens (login CSRF)', async () => {
     const fragment = await browserLogin('nonce-of-this-browser');
@@ -273,7 +276,9 @@ describe('SAML service provider', () => {
     const pair = await exchange({ code: fragment.get('saml_code'), state: 'cookie-nonce' }, { 'x-switchboard-refresh': 'cookie' });
     expect(pair.status).toBe(200);
     expect(pair.body.data.refresh_token).toBeNull();
-    expect(String(pair.headers.get('set-cookie'))).toMatch(/^switchboard_refresh=[^;]+; Max-Age=\d+; Path=\/api\/v1\/auth\/refresh; Expires=[^;]+; HttpOnly; (Secure; )?SameSite=Strict$/);
+    expect(String(pair.headers.get('set-cookie'))).toMatch(
+      /^switchboard_refresh=[^;]+; Max-Age=\d+; Path=\/api\/v1\/auth\/refresh; Expires=[^;]+; HttpOnly; (Secure; )?SameSite=Strict$/,
+    );
   });
 
   it('refuses an unsigned assertion', async () => {
@@ -308,9 +313,7 @@ describe('SAML service provider', () => {
     const stolen = await pair();
     const id = /ID="([^"]+)"/.exec(stolen.genuine)![1]!;
     const signatureElement = /<ds:Signature[\s\S]*<\/ds:Signature>|<Signature[\s\S]*<\/Signature>/.exec(stolen.genuine)![0];
-    const forged = stolen.evil
-      .replace(/ID="[^"]+"/, `ID="${id}"`)
-      .replace(/(<saml:Issuer>[^<]*<\/saml:Issuer>)/, `$1${signatureElement}`);
+    const forged = stolen.evil.replace(/ID="[^"]+"/, `ID="${id}"`).replace(/(<saml:Issuer>[^<]*<\/saml:Issuer>)/, `$1${signatureElement}`);
     await expectRefused(responseBase64(idp, forged, { destination: ACS_URL, inResponseTo: stolen.inResponseTo }));
     expect(await userExists(evilEmail)).toBe(false);
     // Control: a genuine assertion made the same way, sent alone, is accepted.
@@ -325,7 +328,10 @@ describe('SAML service provider', () => {
     await expectRefused(signedResponse(await goodOptions({ audience: 'yet-another-sp' })));
     const userId = first.body.data.user.id;
     const logins = await auditRows(hub.api, adminToken, { kind: 'saml.login', actor: `user:${userId}` }, 2);
-    expect(logins.map((row) => [row.action, row.details.role])).toEqual([['login', 'admin'], ['login', 'user']]);
+    expect(logins.map((row) => [row.action, row.details.role])).toEqual([
+      ['login', 'admin'],
+      ['login', 'user'],
+    ]);
     const [roleChange] = await auditRows(hub.api, adminToken, { kind: 'user.changed', actor: 'system:saml' });
     expect(roleChange).toMatchObject({ subject: userId, action: 'role:admin', details: { role_before: 'user', from: 'idp_attribute' } });
     const refusals = await auditRows(hub.api, adminToken, { kind: 'saml.refused' }, 1, (row) => /audience/i.test(row.details.reason));
@@ -337,7 +343,10 @@ describe('SAML service provider', () => {
     const genuine = Buffer.from(signedResponse(options), 'base64').toString('utf8');
     await expectRefused(Buffer.from(`<!DOCTYPE samlp:Response>${genuine}`).toString('base64'));
     expect(await userExists(options.email)).toBe(false);
-    const reasons = hub.logs.entries().filter((entry) => entry.msg === 'SAML response refused').map((entry) => entry.reason);
+    const reasons = hub.logs
+      .entries()
+      .filter((entry) => entry.msg === 'SAML response refused')
+      .map((entry) => entry.reason);
     expect(reasons).toContain('the document has a DTD (DOCTYPE), which SAML responses never carry (refused before the signature check)');
   });
 

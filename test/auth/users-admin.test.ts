@@ -21,7 +21,11 @@ function asAdmin(init: RequestInit = {}): RequestInit {
 }
 
 function patch(id: string, body: unknown, token = admin.token) {
-  return request(`${hub.api}/users/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  return request(`${hub.api}/users/${id}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
 }
 
 describe('admin user management', () => {

@@ -144,7 +144,15 @@ describe('credentials for the other commands', () => {
     const file = path.join(env.SWITCHBOARD_CONFIG_DIR!, 'credentials.json');
     const contents = JSON.parse(readFileSync(file, 'utf8'));
     const now = Math.floor(Date.now() / 1000);
-    contents.hubs[hubUrl].access_token = signTestJwt({ sub: admin.id, role: 'admin', typ: 'access', iss: 'switchboard', aud: 'switchboard-api', iat: now - 1200, exp: now - 600 });
+    contents.hubs[hubUrl].access_token = signTestJwt({
+      sub: admin.id,
+      role: 'admin',
+      typ: 'access',
+      iss: 'switchboard',
+      aud: 'switchboard-api',
+      iat: now - 1200,
+      exp: now - 600,
+    });
     contents.hubs[hubUrl].refresh_token = 'not-a-real-refresh-token';
     writeFileSync(file, JSON.stringify(contents));
     const run = await runCli(['workflows', 'diff', EXAMPLES], env);
@@ -167,7 +175,10 @@ describe('credentials for the other commands', () => {
   });
 
   it('a URL that is not a Switchboard hub: exit 2, whether it answers 404 JSON or an HTML page', async () => {
-    const wrongPath = await runCli(['workflows', 'export', makeTempDir(), '--url', `${hubUrl}/elsewhere`], freshEnv({ SWITCHBOARD_API_KEY: 'svc_live_anything' }));
+    const wrongPath = await runCli(
+      ['workflows', 'export', makeTempDir(), '--url', `${hubUrl}/elsewhere`],
+      freshEnv({ SWITCHBOARD_API_KEY: 'svc_live_anything' }),
+    );
     expect(wrongPath.code).toBe(2);
     expect(wrongPath.stderr).toBe(`${hubUrl}/elsewhere has no Switchboard API (404 NOT_FOUND): check --url or SWITCHBOARD_URL.\n`);
 

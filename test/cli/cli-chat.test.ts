@@ -263,5 +263,7 @@ it('a turn the hub ran again at once while the client was away: the answer is co
   await session.waitFor((s) => s.text().includes('✓ done') && s.transcript().at(-1) === '›', 30_000);
   const lines = session.transcript();
   expect(lines[lines.indexOf('› finish without me') + 1]).toBe(text);
-  expect(lines[lines.indexOf('› finish without me') + 2]).toMatch(/^✓ done (in |\(the hub finished the turn while the connection was down; the answer above is the stored one\))/);
+  expect(lines[lines.indexOf('› finish without me') + 2]).toMatch(
+    /^✓ done (in |\(the hub finished the turn while the connection was down; the answer above is the stored one\))/,
+  );
 }, 60_000);

@@ -182,11 +182,17 @@ describe('sessions and history', () => {
     expect(historyJson).toEqual([expect.objectContaining({ role: 'assistant', content: 'Saved history.txt.' })]);
 
     const archive = await runCli(['sessions', 'archive', prefix], userEnv);
-    expect(archive).toMatchObject({ code: 0, stdout: `Archived session ${sessionId} ("history demo"). \`switchboard sessions restore ${sessionId}\` brings it back.\n` });
+    expect(archive).toMatchObject({
+      code: 0,
+      stdout: `Archived session ${sessionId} ("history demo"). \`switchboard sessions restore ${sessionId}\` brings it back.\n`,
+    });
     expect((await runCli(['sessions', '--json'], userEnv)).stdout).not.toContain(sessionId);
     expect((await runCli(['sessions', '--archived', '--json'], userEnv)).stdout).toContain(sessionId);
     const archivedChat = await runCli(['chat', '--session', prefix, '-m', 'hello?'], userEnv);
-    expect(archivedChat).toMatchObject({ code: 1, stderr: `Session ${sessionId} is archived: \`switchboard sessions restore ${sessionId}\` brings it back.\n` });
+    expect(archivedChat).toMatchObject({
+      code: 1,
+      stderr: `Session ${sessionId} is archived: \`switchboard sessions restore ${sessionId}\` brings it back.\n`,
+    });
     expect((await runCli(['sessions', 'restore', prefix], userEnv)).code).toBe(0);
     expect((await runCli(['sessions', 'show', sessionId, '--json'], userEnv)).stdout).toContain('"archived_at": null');
 
@@ -252,7 +258,7 @@ describe('logs', () => {
     expect(await logs.exited).toBe(0);
   });
 
-  it('--json prints the hub\'s log_line objects; an expired access token is refreshed once at connect', async () => {
+  it("--json prints the hub's log_line objects; an expired access token is refreshed once at connect", async () => {
     const env = await loggedIn('cli_admin');
     const file = path.join(env.SWITCHBOARD_CONFIG_DIR!, 'credentials.json');
     const contents = JSON.parse(readFileSync(file, 'utf8'));
@@ -265,7 +271,12 @@ describe('logs', () => {
     await logs.waitFor('Ctrl-C stops.');
     await request(`${hub.api}/openapi.json`);
     await logs.waitFor('GET /api/v1/openapi.json 200');
-    const line = JSON.parse(logs.stdout().split('\n').find((text) => text.includes('GET /api/v1/openapi.json'))!);
+    const line = JSON.parse(
+      logs
+        .stdout()
+        .split('\n')
+        .find((text) => text.includes('GET /api/v1/openapi.json'))!,
+    );
     expect(line).toMatchObject({ type: 'log_line', level: 'INFO', message: expect.stringMatching(/^GET \/api\/v1\/openapi\.json 200/) });
     logs.child.kill('SIGINT');
     expect(await logs.exited).toBe(0);

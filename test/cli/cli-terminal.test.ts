@@ -108,15 +108,29 @@ describe('text for the terminal', () => {
   });
 
   it('aligns tables and cuts only the last column to the width', () => {
-    const lines = formatTable(['ID', 'NAME'], [['1', 'short'], ['22', 'a much longer name than fits']], 16);
+    const lines = formatTable(
+      ['ID', 'NAME'],
+      [
+        ['1', 'short'],
+        ['22', 'a much longer name than fits'],
+      ],
+      16,
+    );
     expect(lines).toEqual(['ID  NAME', '1   short', '22  a much long…']);
     expect(visibleWidth(lines[2]!)).toBe(16);
   });
 });
 
 describe('the confirmation prompt', () => {
-  it('maps the spec\'s CLI keys, Enter to allow, and nothing else', () => {
-    expect(['y', 'n', 'a', 'd', 'f', 'c'].map((key) => actionForKey({ sequence: key, name: key }))).toEqual(['allow', 'deny', 'allow_all', 'disable', 'forbid_all', 'cancel']);
+  it("maps the spec's CLI keys, Enter to allow, and nothing else", () => {
+    expect(['y', 'n', 'a', 'd', 'f', 'c'].map((key) => actionForKey({ sequence: key, name: key }))).toEqual([
+      'allow',
+      'deny',
+      'allow_all',
+      'disable',
+      'forbid_all',
+      'cancel',
+    ]);
     expect(actionForKey({ sequence: 'Y', name: 'y', shift: true })).toBe('allow');
     expect(actionForKey({ sequence: '\r', name: 'return' })).toBe('allow');
     expect(actionForKey({ sequence: 'x', name: 'x' })).toBeNull();
@@ -126,7 +140,12 @@ describe('the confirmation prompt', () => {
 
   it('shows the tool, the message and the parameters, short ones first, long ones cut with their length', () => {
     const lines = formatConfirmRequest(
-      { confirmation_id: 'c1', tool: 'write_file', message: 'Allow "write_file" to run with path: "a.md", content: <2048 characters>?', parameters: { content: 'x'.repeat(2048), path: 'a.md' } },
+      {
+        confirmation_id: 'c1',
+        tool: 'write_file',
+        message: 'Allow "write_file" to run with path: "a.md", content: <2048 characters>?',
+        parameters: { content: 'x'.repeat(2048), path: 'a.md' },
+      },
       60,
       plain,
     );
@@ -185,18 +204,41 @@ describe('status and summary lines', () => {
 
   it('shows state, time, running and finished tools, memory and what Ctrl-C does', () => {
     expect(formatTurnStatus(snapshot(), 4_200, { frame: 0, cancelling: false, reconnecting: null })).toBe('⠋ writing · 3.2 s · Ctrl-C cancels');
-    const busy = snapshot({ running: new Map([['c1', { name: 'write_file', startedAt: 3_000 }]]), memory: { mode: 'summary', tokensUsed: 12_345, summarized: true } });
-    expect(formatTurnStatus(busy, 4_200, { frame: 1, cancelling: false, reconnecting: null })).toBe('⠙ writing · 3.2 s · ▶ write_file 1.2 s · memory 12,345 tokens, summarised · Ctrl-C cancels');
-    const failed = snapshot({ finished: [{ id: 'c1', name: 'http_fetch', durationMs: 30, error: 'refused' }] });
-    expect(formatTurnStatus(failed, 4_200, { frame: 2, cancelling: true, reconnecting: null })).toBe('⠹ cancelling · 3.2 s · ✗ http_fetch: refused · Ctrl-C again quits');
-    expect(formatTurnStatus(snapshot(), 4_200, { frame: 0, cancelling: false, reconnecting: { attempt: 3, maxAttempts: 10, at: 6_000, why: 'ECONNREFUSED' } })).toBe(
-      '↻ connection lost (ECONNREFUSED): reconnecting in 2 s (attempt 3 of 10) · Ctrl-C cancels',
+    const busy = snapshot({
+      running: new Map([['c1', { name: 'write_file', startedAt: 3_000 }]]),
+      memory: { mode: 'summary', tokensUsed: 12_345, summarized: true },
+    });
+    expect(formatTurnStatus(busy, 4_200, { frame: 1, cancelling: false, reconnecting: null })).toBe(
+      '⠙ writing · 3.2 s · ▶ write_file 1.2 s · memory 12,345 tokens, summarised · Ctrl-C cancels',
     );
+    const failed = snapshot({ finished: [{ id: 'c1', name: 'http_fetch', durationMs: 30, error: 'refused' }] });
+    expect(formatTurnStatus(failed, 4_200, { frame: 2, cancelling: true, reconnecting: null })).toBe(
+      '⠹ cancelling · 3.2 s · ✗ http_fetch: refused · Ctrl-C again quits',
+    );
+    expect(
+      formatTurnStatus(snapshot(), 4_200, { frame: 0, cancelling: false, reconnecting: { attempt: 3, maxAttempts: 10, at: 6_000, why: 'ECONNREFUSED' } }),
+    ).toBe('↻ connection lost (ECONNREFUSED): reconnecting in 2 s (attempt 3 of 10) · Ctrl-C cancels');
   });
 
   it('sums a turn up: time, tokens, tool calls with durations and errors, workflow when the hub names it', () => {
-    const done = { message_id: 'm', text: '', total_tokens: 1_234, input_tokens: 1_000, output_tokens: 234, duration_ms: 2_500, tool_calls: 2, workflow: 'support' };
-    const tools = snapshot({ finished: [{ id: 'a', name: 'write_file', durationMs: 12, error: null }, { id: 'b', name: 'calculator', durationMs: 1, error: 'bad input' }] });
-    expect(formatDoneSummary(done, tools)).toBe('✓ done in 2.5 s · 1,234 tokens (1,000 in, 234 out) · 2 tool calls: write_file 12 ms, calculator ✗ bad input · workflow support');
+    const done = {
+      message_id: 'm',
+      text: '',
+      total_tokens: 1_234,
+      input_tokens: 1_000,
+      output_tokens: 234,
+      duration_ms: 2_500,
+      tool_calls: 2,
+      workflow: 'support',
+    };
+    const tools = snapshot({
+      finished: [
+        { id: 'a', name: 'write_file', durationMs: 12, error: null },
+        { id: 'b', name: 'calculator', durationMs: 1, error: 'bad input' },
+      ],
+    });
+    expect(formatDoneSummary(done, tools)).toBe(
+      '✓ done in 2.5 s · 1,234 tokens (1,000 in, 234 out) · 2 tool calls: write_file 12 ms, calculator ✗ bad input · workflow support',
+    );
   });
 });

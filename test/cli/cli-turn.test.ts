@@ -5,14 +5,21 @@ import type { MessageView } from '../../src/protocol/payloads';
 
 /** How a client follows one turn through its frames (no hub: the frames are given). */
 let seq = 0;
-const frame = (type: string, payload: Record<string, unknown>): SessionFrame => ({ type, payload, session_id: 's', seq: ++seq, ts: '' }) as unknown as SessionFrame;
+const frame = (type: string, payload: Record<string, unknown>): SessionFrame =>
+  ({ type, payload, session_id: 's', seq: ++seq, ts: '' }) as unknown as SessionFrame;
 const state = (value: string) => frame('agent_state', { state: value });
 const token = (text: string) => frame('token', { text, final: false });
 
 function follow(options: { joined?: boolean } = {}) {
   const shown: string[] = [];
   const ends: TurnEnd[] = [];
-  const view: TurnView = { text: (text) => shown.push(text), changed: () => undefined, confirm: () => undefined, notice: () => undefined, ended: (end) => ends.push(end) };
+  const view: TurnView = {
+    text: (text) => shown.push(text),
+    changed: () => undefined,
+    confirm: () => undefined,
+    notice: () => undefined,
+    ended: (end) => ends.push(end),
+  };
   return { follower: new TurnFollower(view, options), shown, ends };
 }
 
@@ -53,7 +60,7 @@ it('idle after an outage with nothing else: the turn ended out of sight (its rep
   expect(shown).toEqual(['Part']);
 });
 
-it('after a reconnect, the turn\'s own idle (it names the turn) is not the hub saying no turn runs', () => {
+it("after a reconnect, the turn's own idle (it names the turn) is not the hub saying no turn runs", () => {
   const { follower, ends } = follow();
   follower.turnId = 't1';
   follower.handle(frame('agent_state', { state: 'thinking', turn_id: 't1' }));
@@ -76,13 +83,23 @@ it('a rerun after a restart repeats nothing already shown; frames of another tur
 it('a joined turn is held and shown whole at its end; replies to client frames are notices', () => {
   const notices: string[] = [];
   const shown: string[] = [];
-  const follower = new TurnFollower({ text: (text) => shown.push(text), changed: () => undefined, confirm: () => undefined, notice: (error) => notices.push(error.code), ended: () => undefined }, { joined: true });
-  for (const next of [token('middle '), frame('error', { code: 'INVALID_MESSAGE', message: 'no confirmation pending' }), done('start middle end')]) follower.handle(next);
+  const follower = new TurnFollower(
+    {
+      text: (text) => shown.push(text),
+      changed: () => undefined,
+      confirm: () => undefined,
+      notice: (error) => notices.push(error.code),
+      ended: () => undefined,
+    },
+    { joined: true },
+  );
+  for (const next of [token('middle '), frame('error', { code: 'INVALID_MESSAGE', message: 'no confirmation pending' }), done('start middle end')])
+    follower.handle(next);
   expect(shown).toEqual(['start middle end']);
   expect(notices).toEqual(['INVALID_MESSAGE']);
 });
 
-it('finds a turn\'s stored reply in the history: the last assistant message without tool calls before the next user message', () => {
+it("finds a turn's stored reply in the history: the last assistant message without tool calls before the next user message", () => {
   const message = (id: string, role: MessageView['role'], content: string, toolCalls: unknown[] = []) =>
     ({ id, role, content, tool_calls: toolCalls }) as unknown as MessageView;
   const history = [

@@ -159,14 +159,32 @@ describe('switchboard workflows export from a hub that sends hostile names', () 
     const names = ['fine', '../escaped', '/tmp/absolute-escape', 'a/b', '..'];
     const fake = http.createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
-      const items = names.map((name) => ({ name, description: '', system_prompt: 'x', tool_list: '', knowledge_base_ids: [], triggers: { keywords: [], regex: [], contact_tags: [] }, binding_channels: [], mid_turn: null }));
-      response.end(JSON.stringify({ data: { items, next_cursor: null, has_more: false, total: items.length }, error: null, meta: { request_id: 'x', timestamp: new Date().toISOString() } }));
+      const items = names.map((name) => ({
+        name,
+        description: '',
+        system_prompt: 'x',
+        tool_list: '',
+        knowledge_base_ids: [],
+        triggers: { keywords: [], regex: [], contact_tags: [] },
+        binding_channels: [],
+        mid_turn: null,
+      }));
+      response.end(
+        JSON.stringify({
+          data: { items, next_cursor: null, has_more: false, total: items.length },
+          error: null,
+          meta: { request_id: 'x', timestamp: new Date().toISOString() },
+        }),
+      );
     });
     await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
     try {
       const parent = makeTempDir();
       const dir = path.join(parent, 'out');
-      const run = await runCli(['workflows', 'export', dir, '--url', `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, '--api-key', `svc_live_${'a'.repeat(43)}`], env);
+      const run = await runCli(
+        ['workflows', 'export', dir, '--url', `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, '--api-key', `svc_live_${'a'.repeat(43)}`],
+        env,
+      );
       expect(run.code).toBe(1);
       expect(readdirSync(dir)).toEqual(['fine.yaml']);
       expect(readdirSync(parent)).toEqual(['out']);

@@ -23,7 +23,12 @@ export function toolCalls(...calls: { name: string; args: Record<string, unknown
       openAiChunk.delta({ role: 'assistant', content: '' }),
       ...calls.map((call, index) => {
         callCounter += 1;
-        return openAiChunk.toolCall({ index, id: `call_cli_${callCounter}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } });
+        return openAiChunk.toolCall({
+          index,
+          id: `call_cli_${callCounter}`,
+          type: 'function',
+          function: { name: call.name, arguments: JSON.stringify(call.args) },
+        });
       }),
       openAiChunk.finish('tool_calls'),
       openAiChunk.usage(20, 10),

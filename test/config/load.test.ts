@@ -8,7 +8,6 @@ import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 
-
 afterAll(removeTempDirs);
 
 /** A working directory holding the given config.yaml text (or none). */
@@ -71,9 +70,7 @@ describe('precedence: environment over config.yaml over built-in defaults', () =
   it('lets SERVICE_SHARED_STORE_URL win over api.shared_store_url, and an empty value clear it', () => {
     const yamlText = 'api:\n  shared_store_url: redis://yaml-host:6379\n';
     expect(load({}, yamlText).config.api.shared_store_url).toBe('redis://yaml-host:6379');
-    expect(load({ SERVICE_SHARED_STORE_URL: 'redis://env-host:6379' }, yamlText).config.api.shared_store_url).toBe(
-      'redis://env-host:6379',
-    );
+    expect(load({ SERVICE_SHARED_STORE_URL: 'redis://env-host:6379' }, yamlText).config.api.shared_store_url).toBe('redis://env-host:6379');
     expect(load({ SERVICE_SHARED_STORE_URL: '' }, yamlText).config.api.shared_store_url).toBeNull();
   });
 
@@ -89,12 +86,29 @@ describe('precedence: environment over config.yaml over built-in defaults', () =
   it('recognises every environment variable named in decisions.md §7', () => {
     // Copied from ../shared/spec/decisions.md §7 (Operations).
     const named = [
-      'SERVICE_JWT_SECRET', 'SERVICE_HOST', 'SERVICE_PORT', 'SERVICE_DATA_DIR', 'SERVICE_DATABASE_URL',
-      'SERVICE_REDIS_URL', 'SERVICE_REDIS_PREFIX', 'SERVICE_SHARED_STORE_URL', 'SERVICE_LOG_LEVEL',
-      'SERVICE_LLM_PROVIDER', 'SERVICE_LLM_BASE_URL', 'SERVICE_LLM_API_KEY', 'SERVICE_LLM_MODEL',
-      'SERVICE_LLM_CONTEXT_WINDOW', 'SERVICE_SLACK_BOT_TOKEN', 'SERVICE_SLACK_SIGNING_SECRET',
-      'SERVICE_SLACK_APP_TOKEN', 'SERVICE_TELEGRAM_BOT_TOKEN', 'SERVICE_TELEGRAM_WEBHOOK_SECRET',
-      'SERVICE_SLACK_API_URL', 'SERVICE_TELEGRAM_API_ROOT', 'SERVICE_EMBEDDED_WORKER', 'SERVICE_CONFIG_FILE',
+      'SERVICE_JWT_SECRET',
+      'SERVICE_HOST',
+      'SERVICE_PORT',
+      'SERVICE_DATA_DIR',
+      'SERVICE_DATABASE_URL',
+      'SERVICE_REDIS_URL',
+      'SERVICE_REDIS_PREFIX',
+      'SERVICE_SHARED_STORE_URL',
+      'SERVICE_LOG_LEVEL',
+      'SERVICE_LLM_PROVIDER',
+      'SERVICE_LLM_BASE_URL',
+      'SERVICE_LLM_API_KEY',
+      'SERVICE_LLM_MODEL',
+      'SERVICE_LLM_CONTEXT_WINDOW',
+      'SERVICE_SLACK_BOT_TOKEN',
+      'SERVICE_SLACK_SIGNING_SECRET',
+      'SERVICE_SLACK_APP_TOKEN',
+      'SERVICE_TELEGRAM_BOT_TOKEN',
+      'SERVICE_TELEGRAM_WEBHOOK_SECRET',
+      'SERVICE_SLACK_API_URL',
+      'SERVICE_TELEGRAM_API_ROOT',
+      'SERVICE_EMBEDDED_WORKER',
+      'SERVICE_CONFIG_FILE',
     ];
     const bound = new Set([...envBindingsFor(CHANNELS).map((binding) => binding.env), 'SERVICE_CONFIG_FILE']);
     expect(named.filter((name) => !bound.has(name))).toEqual([]);
@@ -165,18 +179,12 @@ describe('startup refusals name the key in one line', () => {
   });
 
   it('refuses an invalid value from config.yaml, naming key and file', () => {
-    expect(refusal({ SERVICE_JWT_SECRET: TEST_JWT_SECRET }, 'server:\n  port: 70000\n')).toMatch(
-      /^server\.port \(from config\.yaml\): /,
-    );
+    expect(refusal({ SERVICE_JWT_SECRET: TEST_JWT_SECRET }, 'server:\n  port: 70000\n')).toMatch(/^server\.port \(from config\.yaml\): /);
   });
 
   it('refuses an invalid value from the environment, naming key and variable', () => {
-    expect(refusal({ SERVICE_JWT_SECRET: TEST_JWT_SECRET, SERVICE_PORT: 'eighty' })).toBe(
-      'server.port (from SERVICE_PORT): expected an integer, got "eighty"',
-    );
-    expect(refusal({ SERVICE_JWT_SECRET: TEST_JWT_SECRET, SERVICE_LOG_LEVEL: 'loud' })).toMatch(
-      /^log\.level \(from SERVICE_LOG_LEVEL\): /,
-    );
+    expect(refusal({ SERVICE_JWT_SECRET: TEST_JWT_SECRET, SERVICE_PORT: 'eighty' })).toBe('server.port (from SERVICE_PORT): expected an integer, got "eighty"');
+    expect(refusal({ SERVICE_JWT_SECRET: TEST_JWT_SECRET, SERVICE_LOG_LEVEL: 'loud' })).toMatch(/^log\.level \(from SERVICE_LOG_LEVEL\): /);
     expect(refusal({ SERVICE_JWT_SECRET: TEST_JWT_SECRET, SERVICE_EMBEDDED_WORKER: 'maybe' })).toMatch(
       /^worker\.embedded \(from SERVICE_EMBEDDED_WORKER\): expected true or false/,
     );
@@ -193,9 +201,7 @@ describe('startup refusals name the key in one line', () => {
   });
 
   it('refuses a SERVICE_CONFIG_FILE that does not exist', () => {
-    expect(refusal({ SERVICE_JWT_SECRET: TEST_JWT_SECRET, SERVICE_CONFIG_FILE: '/nonexistent/config.yaml' })).toMatch(
-      /^SERVICE_CONFIG_FILE: no such file/,
-    );
+    expect(refusal({ SERVICE_JWT_SECRET: TEST_JWT_SECRET, SERVICE_CONFIG_FILE: '/nonexistent/config.yaml' })).toMatch(/^SERVICE_CONFIG_FILE: no such file/);
   });
 
   it('refuses a database URL that is not PostgreSQL without echoing it', () => {

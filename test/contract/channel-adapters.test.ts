@@ -32,7 +32,9 @@ describe.each(Object.entries(HARNESSES))('the %s adapter', (name, { start, redel
   let channel: ChannelUnderTest;
   const admin = () => ({ authorization: `Bearer ${channel.adminToken}` });
   const history = async (sessionId: string) =>
-    ((await request(`${channel.api}/sessions/${sessionId}/messages?limit=100`, { headers: admin() })).body.data.items as any[]).map((message) => `${message.role}: ${message.content}`);
+    ((await request(`${channel.api}/sessions/${sessionId}/messages?limit=100`, { headers: admin() })).body.data.items as any[]).map(
+      (message) => `${message.role}: ${message.content}`,
+    );
   const session = async (sessionId: string) => (await request(`${channel.api}/sessions/${sessionId}`, { headers: admin() })).body.data;
 
   beforeAll(async () => {
@@ -120,7 +122,10 @@ describe.each(Object.entries(HARNESSES))('the %s adapter', (name, { start, redel
 
   it('asks for a confirmation and, answered `allow`, runs the tool once and answers', async () => {
     const conversation = await channel.conversation();
-    channel.provider.rounds = [{ calls: [{ id: `call-${name}`, name: 'save_note', arguments: JSON.stringify({ text: `note via ${name}` }) }] }, { text: ['Saved', ' it.'] }];
+    channel.provider.rounds = [
+      { calls: [{ id: `call-${name}`, name: 'save_note', arguments: JSON.stringify({ text: `note via ${name}` }) }] },
+      { text: ['Saved', ' it.'] },
+    ];
     await conversation.send('save a note please');
     const asked = await conversation.confirmation();
     if (asked.offered !== null) expect(asked.offered).toEqual([...CONFIRM_ACTIONS]);

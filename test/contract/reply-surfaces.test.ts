@@ -18,7 +18,11 @@ const HARNESSES: Record<string, SurfaceHarness[]> = {
 const WITHOUT_SURFACE = ['web'];
 
 it('every chat channel of the registry has its reply surface under contract', () => {
-  expect(CHANNELS.map((channel) => channel.name).filter((name) => !WITHOUT_SURFACE.includes(name)).sort()).toEqual(Object.keys(HARNESSES).sort());
+  expect(
+    CHANNELS.map((channel) => channel.name)
+      .filter((name) => !WITHOUT_SURFACE.includes(name))
+      .sort(),
+  ).toEqual(Object.keys(HARNESSES).sort());
 });
 
 for (const harness of Object.values(HARNESSES).flat()) replySurfaceContract(harness);

@@ -41,7 +41,12 @@ class Room {
 
 function roomSurface(room: Room): ReplySurface {
   return {
-    cadence: { editIntervalMs: 50, maxMessageChars: 2_000, failureNote: 'append', texts: { apology: 'Sorry, that failed.', cancelled: 'Stopped.', busy: 'One moment, still on the last one.' } },
+    cadence: {
+      editIntervalMs: 50,
+      maxMessageChars: 2_000,
+      failureNote: 'append',
+      texts: { apology: 'Sorry, that failed.', cancelled: 'Stopped.', busy: 'One moment, still on the last one.' },
+    },
     post: async (text) => void room.send(text),
     edit: {
       open: async (text) => room.send(text),
@@ -72,7 +77,11 @@ class RoomAdapter implements ChannelAdapter {
   async said(name: string, text: string): Promise<void> {
     const room = this.rooms.get(name) ?? new Room();
     this.rooms.set(name, room);
-    await this.follower.take(this.hub!, { channel: 'room', sessionKey: `room::${name}`, sender: { userId: channelOwner('room') }, text, mode: 'normal', metadata: {} }, roomSurface(room));
+    await this.follower.take(
+      this.hub!,
+      { channel: 'room', sessionKey: `room::${name}`, sender: { userId: channelOwner('room') }, text, mode: 'normal', metadata: {} },
+      roomSurface(room),
+    );
   }
 }
 
@@ -96,11 +105,18 @@ it('shows a turn through the whole hub with nothing but its platform calls', asy
     create: (context) => (adapter = new RoomAdapter(context)),
   });
   const provider = new ScriptedProvider();
-  const service = await startService({ env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS), cwd: makeTempDir(), logDestination: new LogCapture(), provider, channels: [...CHANNELS, roomChannel] });
+  const service = await startService({
+    env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS),
+    cwd: makeTempDir(),
+    logDestination: new LogCapture(),
+    provider,
+    channels: [...CHANNELS, roomChannel],
+  });
   try {
     await adapter!.said('lobby', 'hello');
     const room = adapter!.rooms.get('lobby')!;
-    for (let waited = 0; room.messages.at(-1)?.text !== 'Hello there, friend.' && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let waited = 0; room.messages.at(-1)?.text !== 'Hello there, friend.' && waited < 10_000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(room.messages.map((message) => message.text)).toEqual(['Hello there, friend.']);
   } finally {
     await service.stop();

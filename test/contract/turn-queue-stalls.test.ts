@@ -46,7 +46,13 @@ it('a job that stalled more often than allowed is given up, not left open', asyn
     connections.push(connection);
     let taken!: () => void;
     const took = new Promise<void>((resolve) => (taken = resolve));
-    const dying = new Worker(TURN_QUEUE_NAME, () => (taken(), new Promise<void>(() => undefined)), { connection, prefix, lockDuration: 400, stalledInterval: 150, maxStalledCount: 2 });
+    const dying = new Worker(TURN_QUEUE_NAME, () => (taken(), new Promise<void>(() => undefined)), {
+      connection,
+      prefix,
+      lockDuration: 400,
+      stalledInterval: 150,
+      maxStalledCount: 2,
+    });
     dying.on('error', () => undefined);
     await took;
     await dying.close(true);

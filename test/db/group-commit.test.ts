@@ -23,7 +23,9 @@ const values = async () => (await connection.all<{ v: string }>('SELECT v FROM t
 
 it('writes that arrive together are committed together, each answered with its own result', async () => {
   const before = counters.commits;
-  const results = await Promise.all(Array.from({ length: 20 }, (_, index) => writer.write((execute) => execute('INSERT INTO t (v) VALUES (?)', [`row-${index}`]))));
+  const results = await Promise.all(
+    Array.from({ length: 20 }, (_, index) => writer.write((execute) => execute('INSERT INTO t (v) VALUES (?)', [`row-${index}`]))),
+  );
   expect(results.every((result) => result.changes === 1)).toBe(true);
   expect(new Set(results.map((result) => result.lastID)).size).toBe(20);
   // The first write starts a transaction alone; the 19 that queued meanwhile share the next one.

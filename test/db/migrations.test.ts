@@ -106,9 +106,7 @@ describe.each(backends)('migrations on %s', (_name, setup) => {
 describe('concurrent migrators on PostgreSQL', () => {
   it('take turns: each migration runs exactly once', async () => {
     const pg = await createTestPostgresDatabase();
-    const databases = await Promise.all(
-      [1, 2, 3].map(() => openDatabase({ data_dir: makeTempDir(), database: { url: pg.url, pool_max: 3 } }, logger)),
-    );
+    const databases = await Promise.all([1, 2, 3].map(() => openDatabase({ data_dir: makeTempDir(), database: { url: pg.url, pool_max: 3 } }, logger)));
     try {
       const results = await Promise.all(databases.map((database) => migrateToLatest(database, logger, ALL)));
       expect(results.flat().sort()).toEqual(ALL.map((m) => m.name).sort());

@@ -93,7 +93,17 @@ describe.each(backends)('turn store statements on %s', (_name, open) => {
     ownerId = randomUUID();
     const now = new Date();
     await backend.database.sequelize.getQueryInterface().bulkInsert('users', [
-      { id: ownerId, username: 'owner', username_key: 'owner', email: 'owner@example.com', password_hash: 'x', role: 'admin', is_active: true, created_at: now, updated_at: now },
+      {
+        id: ownerId,
+        username: 'owner',
+        username_key: 'owner',
+        email: 'owner@example.com',
+        password_hash: 'x',
+        role: 'admin',
+        is_active: true,
+        created_at: now,
+        updated_at: now,
+      },
     ]);
   }, 60_000);
 
@@ -142,10 +152,21 @@ describe.each(backends)('turn store statements on %s', (_name, open) => {
     await store.insertMessages([round]);
     await store.finishToolRound(round.id, [{ id: 'call-1' }], []);
     const reply = { ...userMessage(session.id, 'answer'), role: 'assistant' as const, reply_to: first.id, turn_id: first.id };
-    expect((await store.endTurn({ sessionId: session.id, turnId: first.id, reply, usage: { inputTokens: 3, outputTokens: 4 }, activeWorkflowId: null })).reply?.id).toBe(reply.id);
+    expect(
+      (await store.endTurn({ sessionId: session.id, turnId: first.id, reply, usage: { inputTokens: 3, outputTokens: 4 }, activeWorkflowId: null })).reply?.id,
+    ).toBe(reply.id);
     // A second reply to the same message is refused (the same statement, another outcome).
-    expect((await store.endTurn({ sessionId: session.id, turnId: first.id, reply: { ...reply, id: randomUUID() }, usage: { inputTokens: 0, outputTokens: 0 } })).reply).toBeNull();
-    await store.endTurn({ sessionId: session.id, turnId: waiting.id, reply: null, usage: { inputTokens: 1, outputTokens: 0 }, memory: { summary: 'so far', through: 1 } });
+    expect(
+      (await store.endTurn({ sessionId: session.id, turnId: first.id, reply: { ...reply, id: randomUUID() }, usage: { inputTokens: 0, outputTokens: 0 } }))
+        .reply,
+    ).toBeNull();
+    await store.endTurn({
+      sessionId: session.id,
+      turnId: waiting.id,
+      reply: null,
+      usage: { inputTokens: 1, outputTokens: 0 },
+      memory: { summary: 'so far', through: 1 },
+    });
     expect(await store.unansweredTurns()).toEqual([]);
     await store.deleteMessage(waiting.id);
     expect((await store.findSession(session.id))?.input_tokens).toBe(4);

@@ -58,7 +58,11 @@ async function startHub(page: SamplePage, dir: string): Promise<string> {
   for (const option of page.hub) {
     if (option === 'saml') {
       const idp = createTestIdp();
-      Object.assign(extra, { SERVICE_SAML_ENABLED: 'true', SERVICE_SAML_ENTRY_POINT: 'https://idp.example.test/sso', SERVICE_SAML_IDP_CERT_FILE: idp.certFile });
+      Object.assign(extra, {
+        SERVICE_SAML_ENABLED: 'true',
+        SERVICE_SAML_ENTRY_POINT: 'https://idp.example.test/sso',
+        SERVICE_SAML_IDP_CERT_FILE: idp.certFile,
+      });
     } else if (option.startsWith('data-dir=')) {
       // The default below already puts the data dir at <page dir>/data.
     } else {
@@ -80,7 +84,9 @@ function pointAt(code: string, hubUrl: string): string {
 
 /** The `run:` steps of a sample CI job, minus install/build (done by the test suite's setup). */
 function ciSteps(sample: Sample): { name: string; run: string; env: Record<string, string> }[] {
-  const workflow = parseYaml(sample.code) as { jobs: Record<string, { env?: Record<string, string>; steps: { name?: string; run?: string; uses?: string }[] }> };
+  const workflow = parseYaml(sample.code) as {
+    jobs: Record<string, { env?: Record<string, string>; steps: { name?: string; run?: string; uses?: string }[] }>;
+  };
   return Object.values(workflow.jobs).flatMap((job) =>
     job.steps
       .filter((step) => step.run !== undefined && !/^npm ci\b/.test(step.run))
@@ -113,7 +119,9 @@ describe('the samples of the documentation site', () => {
     const unmarked = pages.flatMap((page) => page.samples.filter((sample) => sample.kind === null).map((sample) => `${sample.file}:${sample.line}`));
     expect(unmarked).toEqual([]);
     const unexplained = pages.flatMap((page) =>
-      page.samples.filter((sample) => ['platform', 'external', 'pending', 'long-running'].includes(sample.kind!) && sample.kind !== 'long-running' && !sample.detail).map((sample) => `${sample.file}:${sample.line}`),
+      page.samples
+        .filter((sample) => ['platform', 'external', 'pending', 'long-running'].includes(sample.kind!) && sample.kind !== 'long-running' && !sample.detail)
+        .map((sample) => `${sample.file}:${sample.line}`),
     );
     expect(unexplained).toEqual([]);
   });
@@ -144,39 +152,52 @@ describe('the samples of the documentation site', () => {
   });
 
   const runnable = pages.filter((page) => page.samples.some((sample) => sample.kind === 'run' || sample.kind === 'ci-job'));
-  it.each(runnable.map((page) => [page.file, page] as const))('runs the samples of %s against a real hub', async (_file, page) => {
-    const { dir, bin } = pageDirectory();
-    const url = await startHub(page, dir);
-    const env: Record<string, string> = { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: dir, SWITCHBOARD_CONFIG_DIR: path.join(dir, '.config'), LANG: 'C.UTF-8' };
-    // A page that registers its own first user starts from an empty hub; the others get an admin's token.
-    const registersItself = page.samples.some((sample) => sample.kind === 'run' && sample.code.includes('/auth/register'));
-    let token = '';
-    if (!registersItself) {
-      token = (await post(`${url}/api/v1/auth/register`, ADMIN)).access_token;
-      env.TOKEN = token;
-    }
-    const parts = ['set -eu'];
-    for (const sample of page.samples) {
-      if (sample.kind === 'run') parts.push(`echo "::: ${sample.file}:${sample.line}" >&2`, pointAt(sample.code, url));
-    }
-    const result = await runScript(parts.join('\n'), dir, env);
-    if (process.env.DOCS_SAMPLES_VERBOSE) process.stdout.write(`\n=== ${page.file}\n${result.stdout}\n${result.stderr}\n`);
-    const failedAt = [...result.stderr.matchAll(/^::: (.+)$/gm)].pop()?.[1] ?? 'before the first sample';
-    const report = `exit ${result.code} in the sample at ${failedAt}\n--- stdout\n${result.stdout.slice(-3000)}\n--- stderr\n${result.stderr.slice(-3000)}`;
-    expect({ code: result.code, report }).toEqual({ code: 0, report });
-    // A sample that printed an error envelope did not do what the page says.
-    expect(result.stdout).not.toMatch(/"error":\{"code"/);
-
-    for (const sample of page.samples.filter((entry) => entry.kind === 'ci-job')) {
-      const key = (await post(`${url}/api/v1/auth/api-keys`, { label: 'docs ci-job sample' }, token)).key as string;
-      for (const step of ciSteps(sample)) {
-        const stepEnv = Object.fromEntries(
-          Object.entries(step.env).map(([name, value]) => [name, pointAt(value.replace(/\$\{\{\s*secrets\.SWITCHBOARD_API_KEY\s*\}\}/, key), url)]),
-        );
-        // The job runs in a checkout of this project: the repository root (npm ci and the build are done).
-        const outcome = await runScript(pointAt(step.run, url), REPO_ROOT, { ...env, ...stepEnv });
-        expect({ step: step.name, code: outcome.code, output: outcome.stdout + outcome.stderr }).toEqual({ step: step.name, code: 0, output: expect.any(String) });
+  it.each(runnable.map((page) => [page.file, page] as const))(
+    'runs the samples of %s against a real hub',
+    async (_file, page) => {
+      const { dir, bin } = pageDirectory();
+      const url = await startHub(page, dir);
+      const env: Record<string, string> = {
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        HOME: dir,
+        SWITCHBOARD_CONFIG_DIR: path.join(dir, '.config'),
+        LANG: 'C.UTF-8',
+      };
+      // A page that registers its own first user starts from an empty hub; the others get an admin's token.
+      const registersItself = page.samples.some((sample) => sample.kind === 'run' && sample.code.includes('/auth/register'));
+      let token = '';
+      if (!registersItself) {
+        token = (await post(`${url}/api/v1/auth/register`, ADMIN)).access_token;
+        env.TOKEN = token;
       }
-    }
-  }, 120_000);
+      const parts = ['set -eu'];
+      for (const sample of page.samples) {
+        if (sample.kind === 'run') parts.push(`echo "::: ${sample.file}:${sample.line}" >&2`, pointAt(sample.code, url));
+      }
+      const result = await runScript(parts.join('\n'), dir, env);
+      if (process.env.DOCS_SAMPLES_VERBOSE) process.stdout.write(`\n=== ${page.file}\n${result.stdout}\n${result.stderr}\n`);
+      const failedAt = [...result.stderr.matchAll(/^::: (.+)$/gm)].pop()?.[1] ?? 'before the first sample';
+      const report = `exit ${result.code} in the sample at ${failedAt}\n--- stdout\n${result.stdout.slice(-3000)}\n--- stderr\n${result.stderr.slice(-3000)}`;
+      expect({ code: result.code, report }).toEqual({ code: 0, report });
+      // A sample that printed an error envelope did not do what the page says.
+      expect(result.stdout).not.toMatch(/"error":\{"code"/);
+
+      for (const sample of page.samples.filter((entry) => entry.kind === 'ci-job')) {
+        const key = (await post(`${url}/api/v1/auth/api-keys`, { label: 'docs ci-job sample' }, token)).key as string;
+        for (const step of ciSteps(sample)) {
+          const stepEnv = Object.fromEntries(
+            Object.entries(step.env).map(([name, value]) => [name, pointAt(value.replace(/\$\{\{\s*secrets\.SWITCHBOARD_API_KEY\s*\}\}/, key), url)]),
+          );
+          // The job runs in a checkout of this project: the repository root (npm ci and the build are done).
+          const outcome = await runScript(pointAt(step.run, url), REPO_ROOT, { ...env, ...stepEnv });
+          expect({ step: step.name, code: outcome.code, output: outcome.stdout + outcome.stderr }).toEqual({
+            step: step.name,
+            code: 0,
+            output: expect.any(String),
+          });
+        }
+      }
+    },
+    120_000,
+  );
 });

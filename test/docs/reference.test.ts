@@ -26,9 +26,7 @@ afterAll(removeTempDirs);
 describe('generated reference pages', () => {
   it('match what the generator produces from the code now (else run npm run docs:generate)', async () => {
     const pages = await generateReferencePages(REPO_ROOT);
-    expect([...pages.keys()].sort()).toEqual(
-      ['benchmarks', 'cli', 'configuration', 'errors', 'rest', 'websocket'].map((name) => `docs/reference/${name}.md`),
-    );
+    expect([...pages.keys()].sort()).toEqual(['benchmarks', 'cli', 'configuration', 'errors', 'rest', 'websocket'].map((name) => `docs/reference/${name}.md`));
     const stale = [...pages].filter(([file, text]) => readFileSync(path.join(REPO_ROOT, file), 'utf8') !== text).map(([file]) => file);
     expect(stale).toEqual([]);
   });
@@ -48,11 +46,16 @@ describe('generated reference pages', () => {
     // Rows: | `yaml.key` [(env only)][<br>`SERVICE_ENV`] | default | meaning |
     const rows = new Map([...text.matchAll(/^\| `([a-z_.]+)`(?: \(env only\))?(?:<br>`(SERVICE_[A-Z_]+)`)? \|/gm)].map((row) => [row[1]!, row[2] ?? null]));
     expect(leaves.filter((key) => !rows.has(key))).toEqual([]);
-    expect(envBindingsFor(CHANNELS).filter((binding) => rows.get(binding.path.join('.')) !== binding.env).map((binding) => binding.env)).toEqual([]);
+    expect(
+      envBindingsFor(CHANNELS)
+        .filter((binding) => rows.get(binding.path.join('.')) !== binding.env)
+        .map((binding) => binding.env),
+    ).toEqual([]);
     // Every key config.yaml sets is documented too (the file is the other half of the source).
     const yamlLeaves: string[] = [];
     const walkYaml = (value: unknown, prefix: string[]) => {
-      if (value !== null && typeof value === 'object' && !Array.isArray(value)) for (const [key, child] of Object.entries(value)) walkYaml(child, [...prefix, key]);
+      if (value !== null && typeof value === 'object' && !Array.isArray(value))
+        for (const [key, child] of Object.entries(value)) walkYaml(child, [...prefix, key]);
       else yamlLeaves.push(prefix.join('.'));
     };
     walkYaml(parseYaml(readFileSync(path.join(REPO_ROOT, 'config.yaml'), 'utf8')), []);
@@ -99,7 +102,8 @@ describe('generated reference pages', () => {
     const declared = new Set<string>();
     for (const file of readdirSync(path.join(REPO_ROOT, 'src/api/routes'))) {
       const source = readFileSync(path.join(REPO_ROOT, 'src/api/routes', file), 'utf8');
-      for (const match of source.matchAll(/method: '(get|post|put|patch|delete)',\s*path: '([^']+)'/g)) declared.add(`${match[1]!.toUpperCase()} \`/api/v1${match[2]}\``);
+      for (const match of source.matchAll(/method: '(get|post|put|patch|delete)',\s*path: '([^']+)'/g))
+        declared.add(`${match[1]!.toUpperCase()} \`/api/v1${match[2]}\``);
     }
     expect(declared.size).toBeGreaterThan(20);
     expect([...declared].filter((operation) => !text.includes(`### ${operation}`))).toEqual([]);

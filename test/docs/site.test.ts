@@ -67,7 +67,16 @@ describe('the documentation site', () => {
   it('has every page of the sidebar, the generated reference among them', () => {
     const config = readFileSync(path.join(REPO_ROOT, 'docs/.vitepress/config.mts'), 'utf8');
     const links = [...config.matchAll(/link: '([^']+)'/g)].map((match) => match[1]!);
-    expect(links).toEqual(expect.arrayContaining(['/reference/rest', '/reference/websocket', '/reference/configuration', '/reference/errors', '/reference/cli', '/reference/benchmarks']));
+    expect(links).toEqual(
+      expect.arrayContaining([
+        '/reference/rest',
+        '/reference/websocket',
+        '/reference/configuration',
+        '/reference/errors',
+        '/reference/cli',
+        '/reference/benchmarks',
+      ]),
+    );
     expect(links.filter((link) => targetFile(link) === null)).toEqual([]);
   });
 

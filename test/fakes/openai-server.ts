@@ -56,6 +56,12 @@ export const openAiChunk = {
 export function openAiTextReply(pieces: string[], usage = { prompt: 12, completion: pieces.length }): ScriptedReply {
   return {
     kind: 'stream',
-    events: [openAiChunk.delta({ role: 'assistant', content: '' }), ...pieces.map(openAiChunk.text), openAiChunk.finish('stop'), openAiChunk.usage(usage.prompt, usage.completion), openAiChunk.done()],
+    events: [
+      openAiChunk.delta({ role: 'assistant', content: '' }),
+      ...pieces.map(openAiChunk.text),
+      openAiChunk.finish('stop'),
+      openAiChunk.usage(usage.prompt, usage.completion),
+      openAiChunk.done(),
+    ],
   };
 }

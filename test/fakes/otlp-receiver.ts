@@ -60,7 +60,15 @@ export class OtlpReceiver {
       const resource = attributes(resourceSpans.resource?.attributes);
       for (const scope of resourceSpans.scopeSpans ?? []) {
         for (const span of scope.spans ?? []) {
-          this.spans.push({ traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId ?? '', name: span.name, kind: span.kind, attributes: attributes(span.attributes), resource });
+          this.spans.push({
+            traceId: span.traceId,
+            spanId: span.spanId,
+            parentSpanId: span.parentSpanId ?? '',
+            name: span.name,
+            kind: span.kind,
+            attributes: attributes(span.attributes),
+            resource,
+          });
         }
       }
     }

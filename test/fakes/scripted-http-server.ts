@@ -18,8 +18,7 @@ export interface RecordedRequest {
  * malformed data), optionally paced, optionally left hanging instead of ending.
  */
 export type ScriptedReply =
-  | { kind: 'error'; status: number; body: unknown }
-  | { kind: 'stream'; events: SseEvent[]; delayMs?: number; hang?: boolean; holdBefore?: Hold };
+  { kind: 'error'; status: number; body: unknown } | { kind: 'stream'; events: SseEvent[]; delayMs?: number; hang?: boolean; holdBefore?: Hold };
 
 /** Stops a stream before event `index` until `until` settles (the test decides when the model goes on). */
 export interface Hold {
@@ -95,7 +94,13 @@ export class ScriptedHttpServer {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const url = new URL(request.url ?? '/', 'http://fake');
-    this.requests.push({ method: request.method ?? '', path: url.pathname, headers: request.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, hungUp: false });
+    this.requests.push({
+      method: request.method ?? '',
+      path: url.pathname,
+      headers: request.headers,
+      body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+      hungUp: false,
+    });
     const reply = this.replies.shift();
     if (url.pathname !== this.expectedPath || !reply) {
       response.writeHead(url.pathname !== this.expectedPath ? 404 : 500, { 'content-type': 'application/json' });

@@ -105,7 +105,10 @@ export class FakeSlackApi {
     for (;;) {
       const found = this.calls.find(predicate);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching Slack call; got ${JSON.stringify(this.calls.map((c) => [c.method, c.args.text ?? c.args.markdown_text ?? c.args.status]))}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `no matching Slack call; got ${JSON.stringify(this.calls.map((c) => [c.method, c.args.text ?? c.args.markdown_text ?? c.args.status]))}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
@@ -143,7 +146,15 @@ export class FakeSlackApi {
   private answer(method: string, args: Record<string, any>): Record<string, unknown> {
     switch (method) {
       case 'auth.test':
-        return { ok: true, url: 'https://acme.slack.com/', team: 'Acme', user: 'switchboard', team_id: FAKE_SLACK.teamId, user_id: FAKE_SLACK.botUserId, bot_id: FAKE_SLACK.botId };
+        return {
+          ok: true,
+          url: 'https://acme.slack.com/',
+          team: 'Acme',
+          user: 'switchboard',
+          team_id: FAKE_SLACK.teamId,
+          user_id: FAKE_SLACK.botUserId,
+          bot_id: FAKE_SLACK.botId,
+        };
       case 'users.info': {
         const name = this.names.get(args.user) ?? 'Ada';
         return { ok: true, user: { id: args.user, name: name.toLowerCase(), real_name: name, profile: { display_name: name, real_name: name } } };

@@ -42,7 +42,14 @@ export class SlackWorkspace {
   answer(method: string, args: Record<string, any>): Record<string, unknown> {
     switch (method) {
       case 'chat.postMessage': {
-        const message = this.add({ channel: args.channel, thread_ts: args.thread_ts, text: args.markdown_text ?? args.text ?? '', streaming: false, kind: 'post', blocks: args.blocks });
+        const message = this.add({
+          channel: args.channel,
+          thread_ts: args.thread_ts,
+          text: args.markdown_text ?? args.text ?? '',
+          streaming: false,
+          kind: 'post',
+          blocks: args.blocks,
+        });
         return { ok: true, channel: args.channel, ts: message.ts, message: { text: message.text, ts: message.ts, thread_ts: args.thread_ts } };
       }
       case 'chat.update': {

@@ -189,9 +189,14 @@ export class FakeTelegramApi {
       if (text.trim() === '') return { status: 400, description: 'Bad Request: message text is empty' };
       if (text.length > MAX_TEXT) return { status: 400, description: 'Bad Request: message is too long' };
     }
-    if (method === 'editMessageText' && this.deleted.has(Number(params.message_id))) return { status: 400, description: 'Bad Request: message to edit not found' };
+    if (method === 'editMessageText' && this.deleted.has(Number(params.message_id)))
+      return { status: 400, description: 'Bad Request: message to edit not found' };
     if (method === 'editMessageText' && this.texts.get(Number(params.message_id)) === params.text) {
-      return { status: 400, description: 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message' };
+      return {
+        status: 400,
+        description:
+          'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+      };
     }
     return null;
   }
@@ -231,7 +236,10 @@ export class FakeTelegramApi {
       case 'sendMessageDraft':
         return true;
       case 'setMessageReaction':
-        this.reactions.set(`${params.chat_id}:${params.message_id}`, (params.reaction ?? []).map((reaction: { emoji: string }) => reaction.emoji));
+        this.reactions.set(
+          `${params.chat_id}:${params.message_id}`,
+          (params.reaction ?? []).map((reaction: { emoji: string }) => reaction.emoji),
+        );
         return true;
       case 'sendMessage': {
         const messageId = this.nextMessageId++;

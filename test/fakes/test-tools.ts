@@ -28,7 +28,14 @@ export class TestTools implements ToolCatalog {
         run: record('save_note'),
       },
       { ...base, name: 'broken', description: 'Always fails.', parameters: schema([]), run: async () => Promise.reject(new Error('the tool broke')) },
-      { ...base, name: 'needs_key', description: 'Needs an API key.', parameters: schema([]), availability: () => ({ ok: false, reason: 'no API key is configured' }), run: record('needs_key') },
+      {
+        ...base,
+        name: 'needs_key',
+        description: 'Needs an API key.',
+        parameters: schema([]),
+        availability: () => ({ ok: false, reason: 'no API key is configured' }),
+        run: record('needs_key'),
+      },
     ];
   }
 

@@ -31,7 +31,8 @@ export async function auditRows(
     if (response.status !== 200) throw new Error(`GET /audit answered ${response.status}: ${JSON.stringify(response.body)}`);
     const rows = response.body.data.items as AuditRow[];
     if (rows.length >= count && rows.some(wanted)) return rows;
-    if (Date.now() > deadline) throw new Error(`expected ${count} audit rows for ${JSON.stringify(query)}, found ${rows.length}: ${JSON.stringify(rows.slice(0, 5))}`);
+    if (Date.now() > deadline)
+      throw new Error(`expected ${count} audit rows for ${JSON.stringify(query)}, found ${rows.length}: ${JSON.stringify(rows.slice(0, 5))}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

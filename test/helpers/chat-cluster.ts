@@ -132,7 +132,12 @@ export async function startChatCluster(options: ClusterOptions = {}): Promise<Ch
       telegramUpdate: (to, update) => webhooks.telegramUpdate(apis[to], update),
       slackEvent: (to, event) => webhooks.slackEvent(apis[to], event),
       admin: (method, apiPath, body) =>
-        request(`${a}/api/v1${apiPath}`, body === undefined ? { method, headers: { authorization: `Bearer ${adminToken}` } } : { ...jsonBody(body, { authorization: `Bearer ${adminToken}` }), method }),
+        request(
+          `${a}/api/v1${apiPath}`,
+          body === undefined
+            ? { method, headers: { authorization: `Bearer ${adminToken}` } }
+            : { ...jsonBody(body, { authorization: `Bearer ${adminToken}` }), method },
+        ),
       stop,
     };
   } catch (error) {

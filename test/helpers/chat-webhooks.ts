@@ -28,7 +28,15 @@ export class ChatWebhooks {
 
   /** A Slack event in its Events API envelope (a fresh event id unless given: a retry repeats it). */
   slackEventBody(event: Record<string, unknown>, eventId = `EvHub${++this.events}`): string {
-    return JSON.stringify({ token: 'legacy', team_id: FAKE_SLACK.teamId, api_app_id: 'A1', type: 'event_callback', event_id: eventId, event_time: Math.floor(Date.now() / 1000), event });
+    return JSON.stringify({
+      token: 'legacy',
+      team_id: FAKE_SLACK.teamId,
+      api_app_id: 'A1',
+      type: 'event_callback',
+      event_id: eventId,
+      event_time: Math.floor(Date.now() / 1000),
+      event,
+    });
   }
 
   /** Delivers a Slack event; throws unless acknowledged 200. */

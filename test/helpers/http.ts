@@ -64,7 +64,7 @@ export function streamedBody(text: string): RequestInit & { duplex: 'half' } {
   return {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: Readable.toWeb(Readable.from([Buffer.from(text)])) as unknown as RequestInit["body"],
+    body: Readable.toWeb(Readable.from([Buffer.from(text)])) as unknown as RequestInit['body'],
     duplex: 'half',
   };
 }

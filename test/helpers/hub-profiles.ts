@@ -31,7 +31,10 @@ export const PROFILES: readonly ProfileName[] = ['embedded', 'scaled'];
 
 /** The profiles this run covers (SWITCHBOARD_TEST_PROFILES, comma-separated; default both). */
 export function testProfiles(): ProfileName[] {
-  const wanted = (process.env.SWITCHBOARD_TEST_PROFILES ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const wanted = (process.env.SWITCHBOARD_TEST_PROFILES ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = wanted.filter((name) => !(PROFILES as readonly string[]).includes(name));
   if (unknown.length > 0) throw new Error(`SWITCHBOARD_TEST_PROFILES: unknown profile ${unknown.join(', ')} (known: ${PROFILES.join(', ')})`);
   return wanted.length > 0 ? (wanted as ProfileName[]) : [...PROFILES];
@@ -78,7 +81,10 @@ export async function startProfileHub(profile: ProfileName, options: ProfileOpti
   const pg: TestPostgresDatabase | null = profile === 'scaled' ? await createTestPostgresDatabase() : null;
   const prefix = uniquePrefix('profile');
   const cwd = makeTempDir();
-  writeFileSync(path.join(cwd, 'config.yaml'), ['channels:', '  slack:', '    edit_interval_ms: 200', '  telegram:', '    edit_interval_ms: 100', ...(options.config ?? [])].join('\n'));
+  writeFileSync(
+    path.join(cwd, 'config.yaml'),
+    ['channels:', '  slack:', '    edit_interval_ms: 200', '  telegram:', '    edit_interval_ms: 100', ...(options.config ?? [])].join('\n'),
+  );
   const env = (extra: Record<string, string> = {}) =>
     testEnv(path.join(cwd, 'data'), {
       ...GENEROUS_RATE_LIMITS,

@@ -5,7 +5,12 @@ export class LogCapture extends Writable {
   readonly lines: string[] = [];
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
-    this.lines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+    this.lines.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line !== ''),
+    );
     callback();
   }
 

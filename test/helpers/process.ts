@@ -57,10 +57,7 @@ export function spawnService(env: Record<string, string>, options: { cwd?: strin
       new Promise((resolve, reject) => {
         const found = seen.find(predicate);
         if (found) return resolve(found);
-        const timer = setTimeout(
-          () => reject(new Error(`timed out waiting for a log line; stdout:\n${out}\nstderr:\n${err}`)),
-          timeoutMs,
-        );
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for a log line; stdout:\n${out}\nstderr:\n${err}`)), timeoutMs);
         waiters.push({
           predicate,
           resolve: (entry) => {

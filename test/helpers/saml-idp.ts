@@ -44,9 +44,7 @@ export function assertionXml(idp: TestIdp, options: AssertionOptions): string {
   const iso = (offsetS: number) => new Date(now + offsetS * 1000).toISOString();
   const until = iso(options.validForS ?? 300);
   const inResponseTo = options.inResponseTo ? ` InResponseTo="${options.inResponseTo}"` : '';
-  const role = options.role
-    ? `<saml:Attribute Name="role"><saml:AttributeValue>${options.role}</saml:AttributeValue></saml:Attribute>`
-    : '';
+  const role = options.role ? `<saml:Attribute Name="role"><saml:AttributeValue>${options.role}</saml:AttributeValue></saml:Attribute>` : '';
   return (
     `<saml:Assertion xmlns:saml="${SAML_NS}" ID="${options.assertionId ?? `_${randomUUID()}`}" Version="2.0" IssueInstant="${iso(-5)}">` +
     `<saml:Issuer>${options.issuer ?? idp.entityId}</saml:Issuer>` +

@@ -48,7 +48,13 @@ export class Scrape {
 
   /** The label values a family's series carry for `label`. */
   labelValues(name: string, label: string): string[] {
-    return [...new Set(this.family(name).metrics.map((series) => series.labels?.[label]).filter((value): value is string => value !== undefined))].sort();
+    return [
+      ...new Set(
+        this.family(name)
+          .metrics.map((series) => series.labels?.[label])
+          .filter((value): value is string => value !== undefined),
+      ),
+    ].sort();
   }
 }
 

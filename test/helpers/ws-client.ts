@@ -35,7 +35,10 @@ export class TestSocket {
     const seen = this.frames.find(predicate);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no matching frame in ${timeoutMs} ms; got ${JSON.stringify(this.frames.map((f) => f.type ?? f))}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no matching frame in ${timeoutMs} ms; got ${JSON.stringify(this.frames.map((f) => f.type ?? f))}`)),
+        timeoutMs,
+      );
       this.waiters.push({
         predicate,
         resolve: (frame) => {

@@ -64,10 +64,23 @@ describe('knowledge REST', () => {
   });
 
   it('ingests txt, md, html and pdf uploads and a JSON document, each searchable', async () => {
-    const txt = await upload(admin, handbook, 'holidays.txt', 'Staff get twenty-five vacation days a year.\n\nUnused vacation days expire in March.', 'text/plain');
+    const txt = await upload(
+      admin,
+      handbook,
+      'holidays.txt',
+      'Staff get twenty-five vacation days a year.\n\nUnused vacation days expire in March.',
+      'text/plain',
+    );
     expect(txt.status).toBe(201);
     expect(txt.body.data).toMatchObject({ collection_id: handbook, title: 'holidays.txt', source: 'holidays.txt', media_type: 'text/plain', chunk_count: 1 });
-    const md = await upload(admin, handbook, 'expenses.md', '# Expenses\n\nSubmit **receipts** within thirty days through the finance portal.', 'text/markdown', 'Expense policy');
+    const md = await upload(
+      admin,
+      handbook,
+      'expenses.md',
+      '# Expenses\n\nSubmit **receipts** within thirty days through the finance portal.',
+      'text/markdown',
+      'Expense policy',
+    );
     expect(md.body.data).toMatchObject({ title: 'Expense policy', media_type: 'text/markdown' });
     const html = await upload(
       admin,
@@ -77,7 +90,13 @@ describe('knowledge REST', () => {
       'text/html',
     );
     expect(html.body.data).toMatchObject({ media_type: 'text/html' });
-    const pdf = await upload(admin, handbook, 'turbines.pdf', makePdf(['Turbine blades need inspection every 400 hours.', 'Record findings in the maintenance log.']), 'application/octet-stream');
+    const pdf = await upload(
+      admin,
+      handbook,
+      'turbines.pdf',
+      makePdf(['Turbine blades need inspection every 400 hours.', 'Record findings in the maintenance log.']),
+      'application/octet-stream',
+    );
     expect(pdf.status).toBe(201);
     expect(pdf.body.data).toMatchObject({ media_type: 'application/pdf', source: 'turbines.pdf' });
     const json = await post(admin, `/knowledge/collections/${handbook}/documents`, { title: 'Parking', text: 'Visitor parking is behind building C.' });
@@ -107,7 +126,11 @@ describe('knowledge REST', () => {
     expect(png.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
     expect(png.body.error.details.accepted).toEqual(['txt', 'md', 'html', 'pdf']);
     expect(png.body.error.message).toMatch(/txt, md, html, pdf/);
-    const plain = await request(`${api}/knowledge/collections/${handbook}/documents`, { method: 'POST', headers: { ...auth(admin), 'content-type': 'text/plain' }, body: 'just text' });
+    const plain = await request(`${api}/knowledge/collections/${handbook}/documents`, {
+      method: 'POST',
+      headers: { ...auth(admin), 'content-type': 'text/plain' },
+      body: 'just text',
+    });
     expect(plain.status).toBe(415);
     const fakePdf = await upload(admin, handbook, 'fake.pdf', 'not a pdf at all', 'application/pdf');
     expect(fakePdf.status).toBe(422);

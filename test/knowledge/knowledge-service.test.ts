@@ -52,13 +52,17 @@ describe.each(backends)('knowledge storage and retrieval on %s', (_name, setup) 
     await backend.cleanup();
   });
 
-  const add = (collection: string, title: string, text: string) => knowledge.addDocument(collection, { title, source: null, mediaType: 'text/plain', sizeBytes: text.length, text });
+  const add = (collection: string, title: string, text: string) =>
+    knowledge.addDocument(collection, { title, source: null, mediaType: 'text/plain', sizeBytes: text.length, text });
 
   it('resolves ids and names to ids, and lists the unknown ones', async () => {
     const alpha = await knowledge.createCollection('alpha-docs');
     const beta = await knowledge.createCollection('beta-docs');
     const ghost = randomUUID();
-    expect(await knowledge.resolve(['beta-docs', alpha.id.toUpperCase(), 'nope', ghost, alpha.id])).toEqual({ ids: [beta.id, alpha.id], missing: ['nope', ghost] });
+    expect(await knowledge.resolve(['beta-docs', alpha.id.toUpperCase(), 'nope', ghost, alpha.id])).toEqual({
+      ids: [beta.id, alpha.id],
+      missing: ['nope', ghost],
+    });
     expect(await knowledge.resolve([])).toEqual({ ids: [], missing: [] });
   });
 
@@ -157,13 +161,29 @@ describe.each(backends)('knowledge storage and retrieval on %s', (_name, setup) 
     const registry = createToolRegistry(config.tools, { workspaceDir: path.join(dataDir, 'workspace'), knowledge });
     const tool = registry.get('knowledge_search')!;
     expect(tool.availability()).toEqual({ ok: true });
-    const output = (await tool.run({ query: 'disk quotas salary', top_k: 5 }, { sessionId, signal: new AbortController().signal })) as { results: { collection_id: string; title: string }[] };
+    const output = (await tool.run({ query: 'disk quotas salary', top_k: 5 }, { sessionId, signal: new AbortController().signal })) as {
+      results: { collection_id: string; title: string }[];
+    };
     expect(output.results.length).toBeGreaterThan(0);
     expect(output.results.every((result) => result.collection_id === listed.id)).toBe(true);
     expect(output.results.map((result) => result.title)).not.toContain('Salaries');
 
     const loose = randomUUID();
-    await models.Session.create({ id: loose, name: 'no workflow', owner_id: 'someone', channel: 'web', session_key: null, active_workflow_id: null, config: {}, active_tools: [], current_turn_id: null, turn_phase: null, archived_at: null, tool_state: null, pending_confirmation: null });
+    await models.Session.create({
+      id: loose,
+      name: 'no workflow',
+      owner_id: 'someone',
+      channel: 'web',
+      session_key: null,
+      active_workflow_id: null,
+      config: {},
+      active_tools: [],
+      current_turn_id: null,
+      turn_phase: null,
+      archived_at: null,
+      tool_state: null,
+      pending_confirmation: null,
+    });
     expect(await knowledge.collectionsFor(loose)).toEqual([]);
     await expect(tool.run({ query: 'disk', top_k: 5 }, { sessionId: loose, signal: new AbortController().signal })).rejects.toThrow(/no knowledge collections/);
   });

@@ -24,7 +24,12 @@ let collection: string;
 const BOUNDARY = 'cost-boundary';
 
 beforeAll(async () => {
-  service = await startService({ env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS), cwd: makeTempDir(), logDestination: new LogCapture(), provider: new ScriptedProvider() });
+  service = await startService({
+    env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS),
+    cwd: makeTempDir(),
+    logDestination: new LogCapture(),
+    provider: new ScriptedProvider(),
+  });
   api = `http://127.0.0.1:${service.port}/api/v1`;
   admin = await registerUser(api, 'root');
   const created = await request(`${api}/knowledge/collections`, jsonBody({ name: 'kb' }, { authorization: `Bearer ${admin.token}` }));
@@ -68,7 +73,7 @@ describe('knowledge uploads cost the event loop little', () => {
 
   it('a 4 MiB text file is chunked off the event loop and indexed, within the budget', async () => {
     const paragraph = 'Rollbacks need the release tag and a green pipeline before anything else happens. ';
-    const text = Array.from({ length: 4 * 1024 * 1024 / (paragraph.length * 4) }, (_, index) => `${paragraph.repeat(4)}${index}`).join('\n\n');
+    const text = Array.from({ length: (4 * 1024 * 1024) / (paragraph.length * 4) }, (_, index) => `${paragraph.repeat(4)}${index}`).join('\n\n');
     const { result, maxDelayMs } = await leastEventLoopDelay((attempt) => upload(`handbook-${attempt}.txt`, text));
     expect(result.status).toBe(201);
     expect(result.body.data.chunk_count).toBeGreaterThan(1_000);

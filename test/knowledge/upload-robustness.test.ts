@@ -17,7 +17,12 @@ let collection: string;
 const BOUNDARY = 'robustness-boundary';
 
 beforeAll(async () => {
-  service = await startService({ env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS), cwd: makeTempDir(), logDestination: new LogCapture(), provider: new ScriptedProvider() });
+  service = await startService({
+    env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS),
+    cwd: makeTempDir(),
+    logDestination: new LogCapture(),
+    provider: new ScriptedProvider(),
+  });
   api = `http://127.0.0.1:${service.port}/api/v1`;
   admin = await registerUser(api, 'root');
   const created = await request(`${api}/knowledge/collections`, jsonBody({ name: 'kb' }, { authorization: `Bearer ${admin.token}` }));

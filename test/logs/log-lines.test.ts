@@ -12,7 +12,12 @@ let service: RunningService;
 const logs = new LogCapture();
 
 beforeAll(async () => {
-  service = await startService({ env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS), cwd: makeTempDir(), logDestination: logs, provider: new ScriptedProvider() });
+  service = await startService({
+    env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS),
+    cwd: makeTempDir(),
+    logDestination: logs,
+    provider: new ScriptedProvider(),
+  });
 });
 
 afterAll(async () => {

@@ -38,7 +38,13 @@ describe.each(['in-process', 'redis'] as const)('admin log stream (%s)', (driver
     await fetch(`http://127.0.0.1:${service.port}/api/v1/openapi.json`, { headers: { 'x-test': 'canary' } });
     service.logger.warn('disk is getting full');
     const line = await info.next((frame) => String(frame.message).startsWith('GET /api/v1/openapi.json'));
-    expect(line).toEqual({ type: 'log_line', level: 'INFO', logger: `api:${process.pid}`, message: expect.stringMatching(/^GET \/api\/v1\/openapi\.json 200 \d+ ms$/), timestamp: expect.any(String) });
+    expect(line).toEqual({
+      type: 'log_line',
+      level: 'INFO',
+      logger: `api:${process.pid}`,
+      message: expect.stringMatching(/^GET \/api\/v1\/openapi\.json 200 \d+ ms$/),
+      timestamp: expect.any(String),
+    });
     const warning = await warnings.next((frame) => frame.message === 'disk is getting full');
     expect(warning.level).toBe('WARNING');
     expect(warnings.frames.filter((frame) => frame.level === 'INFO' || frame.level === 'DEBUG')).toEqual([]);

@@ -16,12 +16,34 @@ describe('redaction helpers', () => {
   it('keeps query parameter names and hides their values', () => {
     expect(redactSecretQueryValues('/ws/v1/logs?token=eyJhbGciOi&level=DEBUG')).toBe('/ws/v1/logs?token=[redacted]&level=DEBUG');
     // Only secret names are hidden: paging and filters stay readable.
-    expect(redactSecretQueryValues('/api/v1/sessions?limit=5&cursor=abc&api_key=svc_live_x&Token=t')).toBe('/api/v1/sessions?limit=5&cursor=abc&api_key=[redacted]&Token=[redacted]');
+    expect(redactSecretQueryValues('/api/v1/sessions?limit=5&cursor=abc&api_key=svc_live_x&Token=t')).toBe(
+      '/api/v1/sessions?limit=5&cursor=abc&api_key=[redacted]&Token=[redacted]',
+    );
     expect(redactSecretQueryValues('/api/v1/health')).toBe('/api/v1/health');
   });
 
   it('hides every value whose name looks secret, not only known names (issue 26)', () => {
-    const names = ['secret_token', 'X-Telegram-Bot-Api-Secret-Token', 'client_secret', 'sessionKey', 'apiKey', 'password_hash', 'passwd', 'pwd', 'hub.signature', 'X-Hub-Signature-256', 'AUTH', 'authorization', 'credentials', 'SAMLart', 'sig', 'code', 'state', 'refresh_token', 'id_token'];
+    const names = [
+      'secret_token',
+      'X-Telegram-Bot-Api-Secret-Token',
+      'client_secret',
+      'sessionKey',
+      'apiKey',
+      'password_hash',
+      'passwd',
+      'pwd',
+      'hub.signature',
+      'X-Hub-Signature-256',
+      'AUTH',
+      'authorization',
+      'credentials',
+      'SAMLart',
+      'sig',
+      'code',
+      'state',
+      'refresh_token',
+      'id_token',
+    ];
     for (const name of names) {
       expect(redactSecretQueryValues(`/x?${encodeURIComponent(name)}=canary&limit=5`)).toBe(`/x?${encodeURIComponent(name)}=[redacted]&limit=5`);
     }
@@ -30,7 +52,9 @@ describe('redaction helpers', () => {
 
   it('hides a Telegram bot token in the path', () => {
     expect(redactSecretQueryValues('/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage?chat_id=1')).toBe('/bot[redacted]/sendMessage?chat_id=1');
-    expect(redactSecretQueryValues('/api/v1/channels/telegram/webhook/123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw')).toBe('/api/v1/channels/telegram/webhook/[redacted]');
+    expect(redactSecretQueryValues('/api/v1/channels/telegram/webhook/123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw')).toBe(
+      '/api/v1/channels/telegram/webhook/[redacted]',
+    );
     expect(redactSecretQueryValues('/api/v1/sessions/123:abc')).toBe('/api/v1/sessions/123:abc');
   });
 });

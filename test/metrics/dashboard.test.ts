@@ -88,7 +88,12 @@ it.each(queries().map((query) => [query.panel, query.expr]))('%s: %s', (_panel, 
     const exported = scraped.families.has(metric) || (scraped.families.get(family)?.type === 'HISTOGRAM' && metric !== family);
     expect({ metric, exported }).toEqual({ metric, exported: true });
     const known = (registry.getSingleMetric(family) as unknown as { labelNames?: string[] } | undefined)?.labelNames ?? [];
-    for (const label of labels) expect({ metric, label, known: SCRAPE_LABELS.has(label) || known.includes(label) || metrics.some((other) => labelsOf(other).includes(label)) }).toEqual({ metric, label, known: true });
+    for (const label of labels)
+      expect({ metric, label, known: SCRAPE_LABELS.has(label) || known.includes(label) || metrics.some((other) => labelsOf(other).includes(label)) }).toEqual({
+        metric,
+        label,
+        known: true,
+      });
   }
 });
 

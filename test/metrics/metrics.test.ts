@@ -133,7 +133,7 @@ describe('/metrics on a port of its own', () => {
 });
 
 describe('metrics off (the default) and misconfigured', () => {
-  it('serves no metrics when off (/metrics is then only the web UI\'s page fallback)', async () => {
+  it("serves no metrics when off (/metrics is then only the web UI's page fallback)", async () => {
     const service = await start({});
     try {
       expect(service.metricsPort).toBeNull();

@@ -98,7 +98,12 @@ it('one turn is one trace across the API and worker processes, with every stage 
   expect(chats.length).toBeGreaterThanOrEqual(2); // before and after the tool
   for (const chat of chats) {
     expect(parentOf(chat)).toBe(turn);
-    expect(chat.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'builtin', 'gen_ai.usage.input_tokens': expect.any(Number), 'gen_ai.usage.output_tokens': expect.any(Number) });
+    expect(chat.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'builtin',
+      'gen_ai.usage.input_tokens': expect.any(Number),
+      'gen_ai.usage.output_tokens': expect.any(Number),
+    });
   }
   const [tool] = trace('execute_tool write_file');
   expect(parentOf(tool!)).toBe(turn);

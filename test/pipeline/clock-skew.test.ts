@@ -63,7 +63,14 @@ describe('Slack', () => {
     cluster.model.enqueue(...texts.map(answer));
     const root = nextTs();
     const mention = (text: string, extra: Record<string, unknown> = {}) => ({
-      type: 'app_mention', channel_type: 'channel', channel: 'CSKEW', user: 'U8', text: `<@${FAKE_SLACK.botUserId}> ${text}`, ts: nextTs(), team: FAKE_SLACK.teamId, ...extra,
+      type: 'app_mention',
+      channel_type: 'channel',
+      channel: 'CSKEW',
+      user: 'U8',
+      text: `<@${FAKE_SLACK.botUserId}> ${text}`,
+      ts: nextTs(),
+      team: FAKE_SLACK.teamId,
+      ...extra,
     });
     await cluster.slackEvent(0, { ...mention('one'), ts: root });
     await cluster.slackEvent(1, mention('two', { thread_ts: root }));
@@ -75,8 +82,11 @@ describe('Slack', () => {
 
 describe('Telegram', () => {
   const sent = (chatId: number) =>
-    cluster.telegram.calls.filter((call) => call.method === 'sendMessage' && Number(call.params.chat_id) === chatId && call.status === 200 && !call.params.reply_markup).map((call) => call.params.text as string);
-  const edits = (chatId: number) => cluster.telegram.calls.filter((call) => call.method === 'editMessageText' && Number(call.params.chat_id) === chatId && call.status === 200);
+    cluster.telegram.calls
+      .filter((call) => call.method === 'sendMessage' && Number(call.params.chat_id) === chatId && call.status === 200 && !call.params.reply_markup)
+      .map((call) => call.params.text as string);
+  const edits = (chatId: number) =>
+    cluster.telegram.calls.filter((call) => call.method === 'editMessageText' && Number(call.params.chat_id) === chatId && call.status === 200);
 
   it('a private chat: two messages back to back on B and A, each answer whole and its own', async () => {
     const texts = ['Telegram private answer one, several words.', 'Telegram private answer two, more words.'];
@@ -86,7 +96,9 @@ describe('Telegram', () => {
     await until(() => sent(7201).length === 2);
     expect(sent(7201)).toEqual(texts);
     // Every draft of a turn is a beginning of that turn's answer, never the other's.
-    const drafts = cluster.telegram.calls.filter((call) => call.method === 'sendMessageDraft' && Number(call.params.chat_id) === 7201).map((call) => call.params.text as string);
+    const drafts = cluster.telegram.calls
+      .filter((call) => call.method === 'sendMessageDraft' && Number(call.params.chat_id) === 7201)
+      .map((call) => call.params.text as string);
     expect(drafts.filter((draft) => !texts.some((text) => text.startsWith(draft.replace(/\s*…$/, ''))))).toEqual([]);
   });
 
@@ -99,7 +111,9 @@ describe('Telegram', () => {
     await until(() => texts.every(finalOf));
     // Each message the bot sent in the group is edited only towards its own answer.
     const byMessage = new Map<number, string[]>();
-    for (const call of cluster.telegram.calls.filter((c) => Number(c.params.chat_id) === -7202 && c.status === 200 && ['sendMessage', 'editMessageText'].includes(c.method))) {
+    for (const call of cluster.telegram.calls.filter(
+      (c) => Number(c.params.chat_id) === -7202 && c.status === 200 && ['sendMessage', 'editMessageText'].includes(c.method),
+    )) {
       const id = call.method === 'sendMessage' ? call.result.message_id : call.params.message_id;
       byMessage.set(id, [...(byMessage.get(id) ?? []), call.params.text]);
     }

@@ -46,10 +46,12 @@ it('an accepted message survives a SIGKILL of the embedded hub mid-turn', async 
   const done = await replay.nextOfType('done', -Infinity, 30_000);
   expect(done.payload.text).toContain('"do not lose me"');
   const history = await request(`${again}/api/v1/sessions/${sessionId}/messages`, { headers: auth });
-  expect(history.body.data.items.map((message: any) => [message.role, message.id === accepted.body.data.id || message.id === done.payload.message_id])).toEqual([
-    ['user', true],
-    ['assistant', true],
-  ]);
+  expect(history.body.data.items.map((message: any) => [message.role, message.id === accepted.body.data.id || message.id === done.payload.message_id])).toEqual(
+    [
+      ['user', true],
+      ['assistant', true],
+    ],
+  );
   replay.close();
   second.child.kill('SIGTERM');
   expect(await second.exited).toBe(0);

@@ -15,7 +15,12 @@ let cluster: ChatCluster;
 beforeAll(async () => {
   cluster = await startChatCluster();
   for (const policy of ['queue', 'reject', 'steer', 'collect']) {
-    const created = await cluster.admin('POST', '/assistant/workflows', { name: `w-${policy}`, system_prompt: `Policy ${policy}.`, tool_list: 'write_file', mid_turn: policy });
+    const created = await cluster.admin('POST', '/assistant/workflows', {
+      name: `w-${policy}`,
+      system_prompt: `Policy ${policy}.`,
+      tool_list: 'write_file',
+      mid_turn: policy,
+    });
     expect(created.status).toBe(201);
   }
 }, 90_000);
@@ -59,7 +64,9 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
 
 /** The answers the chat shows, in the order Telegram took them. */
 const answerCalls = (chatId: number) =>
-  cluster.telegram.calls.filter((call) => call.method === 'sendMessage' && Number(call.params.chat_id) === chatId && call.status === 200 && /^Answer /.test(call.params.text));
+  cluster.telegram.calls.filter(
+    (call) => call.method === 'sendMessage' && Number(call.params.chat_id) === chatId && call.status === 200 && /^Answer /.test(call.params.text),
+  );
 const answered = (chatId: number) => answerCalls(chatId).map((call) => call.params.text as string);
 
 /**
@@ -69,7 +76,8 @@ const answered = (chatId: number) => answerCalls(chatId).map((call) => call.para
  * lease, which the previous turn's follower holds until its last send (src/core/render-lease.ts,
  * in Redis here). Each answer also quotes the message it answers.
  */
-const quoted = (chatId: number) => Object.fromEntries(answerCalls(chatId).map((call) => [call.params.text as string, call.params.reply_parameters?.message_id as number]));
+const quoted = (chatId: number) =>
+  Object.fromEntries(answerCalls(chatId).map((call) => [call.params.text as string, call.params.reply_parameters?.message_id as number]));
 
 it('queue: messages sent to either process during a turn are answered next, one turn each, in order', async () => {
   const chat = await chatWith('queue', 7101);
@@ -84,7 +92,11 @@ it('queue: messages sent to either process during a turn are answered next, one 
   held.open();
   await until(() => answered(chat).length === 3);
   expect(answered(chat)).toEqual(['Answer one.', 'Answer two.', 'Answer three.']);
-  expect(quoted(chat)).toEqual({ 'Answer one.': updates[0]!.message.message_id, 'Answer two.': updates[1]!.message.message_id, 'Answer three.': updates[2]!.message.message_id });
+  expect(quoted(chat)).toEqual({
+    'Answer one.': updates[0]!.message.message_id,
+    'Answer two.': updates[1]!.message.message_id,
+    'Answer three.': updates[2]!.message.message_id,
+  });
   expect(cluster.model.requests.length - requests).toBe(3);
   expect(userMessagesOf(requests + 1)).toEqual(['first question', 'second question']);
   expect(userMessagesOf(requests + 2)).toEqual(['first question', 'second question', 'third question']);
@@ -134,7 +146,12 @@ it('steer: a message to the other process ends the running turn at its tool boun
     events: [
       openAiChunk.delta({ role: 'assistant', content: '' }),
       openAiChunk.text('Let me write that down. '),
-      openAiChunk.toolCall({ index: 0, id: 'call-steer', type: 'function', function: { name: 'write_file', arguments: JSON.stringify({ path: 'steer.txt', content: 'x' }) } }),
+      openAiChunk.toolCall({
+        index: 0,
+        id: 'call-steer',
+        type: 'function',
+        function: { name: 'write_file', arguments: JSON.stringify({ path: 'steer.txt', content: 'x' }) },
+      }),
       openAiChunk.finish('tool_calls'),
       openAiChunk.usage(10, 5),
       openAiChunk.done(),
@@ -144,7 +161,10 @@ it('steer: a message to the other process ends the running turn at its tool boun
   const requests = cluster.model.requests.length;
   await cluster.telegramUpdate(0, textUpdate(chat, 'write a file'));
   // The turn waits for a person to confirm write_file.
-  await cluster.telegram.waitFor((call) => call.method === 'sendMessage' && Number(call.params.chat_id) === chat && call.params.reply_markup !== undefined, 20_000);
+  await cluster.telegram.waitFor(
+    (call) => call.method === 'sendMessage' && Number(call.params.chat_id) === chat && call.params.reply_markup !== undefined,
+    20_000,
+  );
   await cluster.telegramUpdate(1, textUpdate(chat, 'never mind, what is 2+2?'));
   await waitForText(cluster.telegram, chat, 'Answer four.', 20_000);
   expect(cluster.model.requests.length - requests).toBe(2);

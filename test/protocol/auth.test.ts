@@ -27,7 +27,8 @@ describe.each(testProfiles())('authentication (%s)', (profile) => {
   });
 
   const other = () => `${hub.apis.at(-1)}/api/v1`;
-  const me = (token: string, base = other(), header = 'authorization') => request(`${base}/auth/me`, { headers: { [header]: header === 'authorization' ? `Bearer ${token}` : token } });
+  const me = (token: string, base = other(), header = 'authorization') =>
+    request(`${base}/auth/me`, { headers: { [header]: header === 'authorization' ? `Bearer ${token}` : token } });
 
   it('the first user is admin, the next a user; login by username or email; duplicates 409, bad bodies 422', async () => {
     expect(admin.user.role).toBe('admin');
@@ -111,7 +112,10 @@ describe.each(testProfiles())('authentication (%s)', (profile) => {
     expect((await user.post('/auth/logout-all')).status).toBe(204);
     expect((await me(user.token)).status).toBe(401);
     const login = (await request(`${other()}/auth/login`, jsonBody({ username: 'ivy', password: password('ivy') }))).body.data;
-    const changed = await request(`${hub.api}/auth/change-password`, jsonBody({ current_password: password('ivy'), new_password: 'a-brand-new-password' }, { authorization: `Bearer ${login.access_token}` }));
+    const changed = await request(
+      `${hub.api}/auth/change-password`,
+      jsonBody({ current_password: password('ivy'), new_password: 'a-brand-new-password' }, { authorization: `Bearer ${login.access_token}` }),
+    );
     expect(changed.status).toBe(200);
     expect((await request(`${other()}/auth/login`, jsonBody({ username: 'ivy', password: password('ivy') }))).status).toBe(401);
     expect((await request(`${other()}/auth/login`, jsonBody({ username: 'ivy', password: 'a-brand-new-password' }))).status).toBe(200);

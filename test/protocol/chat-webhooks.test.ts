@@ -51,11 +51,23 @@ describe.each(testProfiles())('chat channel webhooks (%s)', (profile) => {
 
   /** Resolves once the Telegram chat shows a message (sent or edited) containing `text`. */
   const telegramShows = (chat: number, text: string) =>
-    hub.telegram.waitFor((call) => forChat(chat)(call) && ['sendMessage', 'editMessageText'].includes(call.method) && call.status === 200 && String(call.params.text).includes(text), TURN_TIMEOUT_MS);
+    hub.telegram.waitFor(
+      (call) =>
+        forChat(chat)(call) && ['sendMessage', 'editMessageText'].includes(call.method) && call.status === 200 && String(call.params.text).includes(text),
+      TURN_TIMEOUT_MS,
+    );
 
   it('Slack: a DM is answered in the DM; the same event delivered again (to the other process) starts no second turn', async () => {
     const channel = 'D100';
-    const event = { type: 'message', channel_type: 'im', channel, user: 'U100', text: 'What changed in the deploy pipeline?', ts: '1710000000.000100', team: FAKE_SLACK.teamId };
+    const event = {
+      type: 'message',
+      channel_type: 'im',
+      channel,
+      user: 'U100',
+      text: 'What changed in the deploy pipeline?',
+      ts: '1710000000.000100',
+      team: FAKE_SLACK.teamId,
+    };
     await hub.webhooks.slackEvent(hub.webhookBase, event, 'EvOnce1');
     const answer = await slackShows(channel, 'deploy pipeline');
     expect(answer).toContain('built-in offline assistant');
@@ -82,9 +94,17 @@ describe.each(testProfiles())('chat channel webhooks (%s)', (profile) => {
   it('Telegram: a confirmation is asked with buttons; a click delivered to the other process allows it and the answer follows', async () => {
     const chat = 4202;
     await hub.webhooks.telegramUpdate(hub.webhookBase, textUpdate(chat, 'write a file standup.txt containing done: deploys'));
-    const asked = await hub.telegram.waitFor((call) => forChat(chat)(call) && call.method === 'sendMessage' && call.params.reply_markup !== undefined, TURN_TIMEOUT_MS);
-    const allow = asked.params.reply_markup.inline_keyboard.flat().find((button: { callback_data: string }) => decodeCallbackData(button.callback_data)?.action === 'allow');
-    await hub.webhooks.telegramUpdate(other(), clickUpdate({ message_id: asked.result.message_id, chat_id: chat, text: asked.params.text }, allow.callback_data));
+    const asked = await hub.telegram.waitFor(
+      (call) => forChat(chat)(call) && call.method === 'sendMessage' && call.params.reply_markup !== undefined,
+      TURN_TIMEOUT_MS,
+    );
+    const allow = asked.params.reply_markup.inline_keyboard
+      .flat()
+      .find((button: { callback_data: string }) => decodeCallbackData(button.callback_data)?.action === 'allow');
+    await hub.webhooks.telegramUpdate(
+      other(),
+      clickUpdate({ message_id: asked.result.message_id, chat_id: chat, text: asked.params.text }, allow.callback_data),
+    );
     await telegramShows(chat, 'write_file answered');
     const session = await chatSession(`telegram::${chat}`);
     const calls = session.history.flatMap((item) => (item as unknown as { tool_calls: { tool_name: string; error: string | null }[] }).tool_calls);
@@ -92,7 +112,9 @@ describe.each(testProfiles())('chat channel webhooks (%s)', (profile) => {
   });
 
   it('a contact bound to a workflow on one process routes its chat on the worker', async () => {
-    expect((await admin.post('/assistant/workflows', { name: 'vip-desk', system_prompt: 'You serve our best customers.', tool_list: 'calculator' })).status).toBe(201);
+    expect(
+      (await admin.post('/assistant/workflows', { name: 'vip-desk', system_prompt: 'You serve our best customers.', tool_list: 'calculator' })).status,
+    ).toBe(201);
     const chat = 4203;
     expect((await admin.put(`/assistant/contacts/telegram::${chat}`, { display_name: 'Ada', tags: ['vip'], workflow: 'vip-desk' })).status).toBe(200);
     await hub.webhooks.telegramUpdate(hub.webhookBase, textUpdate(chat, 'calculate 12 * 12'));

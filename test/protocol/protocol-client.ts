@@ -67,7 +67,10 @@ export class ProtocolClient {
 
 /** The frame that ended turn `turnId` on `socket`: its `done`, or the `error` that ended it. */
 export function turnEnd(socket: TestSocket, turnId: string, timeoutMs = TURN_TIMEOUT_MS): Promise<any> {
-  return socket.next((frame) => frame.payload?.turn_id === turnId && (frame.type === 'done' || (frame.type === 'error' && frame.payload.code !== 'WORKER_UNAVAILABLE')), timeoutMs);
+  return socket.next(
+    (frame) => frame.payload?.turn_id === turnId && (frame.type === 'done' || (frame.type === 'error' && frame.payload.code !== 'WORKER_UNAVAILABLE')),
+    timeoutMs,
+  );
 }
 
 /** Every frame of turn `turnId` the socket got so far, in order. */
@@ -76,7 +79,13 @@ export function framesOf(socket: TestSocket, turnId: string): any[] {
 }
 
 /** Sends a message over REST and waits for its turn's end on `socket`; returns [turn id, end frame]. */
-export async function restTurn(client: ProtocolClient, socket: TestSocket, sessionId: string, text: string, extra: Record<string, unknown> = {}): Promise<[string, any]> {
+export async function restTurn(
+  client: ProtocolClient,
+  socket: TestSocket,
+  sessionId: string,
+  text: string,
+  extra: Record<string, unknown> = {},
+): Promise<[string, any]> {
   const sent = await client.post(`/sessions/${sessionId}/messages`, { text, ...extra });
   if (sent.status !== 202) throw new Error(`message refused: ${sent.status} ${JSON.stringify(sent.body)}`);
   const turnId = sent.body.data.id as string;

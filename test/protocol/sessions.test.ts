@@ -29,7 +29,13 @@ describe.each(testProfiles())('sessions and messages (%s)', (profile) => {
   });
 
   it('creates sessions with and without a config, in any order (PostgreSQL refused the second shape with a 500)', async () => {
-    const shapes = [{}, { config: { memory_mode: 'reasoning' } }, { name: 'tuned', config: { system_prompt: 'Be brief.', max_steps: 3, context_compression: false } }, {}, { config: { memory_mode: 'conversation' } }];
+    const shapes = [
+      {},
+      { config: { memory_mode: 'reasoning' } },
+      { name: 'tuned', config: { system_prompt: 'Be brief.', max_steps: 3, context_compression: false } },
+      {},
+      { config: { memory_mode: 'conversation' } },
+    ];
     for (const body of shapes) {
       const created = await bob.post('/sessions', body);
       expect(created.status).toBe(201);
@@ -47,7 +53,7 @@ describe.each(testProfiles())('sessions and messages (%s)', (profile) => {
     expect((await alice.get(`/sessions/${sessionId}`)).status).toBe(200); // admins see every session
     const carol = await ProtocolClient.register(hub, 'carol');
     expect((await carol.get(`/sessions/${sessionId}`)).status).toBe(404);
-    expect((await carol.rawSocket(sessionId)).closed).resolves.toMatchObject({ code: 4003 });
+    await expect((await carol.rawSocket(sessionId)).closed).resolves.toMatchObject({ code: 4003 });
 
     expect((await bob.delete(`/sessions/${sessionId}`)).status).toBe(200);
     const refused = await bob.onOther('POST', `/sessions/${sessionId}/messages`, { text: 'still there?' });
@@ -65,10 +71,15 @@ describe.each(testProfiles())('sessions and messages (%s)', (profile) => {
     const sessionId = await bob.newSession();
     const socket = await bob.socket(sessionId);
     const [turnId, done] = await restTurn(bob, socket, sessionId, 'Tell me about the quarterly roadmap');
-    const states = framesOf(socket, turnId).filter((frame) => frame.type === 'agent_state').map((frame) => frame.payload.state);
+    const states = framesOf(socket, turnId)
+      .filter((frame) => frame.type === 'agent_state')
+      .map((frame) => frame.payload.state);
     expect(states[0]).toBe('thinking');
     expect(states.slice(-1)).toEqual(['done']);
-    const streamed = framesOf(socket, turnId).filter((frame) => frame.type === 'token').map((frame) => frame.payload.text).join('');
+    const streamed = framesOf(socket, turnId)
+      .filter((frame) => frame.type === 'token')
+      .map((frame) => frame.payload.text)
+      .join('');
     expect(streamed).toBe(done.payload.text);
     expect(done.payload.text).toContain('quarterly roadmap');
 
@@ -153,10 +164,18 @@ describe.each(testProfiles())('sessions and messages (%s)', (profile) => {
     const sessionId = await bob.newSession();
     for (const text of ['one', 'two', 'three']) expect((await bob.post(`/sessions/${sessionId}/messages?sync=true`, { text })).status).toBe(200);
     const page = await bob.get(`/sessions/${sessionId}/messages?limit=4`);
-    expect(page.body.data.items.map((item: { content: string; role: string }) => (item.role === 'user' ? item.content : 'answer'))).toEqual(['one', 'answer', 'two', 'answer']);
+    expect(page.body.data.items.map((item: { content: string; role: string }) => (item.role === 'user' ? item.content : 'answer'))).toEqual([
+      'one',
+      'answer',
+      'two',
+      'answer',
+    ]);
     expect(page.body.data).toMatchObject({ has_more: true, total: 6 });
     const rest = await bob.onOther('GET', `/sessions/${sessionId}/messages?limit=4&cursor=${encodeURIComponent(page.body.data.next_cursor)}`);
-    expect(rest.body.data.items.map((item: { content: string; role: string }) => (item.role === 'user' ? item.content : 'answer'))).toEqual(['three', 'answer']);
+    expect(rest.body.data.items.map((item: { content: string; role: string }) => (item.role === 'user' ? item.content : 'answer'))).toEqual([
+      'three',
+      'answer',
+    ]);
     expect((await bob.delete(`/sessions/${sessionId}/messages`, { keep_last: 2 })).status).toBe(200);
     expect((await bob.get(`/sessions/${sessionId}/messages`)).body.data.items.map((item: { content: string }) => item.content)[0]).toBe('three');
   });

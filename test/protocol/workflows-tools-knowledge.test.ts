@@ -32,10 +32,19 @@ describe.each(testProfiles())('workflows, tools and knowledge (%s)', (profile) =
     return { id, socket: await user.socket(id) };
   }
 
-  const toolsCalled = (socket: TestSocket, turnId: string) => framesOf(socket, turnId).filter((frame) => frame.type === 'tool_start').map((frame) => frame.payload.tool_name);
+  const toolsCalled = (socket: TestSocket, turnId: string) =>
+    framesOf(socket, turnId)
+      .filter((frame) => frame.type === 'tool_start')
+      .map((frame) => frame.payload.tool_name);
 
   it('workflows: written by admins on one process, read on the other at once; sync is a dry run, then applies, then changes nothing', async () => {
-    const oncall = { name: 'oncall', system_prompt: 'You help the on-call engineer.', tool_list: 'current_time', triggers: { keywords: ['outage', 'pager'] }, binding_channels: ['web'] };
+    const oncall = {
+      name: 'oncall',
+      system_prompt: 'You help the on-call engineer.',
+      tool_list: 'current_time',
+      triggers: { keywords: ['outage', 'pager'] },
+      binding_channels: ['web'],
+    };
     expect((await user.post('/assistant/workflows', oncall)).status).toBe(403);
     expect((await admin.post('/assistant/workflows', oncall)).status).toBe(201);
     expect((await admin.post('/assistant/workflows', oncall)).status).toBe(409);
@@ -43,7 +52,13 @@ describe.each(testProfiles())('workflows, tools and knowledge (%s)', (profile) =
     expect((await admin.patch('/assistant/workflows/oncall', { triggers: { keywords: ['outage', 'pager', 'incident'] } })).status).toBe(200);
     expect((await admin.onOther('GET', '/assistant/workflows/oncall')).body.data.triggers.keywords).toContain('incident');
 
-    const sales = { name: 'sales', system_prompt: 'You answer pricing questions.', tool_list: 'calculator', triggers: { keywords: ['pricing'] }, binding_channels: ['web'] };
+    const sales = {
+      name: 'sales',
+      system_prompt: 'You answer pricing questions.',
+      tool_list: 'calculator',
+      triggers: { keywords: ['pricing'] },
+      binding_channels: ['web'],
+    };
     const dry = await admin.post('/assistant/workflows/sync', { workflows: [sales], dry_run: true });
     expect(dry.body.data).toMatchObject({ created: ['sales'], dry_run: true });
     expect((await admin.onOther('GET', '/assistant/workflows/sales')).status).toBe(404);
@@ -115,7 +130,10 @@ describe.each(testProfiles())('workflows, tools and knowledge (%s)', (profile) =
     expect(unasked.toolEnd.payload).toMatchObject({ tool_name: 'write_file', error: null });
     const tools = (await user.get(`/sessions/${id}/tools`)).body.data as { name: string; auto_approved: boolean }[];
     expect(tools.find((tool) => tool.name === 'write_file')!.auto_approved).toBe(true);
-    const history = (await user.onOther('GET', `/sessions/${id}/messages?limit=100`)).body.data.items as { role: string; tool_calls: { tool_name: string; error: string | null }[] }[];
+    const history = (await user.onOther('GET', `/sessions/${id}/messages?limit=100`)).body.data.items as {
+      role: string;
+      tool_calls: { tool_name: string; error: string | null }[];
+    }[];
     const calls = history.flatMap((item) => item.tool_calls);
     expect(calls.filter((call) => call.tool_name === 'write_file' && call.error === null)).toHaveLength(3);
     socket.close();
@@ -130,13 +148,31 @@ describe.each(testProfiles())('workflows, tools and knowledge (%s)', (profile) =
     });
     expect(failover.status).toBe(201);
     const form = new FormData();
-    form.append('file', new Blob(['Rollbacks: redeploy the previous release tag with the deploy tool, then watch the error rate.'], { type: 'text/plain' }), 'rollback.txt');
-    const upload = await fetch(`${hub.api}/knowledge/collections/runbooks/documents`, { method: 'POST', headers: { authorization: `Bearer ${admin.token}` }, body: form });
+    form.append(
+      'file',
+      new Blob(['Rollbacks: redeploy the previous release tag with the deploy tool, then watch the error rate.'], { type: 'text/plain' }),
+      'rollback.txt',
+    );
+    const upload = await fetch(`${hub.api}/knowledge/collections/runbooks/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin.token}` },
+      body: form,
+    });
     expect(upload.status).toBe(201);
     const search = await user.onOther('POST', '/knowledge/collections/runbooks/search', { query: 'promote the replica', top_k: 3 });
     expect(search.body.data.results[0]).toMatchObject({ title: 'Database failover' });
 
-    expect((await admin.post('/assistant/workflows', { name: 'runbook', system_prompt: 'Answer from the runbooks.', knowledge_base_ids: ['runbooks'], triggers: { keywords: ['failover', 'rollback'] }, binding_channels: ['web'] })).status).toBe(201);
+    expect(
+      (
+        await admin.post('/assistant/workflows', {
+          name: 'runbook',
+          system_prompt: 'Answer from the runbooks.',
+          knowledge_base_ids: ['runbooks'],
+          triggers: { keywords: ['failover', 'rollback'] },
+          binding_channels: ['web'],
+        })
+      ).status,
+    ).toBe(201);
     const { id, socket } = await session();
     const [, answer] = await restTurn(user, socket, id, 'How do I do a database failover?');
     expect(answer.payload).toMatchObject({ workflow: 'runbook', text: expect.stringContaining('promote the replica with pgctl promote') });

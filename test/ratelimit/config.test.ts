@@ -56,15 +56,12 @@ describe('rate-limit precedence: environment > config.yaml > built-in default (s
 });
 
 describe('a malformed rate limit stops startup, naming the key and its source', () => {
-  it.each(RATE_LIMIT_KEYS.flatMap((key) => MALFORMED.map((value) => [key, value])))(
-    'SERVICE_RATE_LIMIT_%s=%j',
-    (key, value) => {
-      const variable = `SERVICE_RATE_LIMIT_${key.toUpperCase()}`;
-      const message = refusal({ [variable]: value });
-      expect(message.startsWith(`api.rate_limits.${key} (from ${variable}): `)).toBe(true);
-      expect(message).not.toContain('\n');
-    },
-  );
+  it.each(RATE_LIMIT_KEYS.flatMap((key) => MALFORMED.map((value) => [key, value])))('SERVICE_RATE_LIMIT_%s=%j', (key, value) => {
+    const variable = `SERVICE_RATE_LIMIT_${key.toUpperCase()}`;
+    const message = refusal({ [variable]: value });
+    expect(message.startsWith(`api.rate_limits.${key} (from ${variable}): `)).toBe(true);
+    expect(message).not.toContain('\n');
+  });
 
   it.each(RATE_LIMIT_KEYS.flatMap((key) => MALFORMED.map((value) => [key, value])))('config.yaml %s: %j', (key, value) => {
     const message = refusal({}, `api:\n  rate_limits:\n    ${key}: ${JSON.stringify(value)}\n`);
@@ -83,9 +80,7 @@ describe('a malformed rate limit stops startup, naming the key and its source', 
   });
 
   it('refuses a rate-limit variable for a route key that does not exist', () => {
-    expect(refusal({ SERVICE_RATE_LIMIT_AUTH_LOGON: '5/minute' })).toMatch(
-      /^api\.rate_limits\.auth_logon \(from SERVICE_RATE_LIMIT_AUTH_LOGON\): unknown key/,
-    );
+    expect(refusal({ SERVICE_RATE_LIMIT_AUTH_LOGON: '5/minute' })).toMatch(/^api\.rate_limits\.auth_logon \(from SERVICE_RATE_LIMIT_AUTH_LOGON\): unknown key/);
   });
 });
 

@@ -39,7 +39,7 @@ describe.each(backends)('over HTTP with the %s store', (_name, backendEnv) => {
 });
 
 describe('per-route keys', () => {
-  it('applies each key\'s own limit to the endpoints declaring it', async () => {
+  it("applies each key's own limit to the endpoints declaring it", async () => {
     app = await startRateLimitedApp(
       {
         SERVICE_RATE_LIMIT_AUTH_REGISTER: '1/hour',
@@ -103,7 +103,11 @@ describe('what the client receives', () => {
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({
       data: null,
-      error: { code: 'RATE_LIMIT_EXCEEDED', message: expect.stringMatching(/^Too many requests; try again in \d+ s\.$/), details: { retry_after_s: expect.any(Number) } },
+      error: {
+        code: 'RATE_LIMIT_EXCEEDED',
+        message: expect.stringMatching(/^Too many requests; try again in \d+ s\.$/),
+        details: { retry_after_s: expect.any(Number) },
+      },
       meta: { request_id: refused.headers.get('x-request-id'), timestamp: expect.any(String) },
     });
     const retryAfter = Number(refused.headers.get('retry-after'));
@@ -132,26 +136,20 @@ describe('what the client receives', () => {
 describe('client IP', () => {
   const withForwardedFor = (url: string, value: string) => fetch(url, { headers: { 'x-forwarded-for': value } });
 
-  it('ignores X-Forwarded-For from an untrusted peer: forged headers share the peer\'s bucket', async () => {
+  it("ignores X-Forwarded-For from an untrusted peer: forged headers share the peer's bucket", async () => {
     app = await startRateLimitedApp({ SERVICE_RATE_LIMIT_DEFAULT: '3/minute' }, { modules: [testRoutes] });
     const statuses = await burst(10, (index) => withForwardedFor(`${app!.url}/api/v1/health`, `198.51.100.${index}`));
     expect(countOf(statuses, 200)).toBe(3);
   });
 
   it('ignores X-Forwarded-For when proxies are trusted but the peer is not one of them', async () => {
-    app = await startRateLimitedApp(
-      { SERVICE_RATE_LIMIT_DEFAULT: '3/minute', SERVICE_TRUSTED_PROXY_CIDRS: '10.0.0.0/8' },
-      { modules: [testRoutes] },
-    );
+    app = await startRateLimitedApp({ SERVICE_RATE_LIMIT_DEFAULT: '3/minute', SERVICE_TRUSTED_PROXY_CIDRS: '10.0.0.0/8' }, { modules: [testRoutes] });
     const statuses = await burst(10, (index) => withForwardedFor(`${app!.url}/api/v1/health`, `198.51.100.${index}`));
     expect(countOf(statuses, 200)).toBe(3);
   });
 
   it('resolves the client through a trusted proxy (peer 127.0.0.1 trusted): one bucket per client', async () => {
-    app = await startRateLimitedApp(
-      { SERVICE_RATE_LIMIT_DEFAULT: '3/minute', SERVICE_TRUSTED_PROXY_CIDRS: '127.0.0.1/32' },
-      { modules: [testRoutes] },
-    );
+    app = await startRateLimitedApp({ SERVICE_RATE_LIMIT_DEFAULT: '3/minute', SERVICE_TRUSTED_PROXY_CIDRS: '127.0.0.1/32' }, { modules: [testRoutes] });
     const url = `${app.url}/api/v1/health`;
     // Ten different clients behind the proxy: each has a fresh bucket.
     expect(countOf(await burst(10, (index) => withForwardedFor(url, `198.51.100.${index}`)), 200)).toBe(10);
@@ -192,7 +190,7 @@ function fakeRequest(remoteAddress: string) {
 }
 
 describe('robustness', () => {
-  it('answers a HEAD request of a GET endpoint under that endpoint\'s bucket', async () => {
+  it("answers a HEAD request of a GET endpoint under that endpoint's bucket", async () => {
     app = await startRateLimitedApp({ SERVICE_RATE_LIMIT_DEFAULT: '2/minute' }, { modules: [testRoutes] });
     const head = () =>
       new Promise<number>((resolve, reject) => {

@@ -58,9 +58,19 @@ describe('real processes', () => {
   });
 
   it.each([
-    ['SERVICE_RATE_LIMIT_AUTH_LOGIN=5/fortnight', { SERVICE_RATE_LIMIT_AUTH_LOGIN: '5/fortnight' }, undefined, /api\.rate_limits\.auth_login \(from SERVICE_RATE_LIMIT_AUTH_LOGIN\): unknown window "fortnight"/],
+    [
+      'SERVICE_RATE_LIMIT_AUTH_LOGIN=5/fortnight',
+      { SERVICE_RATE_LIMIT_AUTH_LOGIN: '5/fortnight' },
+      undefined,
+      /api\.rate_limits\.auth_login \(from SERVICE_RATE_LIMIT_AUTH_LOGIN\): unknown window "fortnight"/,
+    ],
     ['a malformed spec in config.yaml', {}, 'api:\n  rate_limits:\n    default: lots\n', /api\.rate_limits\.default \(from config\.yaml\): expected "<N>\//],
-    ['an invalid trusted proxy CIDR', { SERVICE_TRUSTED_PROXY_CIDRS: '10.0.0.0/40' }, undefined, /api\.trusted_proxy_cidrs \(from SERVICE_TRUSTED_PROXY_CIDRS\): "10\.0\.0\.0\/40" is not a CIDR/],
+    [
+      'an invalid trusted proxy CIDR',
+      { SERVICE_TRUSTED_PROXY_CIDRS: '10.0.0.0/40' },
+      undefined,
+      /api\.trusted_proxy_cidrs \(from SERVICE_TRUSTED_PROXY_CIDRS\): "10\.0\.0\.0\/40" is not a CIDR/,
+    ],
   ])('refuses to start with %s: exit 78, one line', async (_label, env, yamlText, expected) => {
     const service = start(env, yamlText);
     expect(await service.exited).toBe(78);

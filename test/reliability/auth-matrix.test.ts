@@ -13,7 +13,19 @@ import { createTestIdp } from '../helpers/saml-idp';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { scaled } from './scale';
 import { ACS_URL, enqueuePlainReplies, SP_ENTITY_ID, startAuthHub, telegramTextUpdate, type AuthHub } from './support/auth-hub';
-import { accessClaims, attackerEc, attackerRsa, compactJwt, ecdsaSigner, hmacSigner, HS256, lastCharChanged, nowS, rsaSigner, unissuedApiKey } from './support/auth-forge';
+import {
+  accessClaims,
+  attackerEc,
+  attackerRsa,
+  compactJwt,
+  ecdsaSigner,
+  hmacSigner,
+  HS256,
+  lastCharChanged,
+  nowS,
+  rsaSigner,
+  unissuedApiKey,
+} from './support/auth-forge';
 import { BILLION_LAUGHS, doctype, SamlResponses, WRAPPINGS } from './support/auth-saml';
 import { attemptEach, bearerWaysIn, probeSocket, refusal, restObservation, type WayIn } from './support/auth-ways-in';
 
@@ -96,7 +108,8 @@ async function tryEverywhere(name: string, credential: string, kind: 'api-key' |
   const applicable = waysFor(kind);
   const observed = await attemptEach(applicable, credential);
   const table = Object.fromEntries(applicable.map((way, index) => [way.name, observed[index]!]));
-  if (!accepted) applicable.forEach((way, index) => attempts.push({ way: way.name, name, observed: observed[index]!, accepted: observed[index] === way.accepted }));
+  if (!accepted)
+    applicable.forEach((way, index) => attempts.push({ way: way.name, name, observed: observed[index]!, accepted: observed[index] === way.accepted }));
   return table;
 }
 
@@ -111,7 +124,12 @@ beforeAll(async () => {
   await db.connect();
   ada = await registered('ada');
   bob = await registered('bob');
-  [adaSession, bobSession, adaKey, bobKey] = await Promise.all([newSession(ada.token), newSession(bob.token), apiKey(ada.token, 'ada main'), apiKey(bob.token, 'bob main')]);
+  [adaSession, bobSession, adaKey, bobKey] = await Promise.all([
+    newSession(ada.token),
+    newSession(bob.token),
+    apiKey(ada.token, 'ada main'),
+    apiKey(bob.token, 'bob main'),
+  ]);
   ways = bearerWaysIn(hub.base, adaSession);
   saml = new SamlResponses(hub.api, hub.idp);
 }, 60_000);
@@ -126,7 +144,10 @@ afterAll(async () => {
 describe('access tokens (JWT)', () => {
   const controls: [string, () => string][] = [
     ['the token the hub issued at login', () => ada.token],
-    ['a token signed like the hub’s (its secret, its claims): the forging harness works', () => compactJwt(HS256, accessClaims(ada.id), hmacSigner(hub.secrets.jwtSecret))],
+    [
+      'a token signed like the hub’s (its secret, its claims): the forging harness works',
+      () => compactJwt(HS256, accessClaims(ada.id), hmacSigner(hub.secrets.jwtSecret)),
+    ],
   ];
   it.each(controls)('control: %s is accepted on every way in', async (name, make) => {
     expect(await tryEverywhere(name, make(), 'other', true)).toEqual(expectedTable('other', 'accepted'));
@@ -139,17 +160,33 @@ describe('access tokens (JWT)', () => {
     ['alg none keeping a genuine signature', () => `${compactJwt({ alg: 'none', typ: 'JWT' }, accessClaims(ada.id), null)}${ada.token.split('.')[2]}`],
     ['HS256 signed with another key', () => compactJwt(HS256, accessClaims(ada.id), hmacSigner('not-the-hub-secret-0123456789abcdef'))],
     ['HS256 signed with an empty key', () => compactJwt(HS256, accessClaims(ada.id), hmacSigner(''))],
-    ['HS512 with the hub’s own secret (an algorithm not on the list)', () => compactJwt({ alg: 'HS512', typ: 'JWT' }, accessClaims(ada.id), hmacSigner(secret(), 'sha512'))],
+    [
+      'HS512 with the hub’s own secret (an algorithm not on the list)',
+      () => compactJwt({ alg: 'HS512', typ: 'JWT' }, accessClaims(ada.id), hmacSigner(secret(), 'sha512')),
+    ],
     ['RS256 with an attacker’s key', () => compactJwt({ alg: 'RS256', typ: 'JWT' }, accessClaims(ada.id), rsaSigner(attackerRsa.privateKey))],
     [
       'RS256 with the attacker’s public key embedded in the header (jwk)',
-      () => compactJwt({ alg: 'RS256', typ: 'JWT', jwk: attackerRsa.publicKey.export({ format: 'jwk' }) }, accessClaims(ada.id), rsaSigner(attackerRsa.privateKey)),
+      () =>
+        compactJwt({ alg: 'RS256', typ: 'JWT', jwk: attackerRsa.publicKey.export({ format: 'jwk' }) }, accessClaims(ada.id), rsaSigner(attackerRsa.privateKey)),
     ],
     ['ES256 with an attacker’s key', () => compactJwt({ alg: 'ES256', typ: 'JWT' }, accessClaims(ada.id), ecdsaSigner(attackerEc.privateKey))],
-    ['RS/HS confusion: HS256 keyed with a public certificate the hub holds (the SAML IdP’s)', () => compactJwt(HS256, accessClaims(ada.id), hmacSigner(hub.idp.certPem))],
-    ['RS/HS confusion: header RS256, HMAC signature with the hub’s secret', () => compactJwt({ alg: 'RS256', typ: 'JWT' }, accessClaims(ada.id), hmacSigner(secret()))],
-    ['expired, and signed with another key (the signature is checked first)', () => compactJwt(HS256, accessClaims(ada.id, { iat: nowS() - 1200, exp: nowS() - 600 }), hmacSigner('another-key-0123456789abcdef'))],
-    ['issued in the future (iat an hour ahead)', () => compactJwt(HS256, accessClaims(ada.id, { iat: nowS() + 3600, exp: nowS() + 4200 }), hmacSigner(secret()))],
+    [
+      'RS/HS confusion: HS256 keyed with a public certificate the hub holds (the SAML IdP’s)',
+      () => compactJwt(HS256, accessClaims(ada.id), hmacSigner(hub.idp.certPem)),
+    ],
+    [
+      'RS/HS confusion: header RS256, HMAC signature with the hub’s secret',
+      () => compactJwt({ alg: 'RS256', typ: 'JWT' }, accessClaims(ada.id), hmacSigner(secret())),
+    ],
+    [
+      'expired, and signed with another key (the signature is checked first)',
+      () => compactJwt(HS256, accessClaims(ada.id, { iat: nowS() - 1200, exp: nowS() - 600 }), hmacSigner('another-key-0123456789abcdef')),
+    ],
+    [
+      'issued in the future (iat an hour ahead)',
+      () => compactJwt(HS256, accessClaims(ada.id, { iat: nowS() + 3600, exp: nowS() + 4200 }), hmacSigner(secret())),
+    ],
     ['not valid before an hour from now (nbf)', () => compactJwt(HS256, accessClaims(ada.id, { nbf: nowS() + 3600 }), hmacSigner(secret()))],
     ['another issuer (iss)', () => compactJwt(HS256, accessClaims(ada.id, { iss: 'someone-else' }), hmacSigner(secret()))],
     ['another audience (aud)', () => compactJwt(HS256, accessClaims(ada.id, { aud: 'other-api' }), hmacSigner(secret()))],
@@ -161,11 +198,14 @@ describe('access tokens (JWT)', () => {
     ['no sub', () => compactJwt(HS256, accessClaims(undefined), hmacSigner(secret()))],
     ['sub not a string', () => compactJwt(HS256, accessClaims(42), hmacSigner(secret()))],
     ['sub of no user', () => compactJwt(HS256, accessClaims('00000000-0000-4000-8000-000000000000'), hmacSigner(secret()))],
-    ['a user’s token with the role claim changed to admin (signature kept)', () => {
-      const [header, payload, signature] = bob.token.split('.');
-      const claims = { ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), role: 'admin' };
-      return `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`;
-    }],
+    [
+      'a user’s token with the role claim changed to admin (signature kept)',
+      () => {
+        const [header, payload, signature] = bob.token.split('.');
+        const claims = { ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), role: 'admin' };
+        return `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`;
+      },
+    ],
     ['a genuine token with one signature character changed', () => lastCharChanged(ada.token)],
     ['the refresh token, presented as an access token', () => ada.refreshToken],
   ];
@@ -206,7 +246,9 @@ describe('users who are gone, and credentials that were revoked', () => {
 
   beforeAll(async () => {
     [dave, erin, frank] = await Promise.all([adminAccount('dave'), adminAccount('erin'), adminAccount('frank')]);
-    [daveKey, erinKey, frankKey] = (await Promise.all([apiKey(dave.token, 'dave'), apiKey(erin.token, 'erin'), apiKey(frank.token, 'frank')])).map((created) => created.key);
+    [daveKey, erinKey, frankKey] = (await Promise.all([apiKey(dave.token, 'dave'), apiKey(erin.token, 'erin'), apiKey(frank.token, 'frank')])).map(
+      (created) => created.key,
+    );
     const revoked = await apiKey(ada.token, 'to revoke');
     const expiring = await apiKey(ada.token, 'to expire');
     // Controls before the change: each of these credentials works on every way in.
@@ -252,7 +294,13 @@ describe('users who are gone, and credentials that were revoked', () => {
     const storedLogin = (access: string, refresh: string) => {
       const dir = path.join(configDir, String(Math.random()).slice(2));
       mkdirSync(dir);
-      writeFileSync(path.join(dir, 'credentials.json'), JSON.stringify({ version: 1, hubs: { [hub.base]: { username: 'ada', access_token: access, refresh_token: refresh, saved_at: new Date().toISOString() } } }));
+      writeFileSync(
+        path.join(dir, 'credentials.json'),
+        JSON.stringify({
+          version: 1,
+          hubs: { [hub.base]: { username: 'ada', access_token: access, refresh_token: refresh, saved_at: new Date().toISOString() } },
+        }),
+      );
       return dir;
     };
     const whoami = (env: Record<string, string>) => runCli(['whoami', '--json'], { SWITCHBOARD_URL: hub.base, SWITCHBOARD_CONFIG_DIR: makeTempDir(), ...env });
@@ -270,14 +318,17 @@ describe('users who are gone, and credentials that were revoked', () => {
     ]);
     expect(runs.map((run) => run.code)).toEqual([0, 0, 2, 2, 2, 2, 2, 2, 2]);
     expect(JSON.parse(runs[0]!.stdout).user.username).toBe('ada');
-    for (const run of runs.slice(2)) expect(run.stderr).toMatch(/did not accept (SWITCHBOARD_API_KEY|your login \(run `switchboard login [^`]+`\)): UNAUTHORIZED\./);
+    for (const run of runs.slice(2))
+      expect(run.stderr).toMatch(/did not accept (SWITCHBOARD_API_KEY|your login \(run `switchboard login [^`]+`\)): UNAUTHORIZED\./);
   });
 });
 
 describe('ownership: another user’s session', () => {
   it('control: each owner (and an admin) reaches the session on every way in', async () => {
     // bob is no admin: the admin endpoint and the log stream are not his (refused 403/4003 below).
-    const bobWays = bearerWaysIn(hub.base, bobSession).filter((way) => way.takes === 'any' && !way.name.startsWith('WS log stream') && way.name !== 'REST GET /users (admin)');
+    const bobWays = bearerWaysIn(hub.base, bobSession).filter(
+      (way) => way.takes === 'any' && !way.name.startsWith('WS log stream') && way.name !== 'REST GET /users (admin)',
+    );
     const bobSees = await attemptEach(bobWays, bob.token);
     expect(bobSees).toEqual(bobWays.map((way) => way.accepted));
     expect((await request(`${hub.api}/sessions/${bobSession}`, auth(ada.token))).status).toBe(200);
@@ -316,7 +367,8 @@ describe('ownership: another user’s session', () => {
     const subprotocol = await probeSocket(`${hub.ws}/ws/v1/sessions/${adaSession}`, { protocols: ['bearer', credential] }, 'first-frame');
     const logs = await probeSocket(`${hub.ws}/ws/v1/logs?token=${encodeURIComponent(credential)}`, {}, 'ping');
     const observed = { ...Object.fromEntries(rest), socket, subprotocol, logs };
-    for (const [way, answer] of Object.entries(observed)) attempts.push({ way, name: `${name} on another's session`, observed: answer, accepted: !/^(404|close 4003)/.test(answer) });
+    for (const [way, answer] of Object.entries(observed))
+      attempts.push({ way, name: `${name} on another's session`, observed: answer, accepted: !/^(404|close 4003)/.test(answer) });
     expect(observed).toEqual({
       ...Object.fromEntries(routes.map(([method, suffix]) => [`${method} /sessions/{id}${suffix}`, '404 SESSION_NOT_FOUND'])),
       socket: 'close 4003 not your session',
@@ -418,7 +470,12 @@ describe('SAML assertion consumer', () => {
       const me = (await request(`${hub.api}/auth/me`, auth(response.body.data.access_token))).body.data;
       outcome = me.email === mallory && me.role === 'user' ? 'the signed identity only' : `logged in as ${me.email} (${me.role})`;
     }
-    attempts.push({ way: 'POST /auth/saml/acs', name: `XSW: ${variant}`, observed: outcome, accepted: !['refused', 'the signed identity only'].includes(outcome) });
+    attempts.push({
+      way: 'POST /auth/saml/acs',
+      name: `XSW: ${variant}`,
+      observed: outcome,
+      accepted: !['refused', 'the signed identity only'].includes(outcome),
+    });
     expect(['refused', 'the signed identity only']).toContain(outcome);
   });
 
@@ -439,21 +496,37 @@ describe('SAML assertion consumer', () => {
     it.each([
       ['a genuine signed response behind a bare DOCTYPE', async () => doctype('') + (await saml.genuine(email('dtd')))],
       ['a genuine signed response behind a DOCTYPE declaring an unused entity', async () => doctype('<!ENTITY x "y">') + (await saml.genuine(email('dtd')))],
-      ['an external entity (XXE) reading a local file into the NameID', async () => {
-        const options = await saml.options(email('xxe'));
-        return doctype('<!ENTITY x SYSTEM "file:///etc/hostname">') + saml.responseXml(saml.signedAssertion(options).replace(/(<saml:NameID[^>]*>)[^<]*/, '$1&x;'), options.inResponseTo);
-      }],
+      [
+        'an external entity (XXE) reading a local file into the NameID',
+        async () => {
+          const options = await saml.options(email('xxe'));
+          return (
+            doctype('<!ENTITY x SYSTEM "file:///etc/hostname">') +
+            saml.responseXml(saml.signedAssertion(options).replace(/(<saml:NameID[^>]*>)[^<]*/, '$1&x;'), options.inResponseTo)
+          );
+        },
+      ],
       ['an external DTD by URL', async () => `<!DOCTYPE samlp:Response SYSTEM "${dtdUrl}">` + (await saml.genuine(email('dtd')))],
       ['an out-of-band parameter entity', async () => doctype(`<!ENTITY % p SYSTEM "${dtdUrl}"> %p;`) + (await saml.genuine(email('dtd')))],
-      ['entity expansion (billion laughs)', async () => {
-        const options = await saml.options(email('laughs'));
-        return doctype(BILLION_LAUGHS) + saml.responseXml(saml.signedAssertion(options).replace(/(<saml:NameID[^>]*>)[^<]*/, '$1&l10;'), options.inResponseTo);
-      }],
-      ['an internal entity standing for the signed address', async () => {
-        const address = email('entity');
-        const options = await saml.options(address);
-        return doctype(`<!ENTITY who "${address}">`) + saml.responseXml(saml.signedAssertion(options).replaceAll(`>${address}<`, '>&who;<'), options.inResponseTo);
-      }],
+      [
+        'entity expansion (billion laughs)',
+        async () => {
+          const options = await saml.options(email('laughs'));
+          return (
+            doctype(BILLION_LAUGHS) + saml.responseXml(saml.signedAssertion(options).replace(/(<saml:NameID[^>]*>)[^<]*/, '$1&l10;'), options.inResponseTo)
+          );
+        },
+      ],
+      [
+        'an internal entity standing for the signed address',
+        async () => {
+          const address = email('entity');
+          const options = await saml.options(address);
+          return (
+            doctype(`<!ENTITY who "${address}">`) + saml.responseXml(saml.signedAssertion(options).replaceAll(`>${address}<`, '>&who;<'), options.inResponseTo)
+          );
+        },
+      ],
     ])('refuses %s', async (name, make) => {
       expect(await refused(`DTD: ${name}`, await make())).toBe('refused');
       expect(dtdFetches).toBe(0);
@@ -486,19 +559,31 @@ describe('Slack and Telegram webhooks', () => {
       ['signed with another secret', (body) => hub.slackHeaders(body, { secret: 'not-the-signing-secret' })],
       ['older than five minutes (a replay)', (body) => hub.slackHeaders(body, { timestamp: nowS() - 6 * 60 })],
       ['no signature', (body) => ({ ...hub.slackHeaders(body), 'x-slack-signature': '' })],
-      ['no timestamp', (body) => { const { 'x-slack-request-timestamp': _dropped, ...rest } = hub.slackHeaders(body); return rest; }],
+      [
+        'no timestamp',
+        (body) => {
+          const { 'x-slack-request-timestamp': _dropped, ...rest } = hub.slackHeaders(body);
+          return rest;
+        },
+      ],
       ['signature of another body', () => hub.slackHeaders(hub.slackEventBody(slackMessage('what was signed')))],
-      ['an unknown signature version (v1) with the right HMAC', (body) => {
-        const headers = hub.slackHeaders(body);
-        return { ...headers, 'x-slack-signature': headers['x-slack-signature']!.replace(/^v0=/, 'v1=') };
-      }],
+      [
+        'an unknown signature version (v1) with the right HMAC',
+        (body) => {
+          const headers = hub.slackHeaders(body);
+          return { ...headers, 'x-slack-signature': headers['x-slack-signature']!.replace(/^v0=/, 'v1=') };
+        },
+      ],
     ];
     const observed: Record<string, string> = {};
     for (const [name, headers] of cases) {
       const event = hub.slackEventBody(slackMessage(`forged: ${name}`));
       const interaction = `payload=${encodeURIComponent(JSON.stringify({ type: 'block_actions', team: { id: 'T1' }, user: { id: 'U0ADA' }, actions: [{ action_id: 'sb_confirm:x', value: 'allow' }] }))}`;
       observed[`events: ${name}`] = await postSlack('events', event, headers(event));
-      observed[`interactions: ${name}`] = await postSlack('interactions', interaction, { ...headers(interaction), 'content-type': 'application/x-www-form-urlencoded' });
+      observed[`interactions: ${name}`] = await postSlack('interactions', interaction, {
+        ...headers(interaction),
+        'content-type': 'application/x-www-form-urlencoded',
+      });
     }
     for (const [name, answer] of Object.entries(observed)) attempts.push({ way: 'POST /channels/slack/*', name, observed: answer, accepted: answer === '200' });
     expect(observed).toEqual(Object.fromEntries(Object.keys(observed).map((name) => [name, '401 UNAUTHORIZED'])));
@@ -514,11 +599,15 @@ describe('Slack and Telegram webhooks', () => {
       ['the secret with a character added', async () => restObservation(await hub.telegramUpdate(forged(), `${secret}x`))],
       ['the secret less its last character', async () => restObservation(await hub.telegramUpdate(forged(), secret.slice(0, -1)))],
       ['the secret in another case', async () => restObservation(await hub.telegramUpdate(forged(), secret.toUpperCase()))],
-      ['the secret in the query string instead of the header', async () => restObservation(await request(`${hub.api}/channels/telegram/webhook?secret_token=${secret}`, jsonBody(forged())))],
+      [
+        'the secret in the query string instead of the header',
+        async () => restObservation(await request(`${hub.api}/channels/telegram/webhook?secret_token=${secret}`, jsonBody(forged()))),
+      ],
       ['the bot token instead of the secret', async () => restObservation(await hub.telegramUpdate(forged(), hub.secrets.telegramBotToken))],
     ];
     const observed = Object.fromEntries(await Promise.all(cases.map(async ([name, attempt]) => [name, await attempt()] as const)));
-    for (const [name, answer] of Object.entries(observed)) attempts.push({ way: 'POST /channels/telegram/webhook', name, observed: answer, accepted: answer === '200' });
+    for (const [name, answer] of Object.entries(observed))
+      attempts.push({ way: 'POST /channels/telegram/webhook', name, observed: answer, accepted: answer === '200' });
     expect(observed).toEqual(Object.fromEntries(cases.map(([name]) => [name, '401 UNAUTHORIZED'])));
     expect(await storedForgeries()).toBe(0);
   });
@@ -552,7 +641,12 @@ describe('webchat session ids (the widget’s only credential)', () => {
     ];
     for (const [name, claimed] of claims) {
       const given = await confirmedId(claimed);
-      attempts.push({ way: 'webchat session_request', name, observed: given === claimed ? 'taken' : 'fresh id', accepted: given.slice(0, 32) === claimed.slice(0, 32) });
+      attempts.push({
+        way: 'webchat session_request',
+        name,
+        observed: given === claimed ? 'taken' : 'fresh id',
+        accepted: given.slice(0, 32) === claimed.slice(0, 32),
+      });
       expect({ name, conversation: given.slice(0, 32) }).not.toEqual({ name, conversation: claimed.slice(0, 32) });
     }
   });
@@ -580,7 +674,10 @@ describe('random damage to genuine credentials (fast-check)', () => {
   /** One to three characters of `value` replaced, inserted or deleted; never `value` itself. */
   const damaged = (value: string) =>
     fc
-      .array(fc.record({ at: fc.nat(value.length), kind: fc.constantFrom('replace', 'insert', 'delete'), char: fc.constantFrom(...BASE64URL) }), { minLength: 1, maxLength: 3 })
+      .array(fc.record({ at: fc.nat(value.length), kind: fc.constantFrom('replace', 'insert', 'delete'), char: fc.constantFrom(...BASE64URL) }), {
+        minLength: 1,
+        maxLength: 3,
+      })
       .map((edits) =>
         edits.reduce((text, edit) => {
           const at = Math.min(edit.at, text.length - 1);

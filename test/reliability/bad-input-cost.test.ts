@@ -48,7 +48,18 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
   idp = createTestIdp();
   hub = await startBadInputHub({
-    config: ['agent:', '  default_tools: [http_fetch]', 'tools:', '  http_fetch:', '    allow_private: true', 'auth:', '  saml:', `    idp_issuer: ${idp.entityId}`, 'llm:', '  max_retries: 0'].join('\n'),
+    config: [
+      'agent:',
+      '  default_tools: [http_fetch]',
+      'tools:',
+      '  http_fetch:',
+      '    allow_private: true',
+      'auth:',
+      '  saml:',
+      `    idp_issuer: ${idp.entityId}`,
+      'llm:',
+      '  max_retries: 0',
+    ].join('\n'),
     env: {
       SERVICE_LLM_PROVIDER: 'openai',
       SERVICE_LLM_BASE_URL: modelUrl,
@@ -103,20 +114,31 @@ it('http_fetch reads hostile HTML (up to 1 MiB) in turns', async () => {
   for (const [index, html] of cases.entries()) {
     page = html;
     model.enqueue(toolCall(`fetch-${index}`, 'http_fetch', { url }), openAiTextReply(['read it']));
-    const answer = hub.check('http-fetch-hostile-html', html.slice(0, 40), await hub.json('POST', `/sessions/${session}/messages?sync=true`, { text: `read page ${index}` }));
+    const answer = hub.check(
+      'http-fetch-hostile-html',
+      html.slice(0, 40),
+      await hub.json('POST', `/sessions/${session}/messages?sync=true`, { text: `read page ${index}` }),
+    );
     if (answer && answer.status !== 200) hub.violate('unexpected', `http_fetch ${html.slice(0, 40)}`, `answered ${answer.status}`);
   }
 }, 600_000);
 
 /** Patterns of the shapes users write: literals joined by unbounded wildcards and alternations. */
 const quadraticPattern = fc
-  .array(fc.constantFrom('error', 'timeout', 'a', 'x', '.*', '.+', '\\w+', '\\d+', '(urgent|asap)', '(outage|down)', '\\s*', '[a-z]*', '.{0,40}'), { minLength: 2, maxLength: 6 })
+  .array(fc.constantFrom('error', 'timeout', 'a', 'x', '.*', '.+', '\\w+', '\\d+', '(urgent|asap)', '(outage|down)', '\\s*', '[a-z]*', '.{0,40}'), {
+    minLength: 2,
+    maxLength: 6,
+  })
   .map((parts) => parts.join(''));
 
 it('quadratic trigger regexes: saved off the event loop, then 64 KiB messages in the routing test box and in turns', async () => {
   const patterns = draw(fc.array(quadraticPattern, { minLength: 5, maxLength: 50 }), N.regexes, 62);
   for (const [index, regex] of patterns.entries()) {
-    const saved = hub.check('regex-save', `${regex.length} patterns`, await hub.json('POST', '/assistant/workflows', { name: `cost-${index}`, triggers: { regex }, binding_channels: ['web'] }));
+    const saved = hub.check(
+      'regex-save',
+      `${regex.length} patterns`,
+      await hub.json('POST', '/assistant/workflows', { name: `cost-${index}`, triggers: { regex }, binding_channels: ['web'] }),
+    );
     if (saved && saved.status !== 201 && saved.status !== 422) hub.violate('unexpected', `save ${index}`, `answered ${saved.status}`);
     // Built to provoke them: every literal present, then a long run that never completes a match.
     const text = `error urgent asap outage timeout x ${'a'.repeat(64 * 1024 - 64)}`;
@@ -150,11 +172,26 @@ it('forged SAML responses of many elements or deep nesting are refused, and genu
     const filler = shape.depth > 64 ? `${'<x>'.repeat(shape.depth)}${'</x>'.repeat(shape.depth)}` : '<x/>'.repeat(Math.min(shape.siblings, 45_000));
     // Signed by another key: the worker would refuse it anyway, after seconds of work; the bounds refuse it first.
     const forger = createTestIdp(idp.entityId);
-    const assertion = signAssertion(assertionXml(idp, options).replace('</saml:AttributeStatement>', `${filler}</saml:AttributeStatement>`), forger.keyPem, forger.certPem);
-    const forged = hub.check('saml-forged-size', `${shape.siblings} siblings / depth ${shape.depth}`, await postSaml(responseXml(idp, assertion, { destination: ACS_URL, inResponseTo: options.inResponseTo })));
-    if (forged && forged.status !== 401 && forged.status !== 413) hub.violate('unexpected', `forged SAML ${JSON.stringify(shape)}`, `answered ${forged.status}`);
+    const assertion = signAssertion(
+      assertionXml(idp, options).replace('</saml:AttributeStatement>', `${filler}</saml:AttributeStatement>`),
+      forger.keyPem,
+      forger.certPem,
+    );
+    const forged = hub.check(
+      'saml-forged-size',
+      `${shape.siblings} siblings / depth ${shape.depth}`,
+      await postSaml(responseXml(idp, assertion, { destination: ACS_URL, inResponseTo: options.inResponseTo })),
+    );
+    if (forged && forged.status !== 401 && forged.status !== 413)
+      hub.violate('unexpected', `forged SAML ${JSON.stringify(shape)}`, `answered ${forged.status}`);
     const genuine = { email: `genuine${login}@corp.example.test`, audience: 'switchboard', recipient: ACS_URL, inResponseTo: await startLogin() };
-    const accepted = hub.check('saml-genuine-after', genuine.email, await postSaml(responseXml(idp, signAssertion(assertionXml(idp, genuine), idp.keyPem, idp.certPem), { destination: ACS_URL, inResponseTo: genuine.inResponseTo })));
+    const accepted = hub.check(
+      'saml-genuine-after',
+      genuine.email,
+      await postSaml(
+        responseXml(idp, signAssertion(assertionXml(idp, genuine), idp.keyPem, idp.certPem), { destination: ACS_URL, inResponseTo: genuine.inResponseTo }),
+      ),
+    );
     if (accepted && accepted.status !== 200) hub.violate('unexpected', `genuine SAML after ${JSON.stringify(shape)}`, `answered ${accepted.status}`);
   }
 }, 600_000);
@@ -166,7 +203,12 @@ function upload(collection: string, fileName: string, content: string) {
     Buffer.from(content),
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
-  return hub.send({ method: 'POST', target: `/api/v1/knowledge/collections/${collection}/documents`, headers: { ...hub.auth(), 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+  return hub.send({
+    method: 'POST',
+    target: `/api/v1/knowledge/collections/${collection}/documents`,
+    headers: { ...hub.auth(), 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body,
+  });
 }
 
 it('knowledge uploads: hostile and over-deep HTML (422), big text (201)', async () => {

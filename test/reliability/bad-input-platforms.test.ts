@@ -30,9 +30,21 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const slackEnvelope = (event: unknown) => JSON.stringify({ token: 'legacy', team_id: FAKE_SLACK.teamId, api_app_id: 'A1', type: 'event_callback', event_id: `EvBad${eventId++}`, event_time: Math.floor(Date.now() / 1000), event });
+const slackEnvelope = (event: unknown) =>
+  JSON.stringify({
+    token: 'legacy',
+    team_id: FAKE_SLACK.teamId,
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `EvBad${eventId++}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event,
+  });
 const dm = (text: string, user = 'U1') => ({ type: 'message', channel_type: 'im', channel: `D${user}`, user, text, ts: `${1_700_000_000 + eventId}.000100` });
-const telegramMessage = (text: unknown, chatId = 4242) => ({ update_id: updateId++, message: { message_id: updateId, date: 1_700_000_000, chat: { id: chatId, type: 'private' }, from: { id: chatId, is_bot: false, first_name: 'Fuzz' }, text } });
+const telegramMessage = (text: unknown, chatId = 4242) => ({
+  update_id: updateId++,
+  message: { message_id: updateId, date: 1_700_000_000, chat: { id: chatId, type: 'private' }, from: { id: chatId, is_bot: false, first_name: 'Fuzz' }, text },
+});
 
 /** Sessions the admin sees, by channel (chat channels' sessions are owned by the channel user). */
 async function sessionCount(): Promise<number> {
@@ -50,10 +62,23 @@ it('warms up, records the baseline RSS and starts the health probe', async () =>
 it('Slack: mis-signed, truncated, unknown event types, wrong shapes', async () => {
   const cases = draw(
     fc.oneof(
-      fc.record({ kind: fc.constant('mis-signed'), how: fc.constantFrom('wrong-secret', 'stale', 'future', 'no-signature', 'v1', 'garbage-timestamp', 'empty') }),
+      fc.record({
+        kind: fc.constant('mis-signed'),
+        how: fc.constantFrom('wrong-secret', 'stale', 'future', 'no-signature', 'v1', 'garbage-timestamp', 'empty'),
+      }),
       fc.record({ kind: fc.constant('truncated'), cut: fc.integer({ min: 0, max: 200 }), signed: fc.boolean() }),
-      fc.record({ kind: fc.constant('unknown-type'), type: fc.oneof(fc.constantFrom('reaction_added', 'channel_created', 'team_join', 'app_home_opened', 'message.groups', '__proto__', 'constructor'), hostileString(20)) }),
-      fc.record({ kind: fc.constant('shape'), field: fc.constantFrom('user', 'text', 'channel', 'ts', 'thread_ts', 'channel_type', 'type', 'event', 'subtype', 'message'), value: anyJson() }),
+      fc.record({
+        kind: fc.constant('unknown-type'),
+        type: fc.oneof(
+          fc.constantFrom('reaction_added', 'channel_created', 'team_join', 'app_home_opened', 'message.groups', '__proto__', 'constructor'),
+          hostileString(20),
+        ),
+      }),
+      fc.record({
+        kind: fc.constant('shape'),
+        field: fc.constantFrom('user', 'text', 'channel', 'ts', 'thread_ts', 'channel_type', 'type', 'event', 'subtype', 'message'),
+        value: anyJson(),
+      }),
       fc.record({ kind: fc.constant('outer'), body: anyJson() }),
       fc.record({ kind: fc.constant('valid'), text: hostileString(60).map((text) => text.replace(/[\u0000\ud800-\udfff]/g, '') || 'hi') }),
     ),
@@ -66,24 +91,35 @@ it('Slack: mis-signed, truncated, unknown event types, wrong shapes', async () =
     if (c.kind === 'mis-signed') {
       const body = slackEnvelope(dm('forged'));
       const now = Math.floor(Date.now() / 1000);
-      const request: RawRequest = ({
-        'wrong-secret': hub.slackRequest(body, { secret: 'not-the-secret' }),
-        stale: hub.slackRequest(body, { timestamp: now - 3_600 }),
-        future: hub.slackRequest(body, { timestamp: now + 3_600, signature: 'v0=00' }),
-        'no-signature': { ...hub.slackRequest(body), headers: { 'content-type': 'application/json' } },
-        v1: hub.slackRequest(body, { signature: 'v1=abc' }),
-        'garbage-timestamp': { ...hub.slackRequest(body), headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': 'NaN', 'x-slack-signature': 'v0=1' } },
-        empty: hub.slackRequest('', { secret: 'x' }),
-      } as Record<string, RawRequest>)[c.how]!;
+      const request: RawRequest = (
+        {
+          'wrong-secret': hub.slackRequest(body, { secret: 'not-the-secret' }),
+          stale: hub.slackRequest(body, { timestamp: now - 3_600 }),
+          future: hub.slackRequest(body, { timestamp: now + 3_600, signature: 'v0=00' }),
+          'no-signature': { ...hub.slackRequest(body), headers: { 'content-type': 'application/json' } },
+          v1: hub.slackRequest(body, { signature: 'v1=abc' }),
+          'garbage-timestamp': {
+            ...hub.slackRequest(body),
+            headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': 'NaN', 'x-slack-signature': 'v0=1' },
+          },
+          empty: hub.slackRequest('', { secret: 'x' }),
+        } as Record<string, RawRequest>
+      )[c.how]!;
       const answer = hub.check('slack-mis-signed', c.how, await hub.send(request), ACK);
-      if (answer && answer.json?.error?.code !== 'UNAUTHORIZED') hub.violate('unexpected', `slack mis-signed ${c.how}`, `answered ${answer.status} ${answer.text.slice(0, 100)}`);
+      if (answer && answer.json?.error?.code !== 'UNAUTHORIZED')
+        hub.violate('unexpected', `slack mis-signed ${c.how}`, `answered ${answer.status} ${answer.text.slice(0, 100)}`);
     } else if (c.kind === 'truncated') {
       const full = slackEnvelope(dm('cut'));
       const body = full.slice(0, Math.min(c.cut, full.length - 1));
       const answer = hub.check('slack-truncated', `cut at ${c.cut}`, await hub.send(hub.slackRequest(body, c.signed ? {} : { secret: 'x' })), ACK);
       if (answer && answer.status < 400) hub.violate('unexpected', `slack truncated ${c.cut}`, `accepted (${answer.status})`);
     } else if (c.kind === 'unknown-type') {
-      const answer = hub.check('slack-unknown-type', c.type, await hub.send(hub.slackRequest(slackEnvelope({ type: c.type, user: 'U1', channel: 'C1', ts: '1.1' }))), ACK);
+      const answer = hub.check(
+        'slack-unknown-type',
+        c.type,
+        await hub.send(hub.slackRequest(slackEnvelope({ type: c.type, user: 'U1', channel: 'C1', ts: '1.1' }))),
+        ACK,
+      );
       if (answer && answer.status !== 200) hub.violate('unexpected', `slack unknown type ${JSON.stringify(c.type)}`, `answered ${answer.status}`);
     } else if (c.kind === 'shape') {
       const event = c.field === 'event' ? c.value : { ...dm('shape'), [c.field]: c.value };
@@ -107,9 +143,32 @@ it('Telegram: wrong secret, truncated, unknown update types, wrong shapes', asyn
     fc.oneof(
       fc.record({ kind: fc.constant('secret'), secret: fc.constantFrom(null, '', 'wrong', 'x'.repeat(5_000)) }),
       fc.record({ kind: fc.constant('truncated'), cut: fc.integer({ min: 0, max: 150 }) }),
-      fc.record({ kind: fc.constant('unknown-type'), key: fc.constantFrom('channel_post', 'my_chat_member', 'poll', 'message_reaction', 'inline_query', 'business_message', 'chat_boost') }),
-      fc.record({ kind: fc.constant('shape'), path: fc.constantFrom('update_id', 'message', 'message.chat', 'message.chat.id', 'message.chat.type', 'message.from', 'message.from.id', 'message.text', 'message.message_id', 'edited_message', 'callback_query', 'callback_query.from'), value: anyJson() }),
-      fc.record({ kind: fc.constant('content-type'), type: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', '', 'application/json; charset=utf-16') }),
+      fc.record({
+        kind: fc.constant('unknown-type'),
+        key: fc.constantFrom('channel_post', 'my_chat_member', 'poll', 'message_reaction', 'inline_query', 'business_message', 'chat_boost'),
+      }),
+      fc.record({
+        kind: fc.constant('shape'),
+        path: fc.constantFrom(
+          'update_id',
+          'message',
+          'message.chat',
+          'message.chat.id',
+          'message.chat.type',
+          'message.from',
+          'message.from.id',
+          'message.text',
+          'message.message_id',
+          'edited_message',
+          'callback_query',
+          'callback_query.from',
+        ),
+        value: anyJson(),
+      }),
+      fc.record({
+        kind: fc.constant('content-type'),
+        type: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', '', 'application/json; charset=utf-16'),
+      }),
       fc.record({ kind: fc.constant('valid'), text: hostileString(60).map((text) => text.replace(/[\u0000\ud800-\udfff]/g, '') || 'hi') }),
     ),
     N.telegram,
@@ -119,14 +178,29 @@ it('Telegram: wrong secret, truncated, unknown update types, wrong shapes', asyn
   const chats = new Set<number>();
   for (const c of cases) {
     if (c.kind === 'secret') {
-      const answer = hub.check('telegram-secret', String(c.secret).slice(0, 20), await hub.send(hub.telegramRequest(JSON.stringify(telegramMessage('x')), c.secret)), ACK);
+      const answer = hub.check(
+        'telegram-secret',
+        String(c.secret).slice(0, 20),
+        await hub.send(hub.telegramRequest(JSON.stringify(telegramMessage('x')), c.secret)),
+        ACK,
+      );
       if (answer && answer.json?.error?.code !== 'UNAUTHORIZED') hub.violate('unexpected', `telegram secret ${c.secret}`, `answered ${answer.status}`);
     } else if (c.kind === 'truncated') {
       const full = JSON.stringify(telegramMessage('cut'));
-      const answer = hub.check('telegram-truncated', `cut at ${c.cut}`, await hub.send(hub.telegramRequest(full.slice(0, Math.min(c.cut, full.length - 1)))), ACK);
+      const answer = hub.check(
+        'telegram-truncated',
+        `cut at ${c.cut}`,
+        await hub.send(hub.telegramRequest(full.slice(0, Math.min(c.cut, full.length - 1)))),
+        ACK,
+      );
       if (answer && answer.status < 400) hub.violate('unexpected', `telegram truncated ${c.cut}`, `accepted (${answer.status})`);
     } else if (c.kind === 'unknown-type') {
-      const answer = hub.check('telegram-unknown-type', c.key, await hub.send(hub.telegramRequest(JSON.stringify({ update_id: updateId++, [c.key]: { id: 1, chat: { id: 1, type: 'channel' } } }))), ACK);
+      const answer = hub.check(
+        'telegram-unknown-type',
+        c.key,
+        await hub.send(hub.telegramRequest(JSON.stringify({ update_id: updateId++, [c.key]: { id: 1, chat: { id: 1, type: 'channel' } } }))),
+        ACK,
+      );
       if (answer && answer.status !== 200) hub.violate('unexpected', `telegram unknown type ${c.key}`, `answered ${answer.status}`);
     } else if (c.kind === 'shape') {
       const update: any = telegramMessage('shape');
@@ -137,7 +211,12 @@ it('Telegram: wrong secret, truncated, unknown update types, wrong shapes', asyn
       target[keys.at(-1)!] = c.value;
       hub.check('telegram-shape', `${c.path}=${JSON.stringify(c.value)?.slice(0, 60)}`, await hub.send(hub.telegramRequest(JSON.stringify(update))), ACK);
     } else if (c.kind === 'content-type') {
-      hub.check('telegram-shape', `content-type ${c.type}`, await hub.send(hub.telegramRequest(JSON.stringify(telegramMessage('typed')), undefined, c.type)), ACK);
+      hub.check(
+        'telegram-shape',
+        `content-type ${c.type}`,
+        await hub.send(hub.telegramRequest(JSON.stringify(telegramMessage('typed')), undefined, c.type)),
+        ACK,
+      );
     } else {
       const chat = 100_000 + chats.size;
       const answer = hub.check('telegram-valid', c.text, await hub.send(hub.telegramRequest(JSON.stringify(telegramMessage(c.text, chat)))), ACK);
@@ -172,13 +251,39 @@ it('type confusion (issue 26): signed payloads with fields of the wrong type, ge
     fc.oneof(
       fc.record({
         kind: fc.constant('slack-interaction-shape'),
-        path: fc.constantFrom('actions', 'user', 'team', 'channel', 'message', 'container', 'actions.0', 'actions.0.action_id', 'actions.0.value', 'user.id', 'type'),
+        path: fc.constantFrom(
+          'actions',
+          'user',
+          'team',
+          'channel',
+          'message',
+          'container',
+          'actions.0',
+          'actions.0.action_id',
+          'actions.0.value',
+          'user.id',
+          'type',
+        ),
         value: anyJson(),
       }),
-      fc.record({ kind: fc.constant('slack-event-shape'), field: fc.constantFrom('authorizations', 'team_id', 'api_app_id', 'event_id', 'event_time', 'event.type', 'event.channel_type'), value: anyJson() }),
+      fc.record({
+        kind: fc.constant('slack-event-shape'),
+        field: fc.constantFrom('authorizations', 'team_id', 'api_app_id', 'event_id', 'event_time', 'event.type', 'event.channel_type'),
+        value: anyJson(),
+      }),
       fc.record({
         kind: fc.constant('slack-unhandled'),
-        shape: fc.constantFrom('app_rate_limited', 'shortcut', 'message_action', 'view_submission', 'view_closed', 'block_suggestion', 'other-app-action', 'interactive_message', 'dialog_submission'),
+        shape: fc.constantFrom(
+          'app_rate_limited',
+          'shortcut',
+          'message_action',
+          'view_submission',
+          'view_closed',
+          'block_suggestion',
+          'other-app-action',
+          'interactive_message',
+          'dialog_submission',
+        ),
       }),
       fc.record({ kind: fc.constant('telegram-stale-click'), data: fc.oneof(fc.constant('not-ours'), hostileString(40)) }),
     ),
@@ -204,13 +309,29 @@ it('type confusion (issue 26): signed payloads with fields of the wrong type, ge
         const started = Date.now();
         const request =
           c.shape === 'app_rate_limited'
-            ? hub.slackRequest(JSON.stringify({ token: 'legacy', type: 'app_rate_limited', team_id: FAKE_SLACK.teamId, minute_rate_limited: 1518467820, api_app_id: 'A1' }))
-            : slackInteraction(c.shape === 'other-app-action' ? blockActions('another_app_approve') : { type: c.shape, team: { id: FAKE_SLACK.teamId }, user: { id: 'U1' }, callback_id: 'x', trigger_id: '1.2.3' });
+            ? hub.slackRequest(
+                JSON.stringify({ token: 'legacy', type: 'app_rate_limited', team_id: FAKE_SLACK.teamId, minute_rate_limited: 1518467820, api_app_id: 'A1' }),
+              )
+            : slackInteraction(
+                c.shape === 'other-app-action'
+                  ? blockActions('another_app_approve')
+                  : { type: c.shape, team: { id: FAKE_SLACK.teamId }, user: { id: 'U1' }, callback_id: 'x', trigger_id: '1.2.3' },
+              );
         const answer = hub.check('slack-unhandled-shape', c.shape, await hub.send(request), ACK);
         // Acknowledged at once: bolt's way was an empty 404 after its 3 s timeout.
-        if (answer && (answer.status !== 200 || Date.now() - started > 2_000)) hub.violate('unexpected', `slack unhandled ${c.shape}`, `answered ${answer.status} after ${Date.now() - started} ms`);
+        if (answer && (answer.status !== 200 || Date.now() - started > 2_000))
+          hub.violate('unexpected', `slack unhandled ${c.shape}`, `answered ${answer.status} after ${Date.now() - started} ms`);
       } else {
-        const click = { update_id: updateId++, callback_query: { id: `stale-${updateId}`, chat_instance: 'i', from: { id: 4242, is_bot: false, first_name: 'Fuzz' }, data: c.data, message: { message_id: 1, date: 0, chat: { id: 4242, type: 'private' }, text: 'x' } } };
+        const click = {
+          update_id: updateId++,
+          callback_query: {
+            id: `stale-${updateId}`,
+            chat_instance: 'i',
+            from: { id: 4242, is_bot: false, first_name: 'Fuzz' },
+            data: c.data,
+            message: { message_id: 1, date: 0, chat: { id: 4242, type: 'private' }, text: 'x' },
+          },
+        };
         const answer = hub.check('telegram-stale-click', String(c.data).slice(0, 20), await hub.send(hub.telegramRequest(JSON.stringify(click))), ACK);
         // Telegram refused answerCallbackQuery: the update was still handled, never redelivered forever.
         if (answer && answer.status !== 200) hub.violate('unexpected', `telegram stale click ${JSON.stringify(c.data)}`, `answered ${answer.status}`);

@@ -49,7 +49,11 @@ const BODY_TARGETS: { method: string; route: () => string; valid: () => Record<s
   { method: 'DELETE', route: () => `/sessions/${real.session}/messages`, valid: () => ({ keep_last: 50 }) },
   { method: 'PATCH', route: () => `/sessions/${real.session}/memory`, valid: () => ({ mode: 'summary' }) },
   { method: 'PATCH', route: () => `/sessions/${real.session}/tools`, valid: () => ({ enable: ['calculator'] }) },
-  { method: 'POST', route: () => '/assistant/workflows', valid: () => ({ name: `w${randomUUID().slice(0, 8)}`, system_prompt: 'be brief', tool_list: '', triggers: { keywords: ['x'] } }) },
+  {
+    method: 'POST',
+    route: () => '/assistant/workflows',
+    valid: () => ({ name: `w${randomUUID().slice(0, 8)}`, system_prompt: 'be brief', tool_list: '', triggers: { keywords: ['x'] } }),
+  },
   { method: 'PUT', route: () => `/assistant/workflows/${real.workflow}`, valid: () => ({ system_prompt: 'y', triggers: { keywords: ['deploy'] } }) },
   { method: 'PATCH', route: () => `/assistant/workflows/${real.workflow}`, valid: () => ({ description: 'd' }) },
   { method: 'POST', route: () => '/assistant/workflows/sync', valid: () => ({ workflows: [{ name: 'synced', system_prompt: 'x' }] }) },
@@ -63,7 +67,11 @@ const BODY_TARGETS: { method: string; route: () => string; valid: () => Record<s
   { method: 'POST', route: () => '/auth/refresh', valid: () => ({ refresh_token: 'x' }) },
   { method: 'POST', route: () => '/auth/logout', valid: () => ({ refresh_token: 'x' }) },
   { method: 'POST', route: () => '/auth/api-keys', valid: () => ({ label: 'k' }) },
-  { method: 'POST', route: () => '/users', valid: () => ({ username: `u${randomUUID().slice(0, 8)}`, email: `${randomUUID().slice(0, 8)}@example.com`, password: 'long-enough-1' }) },
+  {
+    method: 'POST',
+    route: () => '/users',
+    valid: () => ({ username: `u${randomUUID().slice(0, 8)}`, email: `${randomUUID().slice(0, 8)}@example.com`, password: 'long-enough-1' }),
+  },
   { method: 'PATCH', route: () => `/users/${real.user}`, valid: () => ({ role: 'user' }) },
 ];
 
@@ -93,7 +101,13 @@ async function expectStored(label: string, method: string, route: string, sent: 
   }
 }
 
-async function sendJson(kind: string, method: string, route: string, body: string | object, headers: Record<string, string> = hub.auth()): Promise<Answer | null> {
+async function sendJson(
+  kind: string,
+  method: string,
+  route: string,
+  body: string | object,
+  headers: Record<string, string> = hub.auth(),
+): Promise<Answer | null> {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   const label = `${method} ${route} ${text.slice(0, 120)}`;
   const answer = hub.check(kind, label, await hub.json(method, route, text, headers));
@@ -135,9 +149,18 @@ it('JSON of the wrong shape: wrong types, nulls, deep nesting, huge arrays', asy
         // The body itself not an object.
         anyJson().map((value) => ({ kind: 'top', value })),
         // Deep nesting in a field or as the body, around the 32-level limit and far past it.
-        fc.record({ kind: fc.constant('deep'), levels: fc.oneof(fc.integer({ min: 28, max: 36 }), fc.integer({ min: 37, max: 20_000 })), shape: fc.constantFrom('object' as const, 'array' as const), asBody: fc.boolean() }),
+        fc.record({
+          kind: fc.constant('deep'),
+          levels: fc.oneof(fc.integer({ min: 28, max: 36 }), fc.integer({ min: 37, max: 20_000 })),
+          shape: fc.constantFrom('object' as const, 'array' as const),
+          asBody: fc.boolean(),
+        }),
         // Huge arrays, under and over the 1 MiB body limit.
-        fc.record({ kind: fc.constant('huge'), length: fc.oneof(fc.integer({ min: 1_000, max: 100_000 }), fc.integer({ min: 500_000, max: 700_000 })), item: fc.constantFrom('0', 'null', '"x"', '{}', '[]') }),
+        fc.record({
+          kind: fc.constant('huge'),
+          length: fc.oneof(fc.integer({ min: 1_000, max: 100_000 }), fc.integer({ min: 500_000, max: 700_000 })),
+          item: fc.constantFrom('0', 'null', '"x"', '{}', '[]'),
+        }),
       ),
     ),
     N.shape,
@@ -165,7 +188,8 @@ it('JSON of the wrong shape: wrong types, nulls, deep nesting, huge arrays', asy
       body = JSON.stringify(valid).replace(/}$/, `,"items":[${Array(m.length).fill(m.item).join(',')}]}`);
     }
     const answer = await sendJson('json-shape', target.method, route, body);
-    if (answer && expectDeep && answer.status < 400) hub.violate('unexpected', `json-shape deep ${target.method} ${route}`, `accepted ${answer.status}: deeper than 32 levels`);
+    if (answer && expectDeep && answer.status < 400)
+      hub.violate('unexpected', `json-shape deep ${target.method} ${route}`, `accepted ${answer.status}: deeper than 32 levels`);
     if (answer && Buffer.byteLength(typeof body === 'string' ? body : JSON.stringify(body)) > 1024 * 1024 && answer.status !== 413) {
       hub.violate('unexpected', `json-shape huge ${target.method} ${route}`, `a body over 1 MiB answered ${answer.status}`);
     }
@@ -177,17 +201,50 @@ const LIMITS: { field: string; min: number; max: number; request: (value: string
   { field: 'name', min: 1, max: 200, request: (value) => ({ method: 'POST', route: '/sessions', body: { name: value } }) },
   { field: 'label', min: 1, max: 100, request: (value) => ({ method: 'POST', route: '/auth/api-keys', body: { label: value } }) },
   { field: 'text', min: 1, max: 65_536, request: (value) => ({ method: 'POST', route: `/sessions/${real.session}/messages`, body: { text: value } }) },
-  { field: 'query', min: 1, max: 1_000, request: (value) => ({ method: 'POST', route: `/knowledge/collections/${real.collection}/search`, body: { query: value } }) },
-  { field: 'title', min: 1, max: 300, request: (value) => ({ method: 'POST', route: `/knowledge/collections/${real.collection}/documents`, body: { title: value, text: 'body' } }) },
-  { field: 'description', min: 0, max: 2_000, request: (value) => ({ method: 'POST', route: '/assistant/workflows', body: { name: `w${randomUUID().slice(0, 8)}`, description: value } }) },
-  { field: 'display_name', min: 0, max: 200, request: (value) => ({ method: 'PUT', route: '/assistant/contacts/telegram::5151', body: { display_name: value } }) },
-  { field: 'password', min: 8, max: 128, request: (value) => ({ method: 'POST', route: '/users', body: { username: `u${randomUUID().slice(0, 8)}`, email: `${randomUUID().slice(0, 8)}@example.com`, password: value } }) },
+  {
+    field: 'query',
+    min: 1,
+    max: 1_000,
+    request: (value) => ({ method: 'POST', route: `/knowledge/collections/${real.collection}/search`, body: { query: value } }),
+  },
+  {
+    field: 'title',
+    min: 1,
+    max: 300,
+    request: (value) => ({ method: 'POST', route: `/knowledge/collections/${real.collection}/documents`, body: { title: value, text: 'body' } }),
+  },
+  {
+    field: 'description',
+    min: 0,
+    max: 2_000,
+    request: (value) => ({ method: 'POST', route: '/assistant/workflows', body: { name: `w${randomUUID().slice(0, 8)}`, description: value } }),
+  },
+  {
+    field: 'display_name',
+    min: 0,
+    max: 200,
+    request: (value) => ({ method: 'PUT', route: '/assistant/contacts/telegram::5151', body: { display_name: value } }),
+  },
+  {
+    field: 'password',
+    min: 8,
+    max: 128,
+    request: (value) => ({
+      method: 'POST',
+      route: '/users',
+      body: { username: `u${randomUUID().slice(0, 8)}`, email: `${randomUUID().slice(0, 8)}@example.com`, password: value },
+    }),
+  },
   { field: 'refresh_token', min: 1, max: 512, request: (value) => ({ method: 'POST', route: '/auth/logout', body: { refresh_token: value } }) },
 ];
 
 it('sizes at and over every documented limit (fields, query limits, headers, the 1 MiB body, gzip)', async () => {
   const fieldCases = draw(
-    fc.record({ limit: fc.integer({ min: 0, max: LIMITS.length - 1 }), edge: fc.constantFrom('min-1', 'min', 'max', 'max+1', 'max*4'), alphabet: fc.constantFrom('a', 'é', '中', '😀', 'a😀') }),
+    fc.record({
+      limit: fc.integer({ min: 0, max: LIMITS.length - 1 }),
+      edge: fc.constantFrom('min-1', 'min', 'max', 'max+1', 'max*4'),
+      alphabet: fc.constantFrom('a', 'é', '中', '😀', 'a😀'),
+    }),
     Math.ceil(N.sizes * 0.6),
     2,
   );
@@ -204,8 +261,10 @@ it('sizes at and over every documented limit (fields, query limits, headers, the
     if (!answer) continue;
     const within = count >= spec.min && count <= spec.max;
     const named = answer.json?.error?.details?.fields?.[spec.field] !== undefined;
-    if (within && answer.status === 422 && named) hub.violate('unexpected', `sizes ${spec.field}=${count} characters of ${alphabet}`, 'refused at or within the documented limit');
-    if (!within && !(answer.status === 422 && named) && answer.status !== 413) hub.violate('unexpected', `sizes ${spec.field}=${count} characters of ${alphabet}`, `answered ${answer.status}, not 422 naming the field`);
+    if (within && answer.status === 422 && named)
+      hub.violate('unexpected', `sizes ${spec.field}=${count} characters of ${alphabet}`, 'refused at or within the documented limit');
+    if (!within && !(answer.status === 422 && named) && answer.status !== 413)
+      hub.violate('unexpected', `sizes ${spec.field}=${count} characters of ${alphabet}`, `answered ${answer.status}, not 422 naming the field`);
   }
   // Paging limits (1–100) and the Idempotency-Key header (1–255 printable ASCII).
   const pageCases = draw(fc.constantFrom(0, 1, 100, 101, -1, 1_000_000), Math.ceil(N.sizes * 0.15), 3);
@@ -216,8 +275,12 @@ it('sizes at and over every documented limit (fields, query limits, headers, the
   const keyCases = draw(fc.constantFrom(1, 255, 256, 1_000), Math.ceil(N.sizes * 0.1), 4);
   for (const length of keyCases) {
     const session = (await hub.json('POST', '/sessions', {}))!.json.data.id;
-    const answer = hub.check('sizes', `Idempotency-Key of ${length}`, await hub.json('POST', `/sessions/${session}/messages`, { text: 'hi' }, { ...hub.auth(), 'idempotency-key': 'k'.repeat(length) }));
-    if (answer && (length <= 255) !== (answer.status === 202)) hub.violate('unexpected', `sizes idempotency-key ${length}`, `answered ${answer.status}`);
+    const answer = hub.check(
+      'sizes',
+      `Idempotency-Key of ${length}`,
+      await hub.json('POST', `/sessions/${session}/messages`, { text: 'hi' }, { ...hub.auth(), 'idempotency-key': 'k'.repeat(length) }),
+    );
+    if (answer && length <= 255 !== (answer.status === 202)) hub.violate('unexpected', `sizes idempotency-key ${length}`, `answered ${answer.status}`);
   }
   // The JSON body limit itself: exactly 1 MiB is read (whatever the schema says of it), one byte more is 413.
   const bodyCases = draw(fc.record({ delta: fc.constantFrom(-1, 0, 1, 1_000), gzip: fc.boolean() }), Math.ceil(N.sizes * 0.15), 5);
@@ -226,16 +289,24 @@ it('sizes at and over every documented limit (fields, query limits, headers, the
     const frame = JSON.stringify({ text: 'hi', metadata: { pad: '' } });
     const text = frame.replace('"pad":""', `"pad":"${'p'.repeat(1024 * 1024 + delta - frame.length)}"`);
     const headers = { ...hub.auth(), 'content-type': 'application/json', ...(gzip ? { 'content-encoding': 'gzip' } : {}) };
-    const answer = hub.check('sizes', `body of 1 MiB ${delta >= 0 ? '+' : ''}${delta}${gzip ? ' gzip' : ''}`, await hub.send({ method: 'POST', target: `/api/v1/sessions/${session}/messages`, headers, body: gzip ? gzipSync(text) : text }));
+    const answer = hub.check(
+      'sizes',
+      `body of 1 MiB ${delta >= 0 ? '+' : ''}${delta}${gzip ? ' gzip' : ''}`,
+      await hub.send({ method: 'POST', target: `/api/v1/sessions/${session}/messages`, headers, body: gzip ? gzipSync(text) : text }),
+    );
     if (!answer) continue;
     if (delta <= 0 && answer.status === 413) hub.violate('unexpected', `sizes body ${delta}`, 'a body within 1 MiB was refused as too large');
-    if (delta > 0 && (answer.status !== 413 || answer.json.error.details.limit_bytes !== 1024 * 1024)) hub.violate('unexpected', `sizes body +${delta}`, `answered ${answer.status}, not 413 with limit_bytes`);
+    if (delta > 0 && (answer.status !== 413 || answer.json.error.details.limit_bytes !== 1024 * 1024))
+      hub.violate('unexpected', `sizes body +${delta}`, `answered ${answer.status}, not 413 with limit_bytes`);
   }
 }, 600_000);
 
 it('Unicode edge cases: lone surrogates, NUL, bidi marks, invalid UTF-8 bytes', async () => {
   const cases = draw(
-    fc.record({ value: hostileString(60), where: fc.constantFrom('session', 'message', 'workflow', 'document', 'contact', 'search', 'path', 'query', 'bytes') }),
+    fc.record({
+      value: hostileString(60),
+      where: fc.constantFrom('session', 'message', 'workflow', 'document', 'contact', 'search', 'path', 'query', 'bytes'),
+    }),
     N.unicode,
     6,
   );
@@ -246,19 +317,41 @@ it('Unicode edge cases: lone surrogates, NUL, bidi marks, invalid UTF-8 bytes', 
     else if (where === 'message') {
       const session = (await hub.json('POST', '/sessions', {}))!.json.data.id;
       answer = await sendJson('unicode', 'POST', `/sessions/${session}/messages`, { text: value, metadata: { [value]: value } });
-    } else if (where === 'workflow') answer = await sendJson('unicode', 'POST', '/assistant/workflows', { name: `u${randomUUID().slice(0, 8)}`, system_prompt: value, triggers: { keywords: [value] } });
-    else if (where === 'document') answer = await sendJson('unicode', 'POST', `/knowledge/collections/${real.collection}/documents`, { title: `t${value}`, text: value });
-    else if (where === 'contact') answer = await sendJson('unicode', 'PUT', '/assistant/contacts/telegram::6161', { display_name: value.slice(0, 200), tags: [value] });
+    } else if (where === 'workflow')
+      answer = await sendJson('unicode', 'POST', '/assistant/workflows', {
+        name: `u${randomUUID().slice(0, 8)}`,
+        system_prompt: value,
+        triggers: { keywords: [value] },
+      });
+    else if (where === 'document')
+      answer = await sendJson('unicode', 'POST', `/knowledge/collections/${real.collection}/documents`, { title: `t${value}`, text: value });
+    else if (where === 'contact')
+      answer = await sendJson('unicode', 'PUT', '/assistant/contacts/telegram::6161', { display_name: value.slice(0, 200), tags: [value] });
     else if (where === 'search') answer = await sendJson('unicode', 'POST', `/knowledge/collections/${real.collection}/search`, { query: value });
-    else if (where === 'path') answer = hub.check('unicode', `path ${JSON.stringify(value)}`, await hub.json('GET', `/assistant/workflows/${encodeURIComponent(value.replace(/[\ud800-\udfff]/g, '\ufffd'))}`));
-    else if (where === 'query') answer = hub.check('unicode', `query ${JSON.stringify(value)}`, await hub.json('GET', `/sessions?cursor=${encodeURIComponent(value.replace(/[\ud800-\udfff]/g, '\ufffd'))}`));
+    else if (where === 'path')
+      answer = hub.check(
+        'unicode',
+        `path ${JSON.stringify(value)}`,
+        await hub.json('GET', `/assistant/workflows/${encodeURIComponent(value.replace(/[\ud800-\udfff]/g, '\ufffd'))}`),
+      );
+    else if (where === 'query')
+      answer = hub.check(
+        'unicode',
+        `query ${JSON.stringify(value)}`,
+        await hub.json('GET', `/sessions?cursor=${encodeURIComponent(value.replace(/[\ud800-\udfff]/g, '\ufffd'))}`),
+      );
     else {
       // Raw bytes that are not UTF-8 (overlong, lone continuation, surrogate halves encoded) inside a JSON string.
       const bad = Buffer.from([0xc0, 0xaf, 0xff, 0xfe, 0x80, 0xed, 0xa0, 0x80, 0xf8, 0x88, 0x80, 0x80, 0x80]);
       const body = Buffer.concat([Buffer.from('{"name":"'), Buffer.from(value.replace(/["\\\u0000-\u001f]/g, '')), bad, Buffer.from('"}')]);
-      answer = hub.check('unicode', `invalid UTF-8 ${JSON.stringify(value)}`, await hub.send({ method: 'POST', target: '/api/v1/sessions', headers: { ...hub.auth(), 'content-type': 'application/json' }, body }));
+      answer = hub.check(
+        'unicode',
+        `invalid UTF-8 ${JSON.stringify(value)}`,
+        await hub.send({ method: 'POST', target: '/api/v1/sessions', headers: { ...hub.auth(), 'content-type': 'application/json' }, body }),
+      );
     }
-    if (answer && hasNul && where !== 'path' && where !== 'query' && where !== 'bytes' && answer.status < 400) hub.violate('unexpected', `unicode ${where} ${JSON.stringify(value)}`, `NUL accepted (${answer.status})`);
+    if (answer && hasNul && where !== 'path' && where !== 'query' && where !== 'bytes' && answer.status < 400)
+      hub.violate('unexpected', `unicode ${where} ${JSON.stringify(value)}`, `NUL accepted (${answer.status})`);
   }
 }, 600_000);
 
@@ -266,9 +359,46 @@ it('header abuse: duplicate Authorization, odd content types, garbage X-Forwarde
   const other = (await hub.json('POST', '/auth/login', { username: 'other', password: 'password-other' }))!.json.data.access_token as string;
   const cases = draw(
     fc.record({
-      authorization: fc.constantFrom<'one' | 'dup-same' | 'dup-garbage-first' | 'dup-garbage-last' | 'dup-two-users' | 'garbage' | 'none' | 'key-and-bearer'>('one', 'dup-same', 'dup-garbage-first', 'dup-garbage-last', 'dup-two-users', 'garbage', 'none', 'key-and-bearer'),
-      contentType: fc.constantFrom('application/json', 'text/plain', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', '', 'application/json, text/html', 'application/vnd.api+json', ';;;', 'a'.repeat(4_000), 'application/json; charset="utf-8"; x=\u00ff'),
-      forwardedFor: fc.oneof(fc.constantFrom('', 'unknown', '::1', '999.999.999.999', '1.2.3.4, , ,', '1.2.3.4'.repeat(500), '"; DROP TABLE', '2001:db8::1%eth0', '[::1]:80', '\u00ff\u00fe'), fc.array(fc.ipV4(), { maxLength: 200 }).map((ips) => ips.join(', '))),
+      authorization: fc.constantFrom<'one' | 'dup-same' | 'dup-garbage-first' | 'dup-garbage-last' | 'dup-two-users' | 'garbage' | 'none' | 'key-and-bearer'>(
+        'one',
+        'dup-same',
+        'dup-garbage-first',
+        'dup-garbage-last',
+        'dup-two-users',
+        'garbage',
+        'none',
+        'key-and-bearer',
+      ),
+      contentType: fc.constantFrom(
+        'application/json',
+        'text/plain',
+        'application/json; charset=latin1',
+        'application/json; charset=utf-16',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/xml',
+        '',
+        'application/json, text/html',
+        'application/vnd.api+json',
+        ';;;',
+        'a'.repeat(4_000),
+        'application/json; charset="utf-8"; x=\u00ff',
+      ),
+      forwardedFor: fc.oneof(
+        fc.constantFrom(
+          '',
+          'unknown',
+          '::1',
+          '999.999.999.999',
+          '1.2.3.4, , ,',
+          '1.2.3.4'.repeat(500),
+          '"; DROP TABLE',
+          '2001:db8::1%eth0',
+          '[::1]:80',
+          '\u00ff\u00fe',
+        ),
+        fc.array(fc.ipV4(), { maxLength: 200 }).map((ips) => ips.join(', ')),
+      ),
       requestId: fc.constantFrom(undefined, 'not-a-uuid', randomUUID(), randomUUID().toUpperCase(), 'x'.repeat(10_000), '../../etc'),
       route: fc.constantFrom('/sessions', '/auth/me', `/sessions/${'{session}'}/messages`),
     }),
@@ -289,9 +419,18 @@ it('header abuse: duplicate Authorization, odd content types, garbage X-Forwarde
     }[c.authorization];
     const route = c.route.replace('{session}', real.session);
     const body = route.endsWith('/messages') ? '{"text":"hi"}' : '{"name":"h"}';
-    const headers = { ...authorization, 'content-type': c.contentType, 'x-forwarded-for': c.forwardedFor, ...(c.requestId ? { 'x-request-id': c.requestId } : {}) };
+    const headers = {
+      ...authorization,
+      'content-type': c.contentType,
+      'x-forwarded-for': c.forwardedFor,
+      ...(c.requestId ? { 'x-request-id': c.requestId } : {}),
+    };
     const method = route === '/auth/me' ? 'GET' : 'POST';
-    const answer = hub.check('headers', `${method} ${route} ${JSON.stringify(c).slice(0, 160)}`, await hub.send({ method, target: `/api/v1${route}`, headers, body: method === 'GET' ? undefined : body }));
+    const answer = hub.check(
+      'headers',
+      `${method} ${route} ${JSON.stringify(c).slice(0, 160)}`,
+      await hub.send({ method, target: `/api/v1${route}`, headers, body: method === 'GET' ? undefined : body }),
+    );
     // Two different credentials are ambiguous: never served as either.
     if (answer && c.authorization.startsWith('dup-') && c.authorization !== 'dup-same' && answer.status < 400) {
       hub.violate('unexpected', `headers ${c.authorization} ${method} ${route}`, `served (${answer.status}) with two different Authorization headers`);
@@ -300,9 +439,26 @@ it('header abuse: duplicate Authorization, odd content types, garbage X-Forwarde
 }, 600_000);
 
 it('ids and numbers: non-UUID, negative, 2^53, NaN in path ids, query limits and cursors', async () => {
-  const routes = ['/sessions/{id}', '/sessions/{id}/messages', '/sessions/{id}/restore', '/sessions/{id}/cancel', '/sessions/{id}/tools', '/sessions/{id}/memory', '/users/{id}', '/auth/api-keys/{id}', '/knowledge/collections/{id}/documents/{id}', '/assistant/workflows/{id}', '/assistant/contacts/{id}'];
+  const routes = [
+    '/sessions/{id}',
+    '/sessions/{id}/messages',
+    '/sessions/{id}/restore',
+    '/sessions/{id}/cancel',
+    '/sessions/{id}/tools',
+    '/sessions/{id}/memory',
+    '/users/{id}',
+    '/auth/api-keys/{id}',
+    '/knowledge/collections/{id}/documents/{id}',
+    '/assistant/workflows/{id}',
+    '/assistant/contacts/{id}',
+  ];
   const cases = draw(
-    fc.record({ route: fc.constantFrom(...routes), id: notUuid(), method: fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'PUT'), query: fc.constantFrom(...ODD_NUMBERS) }),
+    fc.record({
+      route: fc.constantFrom(...routes),
+      id: notUuid(),
+      method: fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'PUT'),
+      query: fc.constantFrom(...ODD_NUMBERS),
+    }),
     N.ids,
     8,
   );
@@ -311,7 +467,11 @@ it('ids and numbers: non-UUID, negative, 2^53, NaN in path ids, query limits and
     const body = c.method === 'GET' || c.method === 'DELETE' ? undefined : '{}';
     hub.check('ids', `${c.method} ${route.slice(0, 80)}`, await hub.json(c.method, route, body));
     const list = ['/sessions', '/users', '/auth/api-keys', '/audit', '/usage', '/assistant/workflows', '/knowledge/collections'][c.id.length % 7];
-    hub.check('ids', `GET ${list}?limit=${c.query}`, await hub.json('GET', `${list}?limit=${encodeURIComponent(c.query)}&cursor=${encodeURIComponent(c.query)}`));
+    hub.check(
+      'ids',
+      `GET ${list}?limit=${c.query}`,
+      await hub.json('GET', `${list}?limit=${encodeURIComponent(c.query)}&cursor=${encodeURIComponent(c.query)}`),
+    );
   }
 }, 600_000);
 
@@ -330,7 +490,11 @@ function upload(fileName: string, content: string | Buffer, title?: string): { h
 it('path traversal in every file-ish input: upload names, titles, workflow names, static paths', async () => {
   const marker = `fuzz-${randomUUID()}`;
   const cases = draw(
-    fc.record({ traversal: fc.constantFrom(...TRAVERSALS), where: fc.constantFrom('upload', 'title', 'workflow', 'static', 'collection'), suffix: fc.constantFrom('', '.txt', '.md', '.html', '.pdf', '.exe', '%00.txt') }),
+    fc.record({
+      traversal: fc.constantFrom(...TRAVERSALS),
+      where: fc.constantFrom('upload', 'title', 'workflow', 'static', 'collection'),
+      suffix: fc.constantFrom('', '.txt', '.md', '.html', '.pdf', '.exe', '%00.txt'),
+    }),
     N.traversal,
     9,
   );
@@ -339,7 +503,11 @@ it('path traversal in every file-ish input: upload names, titles, workflow names
     if (c.where === 'upload' || c.where === 'title') {
       const form = c.where === 'upload' ? upload(name, `${marker} text`) : upload('ok.txt', `${marker} text`, name);
       const route = `/knowledge/collections/${real.collection}/documents`;
-      const answer = hub.check('path-traversal', `upload ${c.where} ${JSON.stringify(name)}`, await hub.send({ method: 'POST', target: `/api/v1${route}`, ...form }));
+      const answer = hub.check(
+        'path-traversal',
+        `upload ${c.where} ${JSON.stringify(name)}`,
+        await hub.send({ method: 'POST', target: `/api/v1${route}`, ...form }),
+      );
       if (answer && answer.status === 201) {
         const stored = (await hub.json('GET', `${route}/${answer.json.data.id}`))?.json?.data;
         if (!stored || stored.id !== answer.json.data.id) hub.violate('not-stored', `upload ${JSON.stringify(name)}`, 'accepted but not readable');
@@ -354,17 +522,23 @@ it('path traversal in every file-ish input: upload names, titles, workflow names
       for (const prefix of ['/', '/assets/', '/api/v1/docs/', '/webchat/']) {
         const target = `${prefix}${name.replace(/[\u0000\u2215\uff0e]/g, (ch) => encodeURIComponent(ch))}`;
         const answer = hub.check('path-traversal', `GET ${target}`, await hub.send({ method: 'GET', target, headers: {} }));
-        if (answer && /root:x:0:0|\[extensions\]|SQLite format/.test(answer.text)) hub.violate('unexpected', `static ${target}`, 'served a file from outside the web UI');
+        if (answer && /root:x:0:0|\[extensions\]|SQLite format/.test(answer.text))
+          hub.violate('unexpected', `static ${target}`, 'served a file from outside the web UI');
       }
     }
   }
   // Nothing named by the traversals exists outside the hub's data directory.
-  for (const escaped of ['/etc/passwd.txt', path.resolve(hub.cwd, '..', 'etc'), path.resolve(hub.cwd, 'deep')]) expect(existsSync(escaped) && escaped.includes(marker)).toBe(false);
+  for (const escaped of ['/etc/passwd.txt', path.resolve(hub.cwd, '..', 'etc'), path.resolve(hub.cwd, 'deep')])
+    expect(existsSync(escaped) && escaped.includes(marker)).toBe(false);
 }, 600_000);
 
 it('prototype keys (__proto__, constructor, prototype) change nothing and are stored as data or refused', async () => {
   const cases = draw(
-    fc.record({ key: fc.constantFrom('__proto__', 'constructor', 'prototype', '__defineGetter__', 'hasOwnProperty', 'toString', 'valueOf'), where: fc.constantFrom('top', 'metadata', 'config', 'triggers'), value: anyJson() }),
+    fc.record({
+      key: fc.constantFrom('__proto__', 'constructor', 'prototype', '__defineGetter__', 'hasOwnProperty', 'toString', 'valueOf'),
+      where: fc.constantFrom('top', 'metadata', 'config', 'triggers'),
+      value: anyJson(),
+    }),
     N.prototype,
     10,
   );
@@ -375,7 +549,12 @@ it('prototype keys (__proto__, constructor, prototype) change nothing and are st
       await sendJson('prototype', 'PATCH', `/users/${real.user}`, `{"${c.key}":{"role":"admin"},"active":true}`);
     } else if (c.where === 'metadata') {
       const session = (await hub.json('POST', '/sessions', {}))!.json.data.id;
-      const answer = await sendJson('prototype', 'POST', `/sessions/${session}/messages`, `{"text":"proto","metadata":{"${c.key}":${inner},"x":${JSON.stringify(c.value) ?? 'null'}}}`);
+      const answer = await sendJson(
+        'prototype',
+        'POST',
+        `/sessions/${session}/messages`,
+        `{"text":"proto","metadata":{"${c.key}":${inner},"x":${JSON.stringify(c.value) ?? 'null'}}}`,
+      );
       if (answer?.status === 202) await expectStored(`prototype ${c.key}`, 'POST', `/sessions/${session}/messages`, { text: 'proto' }, answer);
     } else if (c.where === 'config') {
       await sendJson('prototype', 'POST', '/sessions', `{"config":{"${c.key}":${inner}}}`);
@@ -401,25 +580,36 @@ it('the same request repeated: one message per Idempotency-Key, idempotent metho
     for (const answer of answers) {
       const checked = hub.check('repeat', `idempotent message ${round}`, answer);
       if (checked && checked.status < 300) ids.add(checked.json.data.id);
-      else if (checked && checked.json?.error?.code !== 'CONFLICT') hub.violate('unexpected', `repeat ${round}`, `answered ${checked.status} ${checked.json?.error?.code}`);
+      else if (checked && checked.json?.error?.code !== 'CONFLICT')
+        hub.violate('unexpected', `repeat ${round}`, `answered ${checked.status} ${checked.json?.error?.code}`);
     }
     const history = (await hub.json('GET', `/sessions/${session}/messages?limit=100`))!.json.data.items as { role: string; content: string }[];
     const stored = history.filter((message) => message.role === 'user' && message.content === `once ${round}`);
     if (ids.size !== 1 || stored.length !== 1) hub.violate('unexpected', `repeat ${round}`, `${ids.size} ids answered, ${stored.length} messages stored`);
     // A refused message (422) stores nothing, however often it is sent.
-    for (let i = 0; i < 3; i += 1) hub.check('repeat', 'refused message', await hub.json('POST', `/sessions/${session}/messages`, { text: '' }, { ...hub.auth(), 'idempotency-key': `${key}-bad` }));
+    for (let i = 0; i < 3; i += 1)
+      hub.check(
+        'repeat',
+        'refused message',
+        await hub.json('POST', `/sessions/${session}/messages`, { text: '' }, { ...hub.auth(), 'idempotency-key': `${key}-bad` }),
+      );
     // PUT and PATCH twice leave what once leaves; DELETE twice: the second finds nothing.
     const contact = `telegram::${9000 + round}`;
-    const put = async () => hub.check('repeat', 'contact PUT', await hub.json('PUT', `/assistant/contacts/${contact}`, { display_name: 'same', tags: ['a', 'b'] }));
+    const put = async () =>
+      hub.check('repeat', 'contact PUT', await hub.json('PUT', `/assistant/contacts/${contact}`, { display_name: 'same', tags: ['a', 'b'] }));
     const first = await put();
     const second = await put();
     if (first && second && JSON.stringify({ ...first.json.data, updated_at: 0 }) !== JSON.stringify({ ...second.json.data, updated_at: 0 })) {
       hub.violate('unexpected', `repeat contact ${round}`, `${JSON.stringify(first.json.data)} then ${JSON.stringify(second.json.data)}`);
     }
     const document = (await hub.json('POST', `/knowledge/collections/${real.collection}/documents`, { title: 'twice', text: 'twice' }))!.json.data.id;
-    const deletes = [await hub.json('DELETE', `/knowledge/collections/${real.collection}/documents/${document}`), await hub.json('DELETE', `/knowledge/collections/${real.collection}/documents/${document}`)];
+    const deletes = [
+      await hub.json('DELETE', `/knowledge/collections/${real.collection}/documents/${document}`),
+      await hub.json('DELETE', `/knowledge/collections/${real.collection}/documents/${document}`),
+    ];
     hub.check('repeat', 'document DELETE', deletes[0]!);
-    if (hub.check('repeat', 'document DELETE again', deletes[1]!)?.json?.error?.code !== 'DOCUMENT_NOT_FOUND') hub.violate('unexpected', 'repeat DELETE', `second DELETE answered ${deletes[1]?.status}`);
+    if (hub.check('repeat', 'document DELETE again', deletes[1]!)?.json?.error?.code !== 'DOCUMENT_NOT_FOUND')
+      hub.violate('unexpected', 'repeat DELETE', `second DELETE answered ${deletes[1]?.status}`);
   }
   const sessions = (await hub.json('GET', '/sessions?limit=100'))!.json.data.total as number;
   expect(sessions).toBeGreaterThan(N.repeat);

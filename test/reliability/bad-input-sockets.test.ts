@@ -76,7 +76,11 @@ function checkFrame(kind: string, label: string, frame: any, sessionId: string):
   if (frame.type !== 'error') return;
   const status = (ERROR_STATUS as Record<string, number>)[frame.payload.code];
   if (status === undefined || status >= 500 || typeof frame.payload.message !== 'string' || frame.payload.message === '') {
-    hub.violate(status !== undefined && status >= 500 ? 'server-error' : 'envelope', `${kind}: ${label}`, `error frame ${JSON.stringify(frame.payload).slice(0, 200)}`);
+    hub.violate(
+      status !== undefined && status >= 500 ? 'server-error' : 'envelope',
+      `${kind}: ${label}`,
+      `error frame ${JSON.stringify(frame.payload).slice(0, 200)}`,
+    );
   }
 }
 
@@ -115,8 +119,16 @@ it('frames: binary, non-JSON, unknown types, missing or wrong payloads, oversize
     fc.oneof(
       fc.record({ kind: fc.constant('binary'), bytes: fc.uint8Array({ maxLength: 256 }) }),
       fc.record({ kind: fc.constant('text'), text: fc.oneof(hostileString(80), fc.constantFrom('', 'null', '[]', '42', '"x"', '{', '{"type":', 'ping')) }),
-      fc.record({ kind: fc.constant('unknown-type'), type: fc.oneof(hostileString(20), fc.constantFrom('__proto__', 'constructor', 'toString', 'USER_MESSAGE', 'user_message ', 'log_line', 'done')) }),
-      fc.record({ kind: fc.constant('payload'), type: fc.constantFrom('user_message', 'tool_confirm', 'ping', 'cancel'), payload: anyJson(), omit: fc.boolean() }),
+      fc.record({
+        kind: fc.constant('unknown-type'),
+        type: fc.oneof(hostileString(20), fc.constantFrom('__proto__', 'constructor', 'toString', 'USER_MESSAGE', 'user_message ', 'log_line', 'done')),
+      }),
+      fc.record({
+        kind: fc.constant('payload'),
+        type: fc.constantFrom('user_message', 'tool_confirm', 'ping', 'cancel'),
+        payload: anyJson(),
+        omit: fc.boolean(),
+      }),
       fc.record({ kind: fc.constant('oversized'), extra: fc.constantFrom(1, 100, 1_000_000) }),
     ),
     N.frames,
@@ -146,7 +158,9 @@ it('frames: binary, non-JSON, unknown types, missing or wrong payloads, oversize
     const frame = await answerTo(socket, sessionId, 'ws-frames', label, send);
     // A user_message that was taken starts a turn: let it finish before the next frame.
     if (frame === null) {
-      const started = socket.frames.filter((f) => f.type === 'agent_state' && f.payload.state === 'thinking').length > socket.frames.filter((f) => f.type === 'done' || (f.type === 'error' && f.payload.turn_id)).length;
+      const started =
+        socket.frames.filter((f) => f.type === 'agent_state' && f.payload.state === 'thinking').length >
+        socket.frames.filter((f) => f.type === 'done' || (f.type === 'error' && f.payload.turn_id)).length;
       if (started) await socket.nextOfType('done', -Infinity, 10_000).catch(() => undefined);
     }
   }
@@ -177,7 +191,11 @@ it(`bursts of ${BURST} frames: every one answered, in order, the socket open`, a
 }, 600_000);
 
 it('last_seq: non-integers, negative, 2^50, 2^53, NaN; seqs keep increasing and turns complete', async () => {
-  const values = draw(fc.oneof(fc.constantFrom(...ODD_NUMBERS), fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }).map(String), fc.integer({ min: -5, max: 50 }).map(String)), N.lastSeq, 32);
+  const values = draw(
+    fc.oneof(fc.constantFrom(...ODD_NUMBERS), fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }).map(String), fc.integer({ min: -5, max: 50 }).map(String)),
+    N.lastSeq,
+    32,
+  );
   for (const value of values) {
     const sessionId = await newSession();
     const label = `last_seq=${value.slice(0, 40)}`;
@@ -199,7 +217,8 @@ it('last_seq: non-integers, negative, 2^50, 2^53, NaN; seqs keep increasing and 
     const done = await socket.nextOfType('done', -Infinity, 15_000).catch(() => null);
     const seqs = socket.frames.filter((frame) => typeof frame === 'object' && frame.seq !== undefined).map((frame) => frame.seq as number);
     if (!done) hub.violate('hang', label, `the turn did not complete; frames ${JSON.stringify(socket.frames.map((f) => f.type)).slice(0, 200)}`);
-    else if (!seqs.every((seq, index) => Number.isSafeInteger(seq) && (index === 0 || seq > seqs[index - 1]!))) hub.violate('unexpected', label, `seqs ${JSON.stringify(seqs).slice(0, 200)}`);
+    else if (!seqs.every((seq, index) => Number.isSafeInteger(seq) && (index === 0 || seq > seqs[index - 1]!)))
+      hub.violate('unexpected', label, `seqs ${JSON.stringify(seqs).slice(0, 200)}`);
     for (const frame of socket.frames) checkFrame('last-seq', label, frame, sessionId);
     socket.close();
     // Reconnecting with the last seq seen replays nothing twice and the session still answers.
@@ -212,7 +231,14 @@ it('last_seq: non-integers, negative, 2^50, 2^53, NaN; seqs keep increasing and 
 
 it('write_file paths: nothing is written outside the workspace; what is allowed is there', async () => {
   const marker = randomUUID();
-  const cases = draw(fc.record({ traversal: fc.constantFrom(...TRAVERSALS.filter((t) => /^[\w./-]+$/.test(t)), 'notes.txt', 'a/b/c.md', 'ok-file.txt'), suffix: fc.constantFrom('', '.txt', '.md') }), N.writes, 33);
+  const cases = draw(
+    fc.record({
+      traversal: fc.constantFrom(...TRAVERSALS.filter((t) => /^[\w./-]+$/.test(t)), 'notes.txt', 'a/b/c.md', 'ok-file.txt'),
+      suffix: fc.constantFrom('', '.txt', '.md'),
+    }),
+    N.writes,
+    33,
+  );
   for (const [index, c] of cases.entries()) {
     const file = `${c.traversal}${c.suffix}`;
     const content = `${marker}-${index}`;
@@ -222,7 +248,8 @@ it('write_file paths: nothing is written outside the workspace; what is allowed 
     hub.count('path-traversal');
     socket.send({ type: 'user_message', payload: { text: `write a file ${file} containing ${content}` } });
     const request = await socket.next((frame) => frame.type === 'tool_confirm_request' || frame.type === 'done', 15_000).catch(() => null);
-    if (request?.type === 'tool_confirm_request') socket.send({ type: 'tool_confirm', payload: { confirmation_id: request.payload.confirmation_id, action: 'allow' } });
+    if (request?.type === 'tool_confirm_request')
+      socket.send({ type: 'tool_confirm', payload: { confirmation_id: request.payload.confirmation_id, action: 'allow' } });
     const toolEnd = await socket.next((frame) => frame.type === 'tool_end' || frame.type === 'done', 15_000).catch(() => null);
     await socket.nextOfType('done', -Infinity, 15_000).catch(() => hub.violate('hang', `write_file ${file}`, 'no done'));
     for (const frame of socket.frames) checkFrame('path-traversal', `write_file ${file}`, frame, sessionId);

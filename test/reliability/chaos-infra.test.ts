@@ -36,78 +36,82 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-it('Redis restarted, PostgreSQL gone for a while, an API process killed, all under load: nothing accepted is lost, clients replay', async () => {
-  for (let index = 0; index < SESSIONS; index += 1) {
-    await cluster.openSession(sessions);
-  }
-  const sent: SentTurn[] = [];
-  /** Per session: when its last turn ended (to see every session go on after a fault). */
-  const ended: number[] = sessions.map(() => 0);
-  let running = true;
-  const load = sessions.map(async (session, index) => {
-    for (let turn = 0; running; turn += 1) {
-      const key = `s${index}n${turn}`;
-      const tool = turn % 4 === 3;
-      if (tool) cluster.model.sideEffect(key, cluster.effects.command(key));
-      const entry: SentTurn = { session, key, turnId: null, tool };
-      sent.push(entry);
-      entry.turnId = await session.send(`Go on ${turnMarker(key)}`, 90_000);
-      if (entry.turnId) await session.turnEnd(entry.turnId, 120_000);
-      ended[index] = Date.now();
+it(
+  'Redis restarted, PostgreSQL gone for a while, an API process killed, all under load: nothing accepted is lost, clients replay',
+  async () => {
+    for (let index = 0; index < SESSIONS; index += 1) {
+      await cluster.openSession(sessions);
     }
-  });
+    const sent: SentTurn[] = [];
+    /** Per session: when its last turn ended (to see every session go on after a fault). */
+    const ended: number[] = sessions.map(() => 0);
+    let running = true;
+    const load = sessions.map(async (session, index) => {
+      for (let turn = 0; running; turn += 1) {
+        const key = `s${index}n${turn}`;
+        const tool = turn % 4 === 3;
+        if (tool) cluster.model.sideEffect(key, cluster.effects.command(key));
+        const entry: SentTurn = { session, key, turnId: null, tool };
+        sent.push(entry);
+        entry.turnId = await session.send(`Go on ${turnMarker(key)}`, 90_000);
+        if (entry.turnId) await session.turnEnd(entry.turnId, 120_000);
+        ended[index] = Date.now();
+      }
+    });
 
-  /** Waits until every session ended a turn it sent after `since`; returns how long that took from `since`. */
-  async function everyoneMovesOn(since: number): Promise<number> {
-    const deadline = Date.now() + 90_000;
-    // A turn that ended after `since` may have been sent before it: two more ends make sure one was sent after.
-    const counts = sessions.map((session) => session.frames.filter((frame) => frame.type === 'done' && frame.at > since).length);
-    while (sessions.some((session, index) => session.frames.filter((frame) => frame.type === 'done' && frame.at > since).length < counts[index]! + 2)) {
-      if (Date.now() > deadline) throw new Error('the sessions did not go on after the fault');
-      await sleep(50);
+    /** Waits until every session ended a turn it sent after `since`; returns how long that took from `since`. */
+    async function everyoneMovesOn(since: number): Promise<number> {
+      const deadline = Date.now() + 90_000;
+      // A turn that ended after `since` may have been sent before it: two more ends make sure one was sent after.
+      const counts = sessions.map((session) => session.frames.filter((frame) => frame.type === 'done' && frame.at > since).length);
+      while (sessions.some((session, index) => session.frames.filter((frame) => frame.type === 'done' && frame.at > since).length < counts[index]! + 2)) {
+        if (Date.now() > deadline) throw new Error('the sessions did not go on after the fault');
+        await sleep(50);
+      }
+      return Math.max(...ended) - since;
     }
-    return Math.max(...ended) - since;
-  }
 
-  const recovery: Record<string, number> = {};
-  let held = 0;
-  try {
-    await sleep(1_500);
-    // 1. Redis restarts.
-    await cluster.redis.restart(REDIS_DOWN_MS);
-    recovery.redis = await everyoneMovesOn(Date.now());
+    const recovery: Record<string, number> = {};
+    let held = 0;
+    try {
+      await sleep(1_500);
+      // 1. Redis restarts.
+      await cluster.redis.restart(REDIS_DOWN_MS);
+      recovery.redis = await everyoneMovesOn(Date.now());
 
-    // 2. PostgreSQL goes away, then comes back.
-    await cluster.proxy.cut();
-    await sleep(PG_OUTAGE_MS);
-    await cluster.proxy.restore();
-    recovery.postgres = await everyoneMovesOn(Date.now());
+      // 2. PostgreSQL goes away, then comes back.
+      await cluster.proxy.cut();
+      await sleep(PG_OUTAGE_MS);
+      await cluster.proxy.restore();
+      recovery.postgres = await everyoneMovesOn(Date.now());
 
-    // 3. The API process holding the most sockets dies with them; it is started again.
-    const holding = cluster.apiUrls.map((url) => sessions.filter((session) => session.connectedTo === url).length);
-    const victim = holding.indexOf(Math.max(...holding));
-    held = holding[victim]!;
-    await cluster.kill(cluster.apis[victim]!);
-    const killedAt = Date.now();
-    recovery.api = await everyoneMovesOn(killedAt);
-    await cluster.startApi(victim);
-  } finally {
-    running = false;
-    await Promise.all(load);
-  }
-  await sleep(500);
-  for (const session of sessions) session.close();
+      // 3. The API process holding the most sockets dies with them; it is started again.
+      const holding = cluster.apiUrls.map((url) => sessions.filter((session) => session.connectedTo === url).length);
+      const victim = holding.indexOf(Math.max(...holding));
+      held = holding[victim]!;
+      await cluster.kill(cluster.apis[victim]!);
+      const killedAt = Date.now();
+      recovery.api = await everyoneMovesOn(killedAt);
+      await cluster.startApi(victim);
+    } finally {
+      running = false;
+      await Promise.all(load);
+    }
+    await sleep(500);
+    for (const session of sessions) session.close();
 
-  const verdict = await verifyTurns(cluster.databaseUrl, sent, cluster.effects);
-  const reconnects = sessions.reduce((sum, session) => sum + session.reconnects, 0);
-  console.log(
-    [
-      `chaos (infrastructure): ${verdict.turns} turns, ${verdict.done} done, ${verdict.errors.length} ended in error ${JSON.stringify(verdict.errors)}`,
-      `  sessions going on after the fault (ms): Redis restart ${recovery.redis}, PostgreSQL back after ${PG_OUTAGE_MS} ms ${recovery.postgres}, API process killed ${recovery.api}`,
-      `  the killed API process held ${held} of ${SESSIONS} sockets; client reconnects ${reconnects}; side-effect calls ${cluster.effects.hits.length}`,
-    ].join('\n'),
-  );
-  expect(verdict.failures).toEqual([]);
-  expect(held).toBeGreaterThan(0);
-  expect(reconnects).toBeGreaterThanOrEqual(held); // the killed API process's sockets came back elsewhere
-}, scaled(150_000, 600_000));
+    const verdict = await verifyTurns(cluster.databaseUrl, sent, cluster.effects);
+    const reconnects = sessions.reduce((sum, session) => sum + session.reconnects, 0);
+    console.log(
+      [
+        `chaos (infrastructure): ${verdict.turns} turns, ${verdict.done} done, ${verdict.errors.length} ended in error ${JSON.stringify(verdict.errors)}`,
+        `  sessions going on after the fault (ms): Redis restart ${recovery.redis}, PostgreSQL back after ${PG_OUTAGE_MS} ms ${recovery.postgres}, API process killed ${recovery.api}`,
+        `  the killed API process held ${held} of ${SESSIONS} sockets; client reconnects ${reconnects}; side-effect calls ${cluster.effects.hits.length}`,
+      ].join('\n'),
+    );
+    expect(verdict.failures).toEqual([]);
+    expect(held).toBeGreaterThan(0);
+    expect(reconnects).toBeGreaterThanOrEqual(held); // the killed API process's sockets came back elsewhere
+  },
+  scaled(150_000, 600_000),
+);

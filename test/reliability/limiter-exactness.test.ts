@@ -49,77 +49,84 @@ async function redisNow(): Promise<number> {
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
 
-it(`${CLIENTS} clients bursting at two API processes around window edges: never more than ${LIMIT} accepted in any ${WINDOW_MS} ms window`, async () => {
-  const apis = cluster.apiUrls as string[];
-  const clients = Array.from({ length: CLIENTS }, (_, index) => new AddressedClient(`127.0.0.${10 + index}`));
-  // Every accepted request, as the store recorded it: member → (bucket, time on Redis's clock).
-  const accepted = new Map<string, { bucket: string; at: number }>();
-  let reading = true;
-  const reader = (async () => {
-    while (reading) {
-      const keys = await redis.keys(`${PREFIX}:ratelimit:default:GET /api/v1/health:*`);
-      for (const key of keys) {
-        const entries = await redis.zrange(key, '0', '-1', 'WITHSCORES');
-        for (let index = 0; index < entries.length; index += 2) accepted.set(`${key} ${entries[index]}`, { bucket: key, at: Number(entries[index + 1]) });
+it(
+  `${CLIENTS} clients bursting at two API processes around window edges: never more than ${LIMIT} accepted in any ${WINDOW_MS} ms window`,
+  async () => {
+    const apis = cluster.apiUrls as string[];
+    const clients = Array.from({ length: CLIENTS }, (_, index) => new AddressedClient(`127.0.0.${10 + index}`));
+    // Every accepted request, as the store recorded it: member → (bucket, time on Redis's clock).
+    const accepted = new Map<string, { bucket: string; at: number }>();
+    let reading = true;
+    const reader = (async () => {
+      while (reading) {
+        const keys = await redis.keys(`${PREFIX}:ratelimit:default:GET /api/v1/health:*`);
+        for (const key of keys) {
+          const entries = await redis.zrange(key, '0', '-1', 'WITHSCORES');
+          for (let index = 0; index < entries.length; index += 2) accepted.set(`${key} ${entries[index]}`, { bucket: key, at: Number(entries[index + 1]) });
+        }
+        await sleep(100); // well within the window each entry stays for
       }
-      await sleep(100); // well within the window each entry stays for
+    })();
+
+    const burst = () => Promise.all(clients.flatMap((client) => Array.from({ length: BURST }, (_, index) => client.get(`${apis[index % 2]}/api/v1/health`))));
+    const offset = Date.now() - (await redisNow()); // this machine's clock minus Redis's
+    const atRedisTime = async (time: number) => {
+      const wait = time + offset - Date.now();
+      if (wait > 0) await sleep(wait);
+    };
+    for (let round = 0; round < ROUNDS; round += 1) {
+      // A burst fills the window; the next ones land just before and just after its first requests
+      // leave it (a fixed-window counter would let a second full window through at the edge).
+      const start = await redisNow();
+      await burst();
+      const first = Math.min(...[...accepted.values()].filter((entry) => entry.at >= start).map((entry) => entry.at), start);
+      await atRedisTime(first + WINDOW_MS - 15);
+      await burst();
+      await atRedisTime(first + WINDOW_MS + 15);
+      await burst();
+      await atRedisTime(first + 2 * WINDOW_MS + 200);
     }
-  })();
+    await sleep(300);
+    reading = false;
+    await reader;
+    for (const client of clients) client.close();
 
-  const burst = () => Promise.all(clients.flatMap((client) => Array.from({ length: BURST }, (_, index) => client.get(`${apis[index % 2]}/api/v1/health`))));
-  const offset = Date.now() - (await redisNow()); // this machine's clock minus Redis's
-  const atRedisTime = async (time: number) => {
-    const wait = time + offset - Date.now();
-    if (wait > 0) await sleep(wait);
-  };
-  for (let round = 0; round < ROUNDS; round += 1) {
-    // A burst fills the window; the next ones land just before and just after its first requests
-    // leave it (a fixed-window counter would let a second full window through at the edge).
-    const start = await redisNow();
-    await burst();
-    const first = Math.min(...[...accepted.values()].filter((entry) => entry.at >= start).map((entry) => entry.at), start);
-    await atRedisTime(first + WINDOW_MS - 15);
-    await burst();
-    await atRedisTime(first + WINDOW_MS + 15);
-    await burst();
-    await atRedisTime(first + 2 * WINDOW_MS + 200);
-  }
-  await sleep(300);
-  reading = false;
-  await reader;
-  for (const client of clients) client.close();
-
-  const answers = clients.flatMap((client) => client.answers);
-  const ok = answers.filter((answer) => answer.status === 200);
-  const refused = answers.filter((answer) => answer.status === 429);
-  const failOpen = ok.filter((answer) => answer.remaining === undefined);
-  const buckets = new Map<string, number[]>();
-  for (const entry of accepted.values()) buckets.set(entry.bucket, [...(buckets.get(entry.bucket) ?? []), entry.at]);
-  const worst = [...buckets.entries()].map(([bucket, times]) => ({ bucket, ...worstWindow(times, WINDOW_MS), total: times.length }));
-  console.log(
-    [
-      `limiter: ${answers.length} requests from ${CLIENTS} clients to 2 API processes, ${ok.length} accepted, ${refused.length} refused (429), ${failOpen.length} passed unchecked`,
-      `  ${buckets.size} buckets; the fullest window of any bucket held ${Math.max(...worst.map((entry) => entry.count))} (limit ${LIMIT} per ${WINDOW_MS} ms)`,
-    ].join('\n'),
-  );
-  expect(answers.length).toBe(CLIENTS * BURST * 3 * ROUNDS);
-  expect(answers.every((answer) => answer.status === 200 || answer.status === 429)).toBe(true);
-  expect(failOpen).toEqual([]);
-  expect(buckets.size).toBe(CLIENTS);
-  // What the store holds is what the clients were told.
-  expect(accepted.size).toBe(ok.length);
-  for (const client of clients) {
-    const bucket = [...buckets.keys()].find((key) => key.endsWith(`:${client.address}`));
-    expect(buckets.get(bucket!)?.length).toBe(client.answers.filter((answer) => answer.status === 200).length);
-  }
-  // The same, from the clients' side alone (no reading of the store): requests sent and answered
-  // within one window span less than a window of the store's clock, whatever the clocks' offset.
-  for (const client of clients) {
-    const answered = client.answers.filter((answer) => answer.status === 200).sort((a, b) => a.sentAt - b.sentAt);
-    const fullest = Math.max(0, ...answered.map((first) => answered.filter((other) => other.sentAt >= first.sentAt && other.receivedAt < first.sentAt + WINDOW_MS).length));
-    expect({ client: client.address, atMostLimit: fullest <= LIMIT }).toEqual({ client: client.address, atMostLimit: true });
-  }
-  for (const entry of worst) expect({ bucket: entry.bucket, count: Math.min(entry.count, LIMIT + 1) }).toEqual({ bucket: entry.bucket, count: LIMIT });
-  // Each round's first burst found its window empty and got exactly the limit through.
-  expect(ok.length).toBeGreaterThanOrEqual(CLIENTS * LIMIT * ROUNDS);
-}, scaled(60_000, 300_000));
+    const answers = clients.flatMap((client) => client.answers);
+    const ok = answers.filter((answer) => answer.status === 200);
+    const refused = answers.filter((answer) => answer.status === 429);
+    const failOpen = ok.filter((answer) => answer.remaining === undefined);
+    const buckets = new Map<string, number[]>();
+    for (const entry of accepted.values()) buckets.set(entry.bucket, [...(buckets.get(entry.bucket) ?? []), entry.at]);
+    const worst = [...buckets.entries()].map(([bucket, times]) => ({ bucket, ...worstWindow(times, WINDOW_MS), total: times.length }));
+    console.log(
+      [
+        `limiter: ${answers.length} requests from ${CLIENTS} clients to 2 API processes, ${ok.length} accepted, ${refused.length} refused (429), ${failOpen.length} passed unchecked`,
+        `  ${buckets.size} buckets; the fullest window of any bucket held ${Math.max(...worst.map((entry) => entry.count))} (limit ${LIMIT} per ${WINDOW_MS} ms)`,
+      ].join('\n'),
+    );
+    expect(answers.length).toBe(CLIENTS * BURST * 3 * ROUNDS);
+    expect(answers.every((answer) => answer.status === 200 || answer.status === 429)).toBe(true);
+    expect(failOpen).toEqual([]);
+    expect(buckets.size).toBe(CLIENTS);
+    // What the store holds is what the clients were told.
+    expect(accepted.size).toBe(ok.length);
+    for (const client of clients) {
+      const bucket = [...buckets.keys()].find((key) => key.endsWith(`:${client.address}`));
+      expect(buckets.get(bucket!)?.length).toBe(client.answers.filter((answer) => answer.status === 200).length);
+    }
+    // The same, from the clients' side alone (no reading of the store): requests sent and answered
+    // within one window span less than a window of the store's clock, whatever the clocks' offset.
+    for (const client of clients) {
+      const answered = client.answers.filter((answer) => answer.status === 200).sort((a, b) => a.sentAt - b.sentAt);
+      const fullest = Math.max(
+        0,
+        ...answered.map((first) => answered.filter((other) => other.sentAt >= first.sentAt && other.receivedAt < first.sentAt + WINDOW_MS).length),
+      );
+      expect({ client: client.address, atMostLimit: fullest <= LIMIT }).toEqual({ client: client.address, atMostLimit: true });
+    }
+    for (const entry of worst) expect({ bucket: entry.bucket, count: Math.min(entry.count, LIMIT + 1) }).toEqual({ bucket: entry.bucket, count: LIMIT });
+    // Each round's first burst found its window empty and got exactly the limit through.
+    expect(ok.length).toBeGreaterThanOrEqual(CLIENTS * LIMIT * ROUNDS);
+  },
+  scaled(60_000, 300_000),
+);

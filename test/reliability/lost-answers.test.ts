@@ -81,7 +81,9 @@ it('a message whose insert committed while PostgreSQL went away is answered once
   expect(end.payload.text).toContain('Answer for stranded:');
 
   // Stored once, answered once, and the session takes the next message.
-  const history = await fetch(`${cluster.liveApis()[0]}/api/v1/sessions/${session.sessionId}/messages?limit=100`, { headers: { authorization: `Bearer ${cluster.adminToken}` } });
+  const history = await fetch(`${cluster.liveApis()[0]}/api/v1/sessions/${session.sessionId}/messages?limit=100`, {
+    headers: { authorization: `Bearer ${cluster.adminToken}` },
+  });
   const items = ((await history.json()) as { data: { items: { role: string; content: string }[] } }).data.items;
   expect(items.filter((item) => item.content === text)).toHaveLength(1);
   expect(items.filter((item) => item.role === 'assistant' && item.content.includes('Answer for stranded:'))).toHaveLength(1);
@@ -122,7 +124,11 @@ it('a reply stored as PostgreSQL went away, every attempt of its turn failing in
   const session = await cluster.openSession(sessions);
   const worker = cluster.workers[0]!;
   // The reply's statement runs; its answer is kept from the worker, then PostgreSQL stops.
-  const held = cluster.proxy.holdStatement('endTurnWithReply', (parameters) => parameters.some((value) => value?.includes('Answer for kept:') ?? false), 'response');
+  const held = cluster.proxy.holdStatement(
+    'endTurnWithReply',
+    (parameters) => parameters.some((value) => value?.includes('Answer for kept:') ?? false),
+    'response',
+  );
   const turnId = await session.send(`Go on ${turnMarker('kept')}`);
   await held;
   await cluster.proxy.cut();
@@ -132,8 +138,12 @@ it('a reply stored as PostgreSQL went away, every attempt of its turn failing in
   const end = await session.turnEnd(turnId!, 60_000);
   expect(end.type).toBe('done');
   expect(end.payload.text).toContain('Answer for kept:');
-  const history = await fetch(`${cluster.liveApis()[0]}/api/v1/sessions/${session.sessionId}/messages?limit=100`, { headers: { authorization: `Bearer ${cluster.adminToken}` } });
-  const replies = ((await history.json()) as { data: { items: { id: string; reply_to?: string; role: string; content: string }[] } }).data.items.filter((item) => item.role === 'assistant');
+  const history = await fetch(`${cluster.liveApis()[0]}/api/v1/sessions/${session.sessionId}/messages?limit=100`, {
+    headers: { authorization: `Bearer ${cluster.adminToken}` },
+  });
+  const replies = ((await history.json()) as { data: { items: { id: string; reply_to?: string; role: string; content: string }[] } }).data.items.filter(
+    (item) => item.role === 'assistant',
+  );
   expect(replies.map((item) => item.id)).toEqual([end.payload.message_id]);
   expect(session.frames.filter((frame) => frame.payload.turn_id === turnId && frame.type === 'error')).toEqual([]);
 }, 150_000);

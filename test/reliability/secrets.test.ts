@@ -13,7 +13,17 @@ import { openSocket, type TestSocket } from '../helpers/ws-client';
 import { scaled } from './scale';
 import { randomHubSecrets, startAuthHub, telegramTextUpdate, type AuthHub } from './support/auth-hub';
 import { SamlResponses } from './support/auth-saml';
-import { createPasswordDatabase, dumpDatabase, dumpRedis, findCanaries, RedisTap, type Canary, type DatabaseDump, type PasswordDatabase, type RedisDump } from './support/secrets-scan';
+import {
+  createPasswordDatabase,
+  dumpDatabase,
+  dumpRedis,
+  findCanaries,
+  RedisTap,
+  type Canary,
+  type DatabaseDump,
+  type PasswordDatabase,
+  type RedisDump,
+} from './support/secrets-scan';
 
 /**
  * Issue 19, "Secrets": an API process and a worker process on PostgreSQL (a role whose password is
@@ -72,7 +82,10 @@ async function call(what: string, url: string, init: RequestInit = {}, carries: 
   return response;
 }
 
-const bearer = (token: string, init: RequestInit = {}): RequestInit => ({ ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` } });
+const bearer = (token: string, init: RequestInit = {}): RequestInit => ({
+  ...init,
+  headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` },
+});
 
 beforeAll(async () => {
   const secrets = randomHubSecrets();
@@ -82,11 +95,14 @@ beforeAll(async () => {
     .split('\n')
     .filter((line) => line.length === 64)
     .forEach((line, index) => canary(`SAML private key, line ${index + 1}`, line));
-  [database, traces] = await Promise.all([createPasswordDatabase(), (async () => {
-    const receiver = new OtlpReceiver();
-    await receiver.start();
-    return receiver;
-  })()]);
+  [database, traces] = await Promise.all([
+    createPasswordDatabase(),
+    (async () => {
+      const receiver = new OtlpReceiver();
+      await receiver.start();
+      return receiver;
+    })(),
+  ]);
   canary('database password', database.password);
   canary('password', password);
   canary('new password', newPassword);
@@ -96,7 +112,15 @@ beforeAll(async () => {
   const redisPrefix = uniquePrefix('secrets');
   tap = new RedisTap(TEST_REDIS_URL);
   await tap.listen(redisPrefix);
-  hub = await startAuthHub({ databaseUrl: database.url, secrets, logLevel: 'trace', separateWorker: true, samlSigningKey: spKey, redisPrefix, env: { SERVICE_TRACES_OTLP_URL: traces.url } });
+  hub = await startAuthHub({
+    databaseUrl: database.url,
+    secrets,
+    logLevel: 'trace',
+    separateWorker: true,
+    samlSigningKey: spKey,
+    redisPrefix,
+    env: { SERVICE_TRACES_OTLP_URL: traces.url },
+  });
   await driveTraffic();
   // Everything the run wrote is in place before it is read: audit rows are written in batches.
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -138,7 +162,10 @@ async function driveTraffic(): Promise<void> {
   refreshTokens.push(canary('refresh token (login)', login.body.data.refresh_token));
 
   // Refresh, and the spent token presented again (refused).
-  const refreshed = await call('refresh', `${api}/auth/refresh`, jsonBody({ refresh_token: login.body.data.refresh_token }), ['access token (refresh)', 'refresh token (refresh)']);
+  const refreshed = await call('refresh', `${api}/auth/refresh`, jsonBody({ refresh_token: login.body.data.refresh_token }), [
+    'access token (refresh)',
+    'refresh token (refresh)',
+  ]);
   addToken('access token (refresh)', refreshed.body.data.access_token);
   refreshTokens.push(canary('refresh token (refresh)', refreshed.body.data.refresh_token));
   await call('refresh, spent token', `${api}/auth/refresh`, jsonBody({ refresh_token: login.body.data.refresh_token }));
@@ -167,13 +194,38 @@ async function driveTraffic(): Promise<void> {
   const session = (await call('create session', `${api}/sessions`, bearer(access, jsonBody({})))).body.data.id as string;
   const socket: TestSocket = await openSocket(`${hub.ws}/ws/v1/sessions/${session}`, { protocols: ['bearer', access] });
   hub.model.enqueue(
-    { kind: 'stream', events: [openAiChunk.toolCall({ index: 0, id: 'call_calc', type: 'function', function: { name: 'calculator', arguments: JSON.stringify({ expression: '6 * 7' }) } }), openAiChunk.finish('tool_calls'), openAiChunk.usage(20, 5), openAiChunk.done()] },
+    {
+      kind: 'stream',
+      events: [
+        openAiChunk.toolCall({
+          index: 0,
+          id: 'call_calc',
+          type: 'function',
+          function: { name: 'calculator', arguments: JSON.stringify({ expression: '6 * 7' }) },
+        }),
+        openAiChunk.finish('tool_calls'),
+        openAiChunk.usage(20, 5),
+        openAiChunk.done(),
+      ],
+    },
     openAiTextReply(['The answer is 42. ', replyMarker]),
   );
-  const toolTurn = await call('turn with a tool call', `${api}/sessions/${session}/messages?sync=true`, bearer(access, jsonBody({ text: `What is 6 * 7? ${userMarker}` })));
+  const toolTurn = await call(
+    'turn with a tool call',
+    `${api}/sessions/${session}/messages?sync=true`,
+    bearer(access, jsonBody({ text: `What is 6 * 7? ${userMarker}` })),
+  );
   expect(toolTurn.status).toBe(200);
-  hub.model.enqueue({ kind: 'error', status: 401, body: { error: { message: `Incorrect API key provided: ${hub.secrets.llmApiKey}.`, type: 'invalid_request_error', code: 'invalid_api_key' } } });
-  const failedTurn = await call('turn, provider refuses the key', `${api}/sessions/${session}/messages?sync=true`, bearer(apiKey, jsonBody({ text: 'and now?' })));
+  hub.model.enqueue({
+    kind: 'error',
+    status: 401,
+    body: { error: { message: `Incorrect API key provided: ${hub.secrets.llmApiKey}.`, type: 'invalid_request_error', code: 'invalid_api_key' } },
+  });
+  const failedTurn = await call(
+    'turn, provider refuses the key',
+    `${api}/sessions/${session}/messages?sync=true`,
+    bearer(apiKey, jsonBody({ text: 'and now?' })),
+  );
   expect(failedTurn.status).toBe(502);
   await socket.nextOfType('error');
   frames.push(...socket.frames.map((frame) => JSON.stringify(frame)));
@@ -181,15 +233,34 @@ async function driveTraffic(): Promise<void> {
 
   // Slack: a signed event (a turn, answered through the Web API with the bot token), a forged one.
   hub.model.enqueue(openAiTextReply([`slack ${replyMarker}`]));
-  const slackBody = hub.slackEventBody({ type: 'message', channel: 'D0SECRETS', channel_type: 'im', user: 'U0CASEY', text: 'hello from Slack', ts: `${Math.floor(Date.now() / 1000)}.000200` });
+  const slackBody = hub.slackEventBody({
+    type: 'message',
+    channel: 'D0SECRETS',
+    channel_type: 'im',
+    user: 'U0CASEY',
+    text: 'hello from Slack',
+    ts: `${Math.floor(Date.now() / 1000)}.000200`,
+  });
   await call('Slack event', `${api}/channels/slack/events`, { method: 'POST', headers: hub.slackHeaders(slackBody), body: slackBody });
-  await call('Slack event, forged', `${api}/channels/slack/events`, { method: 'POST', headers: hub.slackHeaders(slackBody, { secret: 'forged' }), body: slackBody });
+  await call('Slack event, forged', `${api}/channels/slack/events`, {
+    method: 'POST',
+    headers: hub.slackHeaders(slackBody, { secret: 'forged' }),
+    body: slackBody,
+  });
   await hub.slack.waitForReply('D0SECRETS', `slack ${replyMarker}`);
 
   // Telegram: an update with the secret (a turn, answered with the bot token in the URL), one without.
   hub.model.enqueue(openAiTextReply([`telegram ${replyMarker}`]));
-  await call('Telegram update', `${api}/channels/telegram/webhook`, jsonBody(telegramTextUpdate('hello from Telegram'), { 'x-telegram-bot-api-secret-token': hub.secrets.telegramWebhookSecret }));
-  await call('Telegram update, wrong secret', `${api}/channels/telegram/webhook`, jsonBody(telegramTextUpdate('forged'), { 'x-telegram-bot-api-secret-token': `${hub.secrets.telegramWebhookSecret}x` }));
+  await call(
+    'Telegram update',
+    `${api}/channels/telegram/webhook`,
+    jsonBody(telegramTextUpdate('hello from Telegram'), { 'x-telegram-bot-api-secret-token': hub.secrets.telegramWebhookSecret }),
+  );
+  await call(
+    'Telegram update, wrong secret',
+    `${api}/channels/telegram/webhook`,
+    jsonBody(telegramTextUpdate('forged'), { 'x-telegram-bot-api-secret-token': `${hub.secrets.telegramWebhookSecret}x` }),
+  );
   await hub.telegram.waitFor((entry) => String(entry.params.text ?? '').includes(`telegram ${replyMarker}`), 10_000);
 
   // Webchat: a visitor's session and message (its signed session id is the visitor's credential).
@@ -216,12 +287,26 @@ async function driveTraffic(): Promise<void> {
   await call('worker metrics', `http://127.0.0.1:${workerMetrics.split(':').pop()}/metrics`, bearer(hub.secrets.metricsToken));
 
   // Admin reads, errors of every kind, and the password change.
-  for (const path of ['/config', '/config/models', '/admin/channels', '/health/ready', '/audit', '/usage', '/users', '/auth/api-keys', '/tools']) await call(`GET ${path}`, `${api}${path}`, bearer(access));
+  for (const path of ['/config', '/config/models', '/admin/channels', '/health/ready', '/audit', '/usage', '/users', '/auth/api-keys', '/tools'])
+    await call(`GET ${path}`, `${api}${path}`, bearer(access));
   await call('unknown path', `${api}/no/such/path`, bearer(access));
   await call('unknown session', `${api}/sessions/00000000-0000-4000-8000-000000000000`, bearer(access));
-  await call('malformed JSON', `${api}/sessions`, bearer(access, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"password": "${password}"` }));
-  await call('change password, wrong current', `${api}/auth/change-password`, bearer(access, jsonBody({ current_password: wrongPassword, new_password: newPassword })));
-  const changed = await call('change password', `${api}/auth/change-password`, bearer(access, jsonBody({ current_password: password, new_password: newPassword })), ['access token (password change)', 'refresh token (password change)']);
+  await call(
+    'malformed JSON',
+    `${api}/sessions`,
+    bearer(access, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"password": "${password}"` }),
+  );
+  await call(
+    'change password, wrong current',
+    `${api}/auth/change-password`,
+    bearer(access, jsonBody({ current_password: wrongPassword, new_password: newPassword })),
+  );
+  const changed = await call(
+    'change password',
+    `${api}/auth/change-password`,
+    bearer(access, jsonBody({ current_password: password, new_password: newPassword })),
+    ['access token (password change)', 'refresh token (password change)'],
+  );
   expect(changed.status).toBe(200);
   addToken('access token (password change)', changed.body.data.access_token);
   refreshTokens.push(canary('refresh token (password change)', changed.body.data.refresh_token));
@@ -237,7 +322,9 @@ async function webchatTurn(): Promise<void> {
   try {
     const sessionId = await new Promise<string>((resolve, reject) => {
       socket.once('connect_error', reject);
-      socket.once('session_confirm', (id: unknown) => resolve(typeof id === 'object' && id !== null ? (id as { session_id: string }).session_id : (id as string)));
+      socket.once('session_confirm', (id: unknown) =>
+        resolve(typeof id === 'object' && id !== null ? (id as { session_id: string }).session_id : (id as string)),
+      );
       socket.on('connect', () => socket.emit('session_request', { session_id: null }));
     });
     canary('webchat session id, signature half', sessionId.slice(32));
@@ -271,7 +358,15 @@ describe('no canary in any output', () => {
 
   it('in the log lines of both processes, at every level (trace and up)', () => {
     const lines = [0, 1].flatMap((index) => processOutput(index).split('\n')).filter((line) => line.trim() !== '');
-    const levels = new Set(lines.map((line) => { try { return JSON.parse(line).level as string; } catch { return 'not JSON'; } }));
+    const levels = new Set(
+      lines.map((line) => {
+        try {
+          return JSON.parse(line).level as string;
+        } catch {
+          return 'not JSON';
+        }
+      }),
+    );
     expect([...levels].sort()).toEqual(expect.arrayContaining(['debug', 'info', 'trace', 'warn']));
     expect(lines.length).toBeGreaterThan(200);
     expect(findCanaries(processOutput(0), canaries)).toEqual([]);
@@ -303,7 +398,10 @@ describe('no canary in any output', () => {
     const leaks = responses.flatMap((entry) => {
       // Two logins in one second get the same access token (same claims): compare by value.
       const carried = new Set(canaries.filter((item) => entry.carries.includes(item.name)).map((item) => item.value));
-      return findCanaries(entry.body, canaries.filter((item) => !carried.has(item.value))).map((finding) => ({ response: entry.what, ...finding }));
+      return findCanaries(
+        entry.body,
+        canaries.filter((item) => !carried.has(item.value)),
+      ).map((finding) => ({ response: entry.what, ...finding }));
     });
     expect(leaks).toEqual([]);
   });

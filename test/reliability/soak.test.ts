@@ -63,100 +63,106 @@ async function scrape(url: string): Promise<Map<string, number>> {
   return new Map(families.filter((family) => family.metrics[0]?.value !== undefined).map((family) => [family.name, Number(family.metrics[0]!.value)]));
 }
 
-it(`${SOCKETS} sockets with turns plus REST traffic for ${DURATION_MS / 1000} s: no RSS growth, no unexpected close, event-loop p99 < 50 ms`, async () => {
-  const auth = { authorization: `Bearer ${cluster.adminToken}` };
-  const apis = cluster.apiUrls as string[];
-  const watched: Watched[] = [];
-  for (const [index, service] of cluster.apis.entries()) watched.push({ name: `api${index}`, service: service!, metrics: await cluster.metricsUrl(service!), rss: [], lagP99: [] });
-  for (const [index, service] of cluster.workers.entries()) watched.push({ name: `worker${index}`, service, metrics: await cluster.metricsUrl(service), rss: [], lagP99: [] });
+it(
+  `${SOCKETS} sockets with turns plus REST traffic for ${DURATION_MS / 1000} s: no RSS growth, no unexpected close, event-loop p99 < 50 ms`,
+  async () => {
+    const auth = { authorization: `Bearer ${cluster.adminToken}` };
+    const apis = cluster.apiUrls as string[];
+    const watched: Watched[] = [];
+    for (const [index, service] of cluster.apis.entries())
+      watched.push({ name: `api${index}`, service: service!, metrics: await cluster.metricsUrl(service!), rss: [], lagP99: [] });
+    for (const [index, service] of cluster.workers.entries())
+      watched.push({ name: `worker${index}`, service, metrics: await cluster.metricsUrl(service), rss: [], lagP99: [] });
 
-  const sessionIds: string[] = [];
-  for (let index = 0; index < SOCKETS; index += 1) {
-    const created = await request(`${apis[index % 2]}/api/v1/sessions`, jsonBody({ name: `soak ${index}` }, auth));
-    expect(created.status).toBe(201);
-    sessionIds.push(created.body.data.id);
-    const socket = new SoakSocket(`${apis[index % 2]!.replace('http', 'ws')}/ws/v1/sessions/${created.body.data.id}`, cluster.adminToken);
-    await socket.open();
-    sockets.push(socket);
-  }
-  for (const target of watched) await scrape(target.metrics); // starts every interval now
-
-  const started = Date.now();
-  const until = started + DURATION_MS;
-  const elapsed = () => (Date.now() - started) / 1000;
-  const rest = { calls: 0, failures: [] as string[] };
-
-  const turns = sockets.map(async (socket, index) => {
-    await sleep(Math.random() * THINK_MS[1]); // spread the first turns
-    for (let turn = 0; Date.now() < until; turn += 1) {
-      await socket.turn(`Soak ${turnMarker(`k${index}n${turn}`)}`);
-      await sleep(THINK_MS[0] + Math.random() * (THINK_MS[1] - THINK_MS[0]));
+    const sessionIds: string[] = [];
+    for (let index = 0; index < SOCKETS; index += 1) {
+      const created = await request(`${apis[index % 2]}/api/v1/sessions`, jsonBody({ name: `soak ${index}` }, auth));
+      expect(created.status).toBe(201);
+      sessionIds.push(created.body.data.id);
+      const socket = new SoakSocket(`${apis[index % 2]!.replace('http', 'ws')}/ws/v1/sessions/${created.body.data.id}`, cluster.adminToken);
+      await socket.open();
+      sockets.push(socket);
     }
-  });
-  const restLoad = (async () => {
-    for (let call = 0; Date.now() < until; call += 1) {
-      const api = apis[call % 2]!;
-      const session = sessionIds[Math.floor(Math.random() * sessionIds.length)]!;
-      const calls = [
-        () => request(`${api}/api/v1/health`),
-        () => request(`${api}/api/v1/sessions?limit=20`, { headers: auth }),
-        () => request(`${api}/api/v1/sessions/${session}`, { headers: auth }),
-        () => request(`${api}/api/v1/sessions/${session}/messages?limit=20`, { headers: auth }),
-        () => request(`${api}/api/v1/sessions/${session}`, { ...jsonBody({ name: `soak renamed ${call}` }, auth), method: 'PATCH' }),
-      ];
-      const pick = calls[call % calls.length]!;
-      void pick()
-        .then((response) => {
-          rest.calls += 1;
-          if (response.status >= 300) rest.failures.push(`${response.status} ${JSON.stringify(response.body).slice(0, 120)}`);
-        })
-        .catch((error: Error) => rest.failures.push(error.message));
-      await sleep(1000 / REST_PER_SECOND);
-    }
-  })();
-  const sampler = (async () => {
-    let nextScrape = Date.now() + SCRAPE_MS;
-    while (Date.now() < until) {
-      for (const target of watched) {
-        const rss = rssBytes(target.service.child.pid!);
-        if (rss !== null) target.rss.push({ t: elapsed(), value: rss });
+    for (const target of watched) await scrape(target.metrics); // starts every interval now
+
+    const started = Date.now();
+    const until = started + DURATION_MS;
+    const elapsed = () => (Date.now() - started) / 1000;
+    const rest = { calls: 0, failures: [] as string[] };
+
+    const turns = sockets.map(async (socket, index) => {
+      await sleep(Math.random() * THINK_MS[1]); // spread the first turns
+      for (let turn = 0; Date.now() < until; turn += 1) {
+        await socket.turn(`Soak ${turnMarker(`k${index}n${turn}`)}`);
+        await sleep(THINK_MS[0] + Math.random() * (THINK_MS[1] - THINK_MS[0]));
       }
-      if (Date.now() >= nextScrape) {
-        nextScrape += SCRAPE_MS;
-        await Promise.all(watched.map(async (target) => target.lagP99.push((await scrape(target.metrics)).get('nodejs_eventloop_lag_p99_seconds') ?? NaN)));
+    });
+    const restLoad = (async () => {
+      for (let call = 0; Date.now() < until; call += 1) {
+        const api = apis[call % 2]!;
+        const session = sessionIds[Math.floor(Math.random() * sessionIds.length)]!;
+        const calls = [
+          () => request(`${api}/api/v1/health`),
+          () => request(`${api}/api/v1/sessions?limit=20`, { headers: auth }),
+          () => request(`${api}/api/v1/sessions/${session}`, { headers: auth }),
+          () => request(`${api}/api/v1/sessions/${session}/messages?limit=20`, { headers: auth }),
+          () => request(`${api}/api/v1/sessions/${session}`, { ...jsonBody({ name: `soak renamed ${call}` }, auth), method: 'PATCH' }),
+        ];
+        const pick = calls[call % calls.length]!;
+        void pick()
+          .then((response) => {
+            rest.calls += 1;
+            if (response.status >= 300) rest.failures.push(`${response.status} ${JSON.stringify(response.body).slice(0, 120)}`);
+          })
+          .catch((error: Error) => rest.failures.push(error.message));
+        await sleep(1000 / REST_PER_SECOND);
       }
-      await sleep(1_000);
-    }
-  })();
-  await Promise.all([...turns, restLoad, sampler]);
-  await sleep(500);
+    })();
+    const sampler = (async () => {
+      let nextScrape = Date.now() + SCRAPE_MS;
+      while (Date.now() < until) {
+        for (const target of watched) {
+          const rss = rssBytes(target.service.child.pid!);
+          if (rss !== null) target.rss.push({ t: elapsed(), value: rss });
+        }
+        if (Date.now() >= nextScrape) {
+          nextScrape += SCRAPE_MS;
+          await Promise.all(watched.map(async (target) => target.lagP99.push((await scrape(target.metrics)).get('nodejs_eventloop_lag_p99_seconds') ?? NaN)));
+        }
+        await sleep(1_000);
+      }
+    })();
+    await Promise.all([...turns, restLoad, sampler]);
+    await sleep(500);
 
-  const closes = sockets.flatMap((socket) => socket.unexpectedCloses);
-  const turnCount = sockets.reduce((sum, socket) => sum + socket.turns, 0);
-  const failedTurns = sockets.reduce((sum, socket) => sum + socket.failedTurns, 0);
-  const outOfOrder = sockets.reduce((sum, socket) => sum + socket.outOfOrder, 0);
-  const report = watched.map((target) => {
-    const trend = rssTrend(target.rss);
-    return {
-      name: target.name,
-      trend,
-      lagMax: Math.max(...target.lagP99),
-      line: `  ${target.name}: RSS median ${(trend.medianBytes / 2 ** 20).toFixed(1)} MB, trend ${(trend.slopeBytesPerMinute / 2 ** 20).toFixed(2)} MB/min (${(trend.growthBytes / 2 ** 20).toFixed(1)} MB over the steady window, allowed ${(trend.allowedBytes / 2 ** 20).toFixed(1)}), event-loop p99 max ${(Math.max(...target.lagP99) * 1000).toFixed(1)} ms over ${target.lagP99.length} intervals`,
-    };
-  });
-  console.log(
-    [
-      `soak${FULL_RUN ? '' : ' (short)'}: ${SOCKETS} sockets, ${DURATION_MS / 1000} s: ${turnCount} turns (${(turnCount / (DURATION_MS / 1000)).toFixed(1)}/s), ${failedTurns} failed, ${rest.calls} REST calls, ${rest.failures.length} failed, ${closes.length} unexpected closes`,
-      ...report.map((entry) => entry.line),
-    ].join('\n'),
-  );
-  expect(closes).toEqual([]);
-  expect(failedTurns).toBe(0);
-  expect(outOfOrder).toBe(0);
-  expect(rest.failures).toEqual([]);
-  expect(turnCount).toBeGreaterThan(SOCKETS);
-  for (const entry of report) {
-    expect({ process: entry.name, rssTrendOk: entry.trend.ok }).toEqual({ process: entry.name, rssTrendOk: true });
-    expect({ process: entry.name, lagP99UnderLimit: entry.lagMax < EVENT_LOOP_P99_LIMIT_S }).toEqual({ process: entry.name, lagP99UnderLimit: true });
-  }
-}, scaled(150_000, 900_000));
+    const closes = sockets.flatMap((socket) => socket.unexpectedCloses);
+    const turnCount = sockets.reduce((sum, socket) => sum + socket.turns, 0);
+    const failedTurns = sockets.reduce((sum, socket) => sum + socket.failedTurns, 0);
+    const outOfOrder = sockets.reduce((sum, socket) => sum + socket.outOfOrder, 0);
+    const report = watched.map((target) => {
+      const trend = rssTrend(target.rss);
+      return {
+        name: target.name,
+        trend,
+        lagMax: Math.max(...target.lagP99),
+        line: `  ${target.name}: RSS median ${(trend.medianBytes / 2 ** 20).toFixed(1)} MB, trend ${(trend.slopeBytesPerMinute / 2 ** 20).toFixed(2)} MB/min (${(trend.growthBytes / 2 ** 20).toFixed(1)} MB over the steady window, allowed ${(trend.allowedBytes / 2 ** 20).toFixed(1)}), event-loop p99 max ${(Math.max(...target.lagP99) * 1000).toFixed(1)} ms over ${target.lagP99.length} intervals`,
+      };
+    });
+    console.log(
+      [
+        `soak${FULL_RUN ? '' : ' (short)'}: ${SOCKETS} sockets, ${DURATION_MS / 1000} s: ${turnCount} turns (${(turnCount / (DURATION_MS / 1000)).toFixed(1)}/s), ${failedTurns} failed, ${rest.calls} REST calls, ${rest.failures.length} failed, ${closes.length} unexpected closes`,
+        ...report.map((entry) => entry.line),
+      ].join('\n'),
+    );
+    expect(closes).toEqual([]);
+    expect(failedTurns).toBe(0);
+    expect(outOfOrder).toBe(0);
+    expect(rest.failures).toEqual([]);
+    expect(turnCount).toBeGreaterThan(SOCKETS);
+    for (const entry of report) {
+      expect({ process: entry.name, rssTrendOk: entry.trend.ok }).toEqual({ process: entry.name, rssTrendOk: true });
+      expect({ process: entry.name, lagP99UnderLimit: entry.lagMax < EVENT_LOOP_P99_LIMIT_S }).toEqual({ process: entry.name, lagP99UnderLimit: true });
+    }
+  },
+  scaled(150_000, 900_000),
+);

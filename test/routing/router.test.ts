@@ -4,12 +4,20 @@ import { Router, bindingCovers } from '../../src/routing/router';
 import { CHANNELS } from '../../adapters';
 import { routingChannelOf } from '../../src/core/channel';
 
-function workflow(name: string, fields: { keywords?: string[]; regex?: string[]; contact_tags?: string[]; min_score?: number; binding_channels?: string[] } = {}): WorkflowRow {
+function workflow(
+  name: string,
+  fields: { keywords?: string[]; regex?: string[]; contact_tags?: string[]; min_score?: number; binding_channels?: string[] } = {},
+): WorkflowRow {
   return {
     id: randomUUID(),
     name,
     binding_channels: fields.binding_channels ?? ['web', 'slack', 'telegram'],
-    triggers: { keywords: fields.keywords ?? [], regex: fields.regex ?? [], contact_tags: fields.contact_tags ?? [], ...(fields.min_score !== undefined ? { min_score: fields.min_score } : {}) },
+    triggers: {
+      keywords: fields.keywords ?? [],
+      regex: fields.regex ?? [],
+      contact_tags: fields.contact_tags ?? [],
+      ...(fields.min_score !== undefined ? { min_score: fields.min_score } : {}),
+    },
   } as unknown as WorkflowRow;
 }
 
@@ -46,7 +54,10 @@ describe('the router', () => {
   it('resolves in order: metadata.workflow, contact binding, triggers, session, default', () => {
     const session = billing.id;
     const contact = { tags: [], workflow_id: vip.id };
-    expect(route('deploy now', { requestedWorkflow: 'billing', contact, sessionWorkflowId: session })).toMatchObject({ workflowId: billing.id, reason: 'metadata' });
+    expect(route('deploy now', { requestedWorkflow: 'billing', contact, sessionWorkflowId: session })).toMatchObject({
+      workflowId: billing.id,
+      reason: 'metadata',
+    });
     expect(route('deploy now', { contact, sessionWorkflowId: session })).toMatchObject({ workflowId: vip.id, reason: 'contact' });
     expect(route('deploy now', { sessionWorkflowId: session })).toMatchObject({ workflowId: deploy.id, reason: 'trigger' });
     expect(route('good morning', { sessionWorkflowId: session })).toMatchObject({ workflowId: billing.id, reason: 'session' });

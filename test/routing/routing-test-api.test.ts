@@ -16,7 +16,12 @@ let user: TestUser;
 
 beforeAll(async () => {
   const cwd = makeTempDir();
-  service = await startService({ env: testEnv(path.join(cwd, 'data'), GENEROUS_RATE_LIMITS), cwd, logDestination: new LogCapture(), provider: new ScriptedProvider() });
+  service = await startService({
+    env: testEnv(path.join(cwd, 'data'), GENEROUS_RATE_LIMITS),
+    cwd,
+    logDestination: new LogCapture(),
+    provider: new ScriptedProvider(),
+  });
   api = `http://127.0.0.1:${service.port}/api/v1`;
   admin = await registerUser(api, 'root');
   user = await registerUser(api, 'ann');
@@ -47,7 +52,14 @@ describe('POST /assistant/routing/test', () => {
     expect(result).toMatchObject({ workflow: 'billing', reason: 'trigger', score: 3, channel: 'web' });
     expect(result.rule).toBe('"billing" has the highest trigger score (3) among the workflows bound to web.');
     expect(result.workflows.map((entry: { name: string }) => entry.name)).toEqual(['billing', 'deploy', 'ops', 'vip']);
-    expect(result.workflows[0]).toEqual({ name: 'billing', bound: true, score: 3, min_score: 1, matches: true, matched: { keywords: ['refund'], regex: ['\\binv-\\d{4,}\\b'], contact_tags: [] } });
+    expect(result.workflows[0]).toEqual({
+      name: 'billing',
+      bound: true,
+      score: 3,
+      min_score: 1,
+      matches: true,
+      matched: { keywords: ['refund'], regex: ['\\binv-\\d{4,}\\b'], contact_tags: [] },
+    });
     expect(result.workflows[1]).toMatchObject({ name: 'deploy', bound: true, score: 1, matches: true, matched: { keywords: ['deploy'] } });
     expect(result.workflows[3]).toMatchObject({ name: 'vip', bound: true, score: 0, min_score: 2, matches: false });
   });
@@ -63,7 +75,11 @@ describe('POST /assistant/routing/test', () => {
   });
 
   it('honours metadata.workflow, contact tags and min_score, and says when a requested workflow does not exist', async () => {
-    expect((await routeTest({ text: 'refund please', channel: 'web', workflow: 'deploy' })).body.data).toMatchObject({ workflow: 'deploy', reason: 'metadata', score: null });
+    expect((await routeTest({ text: 'refund please', channel: 'web', workflow: 'deploy' })).body.data).toMatchObject({
+      workflow: 'deploy',
+      reason: 'metadata',
+      score: null,
+    });
     const missing = (await routeTest({ text: 'refund please', channel: 'web', workflow: 'nope' })).body.data;
     expect(missing).toMatchObject({ workflow: 'billing', reason: 'trigger' });
     expect(missing.rule).toContain('metadata.workflow "nope" names no workflow');

@@ -38,16 +38,21 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const send = (method: string, route: string, body: unknown) => request(`${api}${route}`, { ...jsonBody(body, { authorization: `Bearer ${admin.token}` }), method });
+const send = (method: string, route: string, body: unknown) =>
+  request(`${api}${route}`, { ...jsonBody(body, { authorization: `Bearer ${admin.token}` }), method });
 
 describe('trigger regexes cost a bounded amount', () => {
   it('saving (and a dry-run sync of) a 50-regex workflow keeps the event loop free', async () => {
     // Each attempt saves new patterns (never probed before): the whole cost, every time.
     const variant = (attempt: number, mark: string) => FIFTY.map((pattern) => `${pattern}${mark.repeat(attempt + 1)}`);
-    const save = await leastEventLoopDelay((attempt) => send('POST', '/assistant/workflows', { name: `fifty-${attempt}`, triggers: { regex: variant(attempt, '!') }, binding_channels: ['web'] }));
+    const save = await leastEventLoopDelay((attempt) =>
+      send('POST', '/assistant/workflows', { name: `fifty-${attempt}`, triggers: { regex: variant(attempt, '!') }, binding_channels: ['web'] }),
+    );
     expect(save.result.status).toBe(201);
     expect(save.maxDelayMs).toBeLessThanOrEqual(EVENT_LOOP_BUDGET_MS);
-    const dry = await leastEventLoopDelay((attempt) => send('POST', '/assistant/workflows/sync', { workflows: [{ name: `dry-${attempt}`, triggers: { regex: variant(attempt, '#') } }], dry_run: true }));
+    const dry = await leastEventLoopDelay((attempt) =>
+      send('POST', '/assistant/workflows/sync', { workflows: [{ name: `dry-${attempt}`, triggers: { regex: variant(attempt, '#') } }], dry_run: true }),
+    );
     expect(dry.result.body.data).toMatchObject({ errors: [] });
     expect(dry.maxDelayMs).toBeLessThanOrEqual(EVENT_LOOP_BUDGET_MS);
   });
@@ -78,7 +83,9 @@ describe('trigger regexes cost a bounded amount', () => {
   it('refuses a pattern the linear-time engine cannot run, and one too costly even there', async () => {
     const lookahead = await send('POST', '/assistant/workflows', { name: 'look', triggers: { regex: ['(?=deploy)dep'] } });
     expect([lookahead.status, Object.keys(lookahead.body.error.details.fields)]).toEqual([422, ['triggers.regex.0']]);
-    const costly = await leastEventLoopDelay((attempt) => send('POST', '/assistant/workflows', { name: 'costly', triggers: { regex: [`(?:a.{0,40}){20}z${'!'.repeat(attempt)}`] } }));
+    const costly = await leastEventLoopDelay((attempt) =>
+      send('POST', '/assistant/workflows', { name: 'costly', triggers: { regex: [`(?:a.{0,40}){20}z${'!'.repeat(attempt)}`] } }),
+    );
     expect(costly.result.status).toBe(422);
     expect(costly.result.body.error.details.fields['triggers.regex.0'][0].message).toMatch(/too (slow|large)/);
     expect(costly.maxDelayMs).toBeLessThanOrEqual(EVENT_LOOP_BUDGET_MS);

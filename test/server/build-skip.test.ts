@@ -3,7 +3,6 @@ import path from 'node:path';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 
 // The script `npm start` runs before it starts: it compiles only when an input changed.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { needsCompile } = require('../../scripts/build-server.js') as { needsCompile(root: string): boolean };
 
 afterAll(() => removeTempDirs());
@@ -31,7 +30,19 @@ it('compiles when dist/ was never built, skips when nothing changed since, compi
 it('a new lockfile (dependencies changed) or a deleted source file counts as a change', () => {
   const root = project();
   const base = Date.now() / 1000 - 100;
-  for (const entry of ['src/core/a.ts', 'adapters/web/b.ts', 'tsconfig.json', 'package-lock.json', 'src/core', 'src', 'adapters/web', 'adapters', 'bench', 'docs/generate']) at(root, entry, base);
+  for (const entry of [
+    'src/core/a.ts',
+    'adapters/web/b.ts',
+    'tsconfig.json',
+    'package-lock.json',
+    'src/core',
+    'src',
+    'adapters/web',
+    'adapters',
+    'bench',
+    'docs/generate',
+  ])
+    at(root, entry, base);
   writeFileSync(path.join(root, 'dist/.tsbuildinfo'), '{}');
   at(root, 'dist/.tsbuildinfo', base + 10);
   expect(needsCompile(root)).toBe(false);

@@ -79,7 +79,11 @@ describe('a Slack channel that cannot start does not take the hub down', () => {
 
   it('an unreachable Slack API: reported failed with the network error, the hub keeps serving', async () => {
     const port = await closedPort();
-    const service = start({ SERVICE_SLACK_BOT_TOKEN: WRONG_TOKEN, SERVICE_SLACK_SIGNING_SECRET: SIGNING_SECRET, SERVICE_SLACK_API_URL: `http://127.0.0.1:${port}/api/` });
+    const service = start({
+      SERVICE_SLACK_BOT_TOKEN: WRONG_TOKEN,
+      SERVICE_SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SERVICE_SLACK_API_URL: `http://127.0.0.1:${port}/api/`,
+    });
     const url = await readyUrl(service);
     const ready = (await (await fetch(`${url}/api/v1/health/ready`)).json()) as any;
     expect(ready.data.channels.slack.status).toBe('failed');

@@ -29,6 +29,10 @@ it.each([
   const [head, body] = answer.split('\r\n\r\n');
   expect(head!.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
   const envelope = JSON.parse(body!);
-  expect(envelope).toEqual({ data: null, error: { code: 'BAD_REQUEST', message: expect.stringMatching(message), details: {} }, meta: { request_id: expect.any(String), timestamp: expect.any(String) } });
+  expect(envelope).toEqual({
+    data: null,
+    error: { code: 'BAD_REQUEST', message: expect.stringMatching(message), details: {} },
+    meta: { request_id: expect.any(String), timestamp: expect.any(String) },
+  });
   expect(head).toContain(`X-Request-ID: ${envelope.meta.request_id}`);
 });

@@ -55,7 +55,9 @@ describe('the web UI route', () => {
     expect((await request(app).post('/sessions').send({})).status).toBe(404);
     expect((await request(app).get('/sessions').set('accept', 'application/json')).status).toBe(404);
     // Prometheus asks for text but takes anything: with metrics off it must not get a page.
-    expect((await request(app).get('/metrics').set('accept', 'application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.3,*/*;q=0.2')).status).toBe(404);
+    expect(
+      (await request(app).get('/metrics').set('accept', 'application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.3,*/*;q=0.2')).status,
+    ).toBe(404);
   });
 
   it('says how to build the UI when it is not built', async () => {

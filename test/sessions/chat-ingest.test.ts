@@ -12,7 +12,12 @@ import { registerUser } from '../helpers/users';
 let service: RunningService;
 
 beforeAll(async () => {
-  service = await startService({ env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS), cwd: makeTempDir(), logDestination: new LogCapture(), provider: new ScriptedProvider() });
+  service = await startService({
+    env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS),
+    cwd: makeTempDir(),
+    logDestination: new LogCapture(),
+    provider: new ScriptedProvider(),
+  });
 });
 
 afterAll(async () => {

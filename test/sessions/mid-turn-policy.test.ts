@@ -26,7 +26,13 @@ beforeAll(async () => {
   port = hub.service.hub!;
   token = (await registerUser(hub.api, 'root')).token;
   for (const policy of ['reject', 'steer', 'collect']) {
-    const created = await request(`${hub.api}/assistant/workflows`, jsonBody({ name: `w-${policy}`, system_prompt: `policy ${policy}`, tool_list: 'save_note, lookup', mid_turn: policy }, { authorization: `Bearer ${token}` }));
+    const created = await request(
+      `${hub.api}/assistant/workflows`,
+      jsonBody(
+        { name: `w-${policy}`, system_prompt: `policy ${policy}`, tool_list: 'save_note, lookup', mid_turn: policy },
+        { authorization: `Bearer ${token}` },
+      ),
+    );
     expect(created.status).toBe(201);
   }
 });
@@ -93,7 +99,11 @@ it('queue (the chat default): messages sent during a turn are stored, acknowledg
   // Stored at once (nothing accepted is lost), before any of them is answered.
   expect((await history(first.sessionId)).map((row) => row.content)).toEqual(['first question', 'second question', 'third question']);
 
-  const outcomes = [outcomeOf(first.sessionId, first.userMessageId), outcomeOf(first.sessionId, second.userMessageId), outcomeOf(first.sessionId, third.userMessageId)];
+  const outcomes = [
+    outcomeOf(first.sessionId, first.userMessageId),
+    outcomeOf(first.sessionId, second.userMessageId),
+    outcomeOf(first.sessionId, third.userMessageId),
+  ];
   release();
   const ended = await Promise.all(outcomes);
   expect(ended.map((outcome) => outcome.kind)).toEqual(['done', 'done', 'done']);
@@ -129,7 +139,11 @@ it('collect: messages sent during a turn are answered together by the next turn;
   const second = await say('c1', 'also this');
   const third = await say('c1', 'and this');
   expect([second.disposition, third.disposition]).toEqual(['queued', 'queued']);
-  const outcomes = [outcomeOf(first.sessionId, first.userMessageId), outcomeOf(first.sessionId, second.userMessageId), outcomeOf(first.sessionId, third.userMessageId)];
+  const outcomes = [
+    outcomeOf(first.sessionId, first.userMessageId),
+    outcomeOf(first.sessionId, second.userMessageId),
+    outcomeOf(first.sessionId, third.userMessageId),
+  ];
   release();
   const [one, two, three] = await Promise.all(outcomes);
   expect(one!.kind).toBe('done');

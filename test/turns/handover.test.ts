@@ -77,10 +77,24 @@ describe.each([
   });
 
   const newSession = async () =>
-    (await models.Session.create({ id: randomUUID(), name: 'burst', owner_id: 'u1', channel: 'telegram', session_key: null, active_workflow_id: null, config: {}, active_tools: [], current_turn_id: null, turn_phase: null, archived_at: null })).id;
+    (
+      await models.Session.create({
+        id: randomUUID(),
+        name: 'burst',
+        owner_id: 'u1',
+        channel: 'telegram',
+        session_key: null,
+        active_workflow_id: null,
+        config: {},
+        active_tools: [],
+        current_turn_id: null,
+        turn_phase: null,
+        archived_at: null,
+      })
+    ).id;
   const send = (sessionId: string, text: string) => service.accept({ sessionId, text, mode: 'normal', metadata: {}, policy: 'queue' });
 
-  it('a message arriving between a turn\'s release and the next turn\'s start waits behind the older ones', async () => {
+  it("a message arriving between a turn's release and the next turn's start waits behind the older ones", async () => {
     const sessionId = await newSession();
     const first = await send(sessionId, 'first');
     const waiting = await send(sessionId, 'second');
@@ -116,7 +130,8 @@ describe.each([
     for (let guard = 0; guard < 40; guard += 1) {
       const live = await registry.get(sessionId);
       if (!live) break;
-      if (live.phase === 'queued') await service.lifecycle.finish({ sessionId, turnId: live.turnId }, { reply: null, usage: { inputTokens: 0, outputTokens: 0 } });
+      if (live.phase === 'queued')
+        await service.lifecycle.finish({ sessionId, turnId: live.turnId }, { reply: null, usage: { inputTokens: 0, outputTokens: 0 } });
     }
     await new Promise((resolve) => setImmediate(resolve));
     const ids = accepted.map((entry) => entry.message.id);

@@ -30,7 +30,17 @@ import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
  * the table, decided at its last frame and not before. Then the same endings through each real entry
  * point of the lifecycle, the real event logs and registries (in-process and Redis) and followTurn.
  */
-const done: DonePayload = { message_id: 'reply-1', total_tokens: 9, input_tokens: 7, output_tokens: 2, duration_ms: 12, tool_calls: 1, text: 'Hello.', workflow: null, routing_reason: 'default' };
+const done: DonePayload = {
+  message_id: 'reply-1',
+  total_tokens: 9,
+  input_tokens: 7,
+  output_tokens: 2,
+  duration_ms: 12,
+  tool_calls: 1,
+  text: 'Hello.',
+  workflow: null,
+  routing_reason: 'default',
+};
 /** The outcome of a `done`: its payload, with the turn's id every frame of a turn carries. */
 const answered: TurnOutcome = { kind: 'done', done: { ...done, turn_id: expect.any(String) } };
 const openCall = (id: string): OpenToolCall => ({ toolCallId: id, toolName: 'save_note', durationMs: 5 });
@@ -48,36 +58,74 @@ interface Row {
 const failure = (code: ErrorCode, message: string): TurnOutcome => ({ kind: 'error', code, message });
 
 const TABLE: Record<string, Row> = {
-  done: { ending: { kind: 'done', done }, open: [], frames: [['agent_state', 'done'], ['done', null]], outcome: answered },
+  done: {
+    ending: { kind: 'done', done },
+    open: [],
+    frames: [
+      ['agent_state', 'done'],
+      ['done', null],
+    ],
+    outcome: answered,
+  },
   'done, memory updated': {
     ending: { kind: 'done', done, memory: { mode: 'conversation', tokensUsed: 120, summarized: true } },
     open: [],
-    frames: [['memory_update', null], ['agent_state', 'done'], ['done', null]],
+    frames: [
+      ['memory_update', null],
+      ['agent_state', 'done'],
+      ['done', null],
+    ],
     outcome: answered,
   },
-  cancelled: { ending: { kind: 'cancelled' }, open: [], frames: [['agent_state', 'idle'], ['error', 'CANCELLED']], outcome: { kind: 'cancelled' } },
+  cancelled: {
+    ending: { kind: 'cancelled' },
+    open: [],
+    frames: [
+      ['agent_state', 'idle'],
+      ['error', 'CANCELLED'],
+    ],
+    outcome: { kind: 'cancelled' },
+  },
   'cancelled, two tool calls open': {
     ending: { kind: 'cancelled' },
     open: [openCall('a'), openCall('b')],
-    frames: [['tool_end', 'CANCELLED'], ['tool_end', 'CANCELLED'], ['agent_state', 'idle'], ['error', 'CANCELLED']],
+    frames: [
+      ['tool_end', 'CANCELLED'],
+      ['tool_end', 'CANCELLED'],
+      ['agent_state', 'idle'],
+      ['error', 'CANCELLED'],
+    ],
     outcome: { kind: 'cancelled' },
   },
   failed: {
     ending: { kind: 'failed', code: 'PROVIDER_ERROR', message: 'The model provider failed: HTTP 500' },
     open: [],
-    frames: [['error', 'PROVIDER_ERROR'], ['agent_state', 'error'], ['agent_state', 'idle']],
+    frames: [
+      ['error', 'PROVIDER_ERROR'],
+      ['agent_state', 'error'],
+      ['agent_state', 'idle'],
+    ],
     outcome: failure('PROVIDER_ERROR', 'The model provider failed: HTTP 500'),
   },
   'failed, a tool call open': {
     ending: { kind: 'failed', code: 'INTERNAL_ERROR', message: 'The agent failed: an internal error occurred.' },
     open: [openCall('c')],
-    frames: [['tool_end', 'INTERNAL_ERROR'], ['error', 'INTERNAL_ERROR'], ['agent_state', 'error'], ['agent_state', 'idle']],
+    frames: [
+      ['tool_end', 'INTERNAL_ERROR'],
+      ['error', 'INTERNAL_ERROR'],
+      ['agent_state', 'error'],
+      ['agent_state', 'idle'],
+    ],
     outcome: failure('INTERNAL_ERROR', 'The agent failed: an internal error occurred.'),
   },
   'given up': {
     ending: { kind: 'given_up' },
     open: [],
-    frames: [['error', 'INTERNAL_ERROR'], ['agent_state', 'error'], ['agent_state', 'idle']],
+    frames: [
+      ['error', 'INTERNAL_ERROR'],
+      ['agent_state', 'error'],
+      ['agent_state', 'idle'],
+    ],
     outcome: failure('INTERNAL_ERROR', 'The agent failed: an internal error occurred.'),
   },
   dropped: { ending: { kind: 'dropped' }, open: [], frames: [['error', 'CANCELLED']], outcome: { kind: 'dropped' } },
@@ -91,7 +139,11 @@ function spell(frame: AgentEvent): Spelled {
       return [frame.type, frame.payload.code];
     case 'tool_end':
       return [frame.type, frame.payload.error];
-    default:
+    case 'token':
+    case 'tool_start':
+    case 'tool_confirm_request':
+    case 'memory_update':
+    case 'done':
       return [frame.type, null];
   }
 }
@@ -99,7 +151,9 @@ function spell(frame: AgentEvent): Spelled {
 /** What the reader says after each frame, numbered as the log would number them. */
 function readBack(frames: readonly AgentEvent[], turnId: string): (TurnOutcome | null)[] {
   const tracker = new TurnOutcomeTracker();
-  return frames.map((frame, index) => tracker.next({ ...frame, payload: { ...frame.payload, turn_id: turnId }, session_id: 's', seq: index + 1, ts: new Date(0).toISOString() } as SessionFrame));
+  return frames.map((frame, index) =>
+    tracker.next({ ...frame, payload: { ...frame.payload, turn_id: turnId }, session_id: 's', seq: index + 1, ts: new Date(0).toISOString() } as SessionFrame),
+  );
 }
 
 describe('the writer (endingFrames) and the reader (TurnOutcomeTracker) agree on every ending', () => {
@@ -157,16 +211,24 @@ const WRITE: Record<string, (turns: TurnLifecycle, turn: TurnRef, events: Return
   done: (turns, turn, events, row) => turns.end(turn, null, row.ending, { events }),
   'done, memory updated': (turns, turn, events, row) => turns.end(turn, null, row.ending, { events }),
   cancelled: (turns, turn) => turns.cancelQueued(turn),
-  'cancelled, two tool calls open': (turns, turn, events, row) => turns.end(turn, { reply: null, usage: { inputTokens: 3, outputTokens: 1 } }, row.ending, { events }),
+  'cancelled, two tool calls open': (turns, turn, events, row) =>
+    turns.end(turn, { reply: null, usage: { inputTokens: 3, outputTokens: 1 } }, row.ending, { events }),
   failed: (turns, turn, events, row) => turns.end(turn, { reply: null, usage: { inputTokens: 3, outputTokens: 0 } }, row.ending, { events }),
-  'failed, a tool call open': (turns, turn, events, row) => turns.end(turn, { reply: null, usage: { inputTokens: 0, outputTokens: 0 } }, row.ending, { events }),
+  'failed, a tool call open': (turns, turn, events, row) =>
+    turns.end(turn, { reply: null, usage: { inputTokens: 0, outputTokens: 0 } }, row.ending, { events }),
   'given up': (turns, turn) => turns.giveUp(turn),
   dropped: (turns, turn) => turns.dropped(turn),
 };
 
 describe.each([
   ['in-process', (): { events: EventLog; registry: TurnRegistry } => ({ events: new InProcessEventLog(), registry: new InProcessTurnRegistry() })],
-  ['redis', (): { events: EventLog; registry: TurnRegistry } => ({ events: new RedisEventLog(redis, subscriber, prefix), registry: new RedisTurnRegistry(redis, prefix) })],
+  [
+    'redis',
+    (): { events: EventLog; registry: TurnRegistry } => ({
+      events: new RedisEventLog(redis, subscriber, prefix),
+      registry: new RedisTurnRegistry(redis, prefix),
+    }),
+  ],
 ] as const)('every ending through TurnLifecycle, read back by followTurn (%s)', (_driver, make) => {
   const { events, registry } = make();
   const queue = new InProcessTurnQueue(logger); // never consumed: the turns stay queued until an ending
@@ -190,7 +252,19 @@ describe.each([
   });
 
   it.each(Object.entries(TABLE))('%s', async (name, row) => {
-    const session = await models.Session.create({ id: randomUUID(), name, owner_id: 'u1', channel: 'web', session_key: null, active_workflow_id: null, config: {}, active_tools: [], current_turn_id: null, turn_phase: null, archived_at: null });
+    const session = await models.Session.create({
+      id: randomUUID(),
+      name,
+      owner_id: 'u1',
+      channel: 'web',
+      session_key: null,
+      active_workflow_id: null,
+      config: {},
+      active_tools: [],
+      current_turn_id: null,
+      turn_phase: null,
+      archived_at: null,
+    });
     const { message } = await service.accept({ sessionId: session.id, text: `an ending: ${name}`, mode: 'normal', metadata: {} });
     const turn = { sessionId: session.id, turnId: message.id };
     const followed = await followTurn(events, session.id, turn.turnId, { replay: true });

@@ -68,7 +68,10 @@ it('refuses a user over their daily budget on the socket with an error frame, wi
   const before = socket.frames.at(-1)!.seq;
   socket.send({ type: 'user_message', payload: { text: 'four', mode: 'normal' } });
   const refusal = await socket.nextOfType('error', before);
-  expect(refusal.payload).toMatchObject({ code: 'BUDGET_EXCEEDED', message: 'You have used your daily token budget (40 tokens; 45 spent today). It starts again at 00:00 UTC.' });
+  expect(refusal.payload).toMatchObject({
+    code: 'BUDGET_EXCEEDED',
+    message: 'You have used your daily token budget (40 tokens; 45 spent today). It starts again at 00:00 UTC.',
+  });
   await socket.next((frame) => frame.type === 'agent_state' && frame.payload.state === 'idle' && frame.seq > refusal.seq);
   expect(provider.requests.length).toBe(calls);
   socket.close();
@@ -83,7 +86,10 @@ it("refuses a workflow over its budget for everyone, with the workflow's name", 
   await ask(generous, await newSession(generous), 'another ticket', { workflow: 'triage' }); // 30 of 20: started at 15
   const refused = await ask(admin, await newSession(admin), 'one more ticket', { workflow: 'triage' });
   expect(refused.status).toBe(429);
-  expect(refused.body.error).toMatchObject({ code: 'BUDGET_EXCEEDED', message: 'The workflow "triage" has used its daily token budget (20 tokens). It starts again at 00:00 UTC.' });
+  expect(refused.body.error).toMatchObject({
+    code: 'BUDGET_EXCEEDED',
+    message: 'The workflow "triage" has used its daily token budget (20 tokens). It starts again at 00:00 UTC.',
+  });
   const metrics = await scrape(`http://127.0.0.1:${service.port}/metrics`, METRICS_TOKEN);
   expect(metrics.value('switchboard_budget_refusals_total', { scope: 'workflow' })).toBe(1);
   expect(metrics.value('switchboard_budget_refusals_total', { scope: 'user' })).toBe(1);
@@ -96,7 +102,16 @@ it('reports usage per day, user, workflow and channel to admins, and to a user t
   expect(all.status).toBe(200);
   const rows = all.body.data.items as any[];
   const aliceRow = rows.find((row) => row.user.key === alice.id);
-  expect(aliceRow).toEqual({ day: today, user: { key: alice.id, username: 'alice' }, workflow: null, channel: 'web', input_tokens: 33, output_tokens: 12, total_tokens: 3 * TOKENS_PER_TURN, turns: 3 });
+  expect(aliceRow).toEqual({
+    day: today,
+    user: { key: alice.id, username: 'alice' },
+    workflow: null,
+    channel: 'web',
+    input_tokens: 33,
+    output_tokens: 12,
+    total_tokens: 3 * TOKENS_PER_TURN,
+    turns: 3,
+  });
   expect(rows.find((row) => row.workflow?.name === 'triage')).toMatchObject({ user: { username: 'generous' }, total_tokens: 2 * TOKENS_PER_TURN, turns: 2 });
 
   const byWorkflow = await request(`${api}/usage?group_by=workflow`, { headers: as(admin) });
@@ -108,9 +123,21 @@ it('reports usage per day, user, workflow and channel to admins, and to a user t
   expect(total.body.data.items).toEqual([{ input_tokens: 66, output_tokens: 24, total_tokens: 6 * TOKENS_PER_TURN, turns: 6 }]);
   const byName = await request(`${api}/usage?user=alice&group_by=user`, { headers: as(admin) });
   expect(byName.body.data.items).toEqual([expect.objectContaining({ user: { key: alice.id, username: 'alice' }, total_tokens: 45 })]);
-  expect((await request(`${api}/usage?workflow=triage&group_by=day`, { headers: as(admin) })).body.data.items).toEqual([expect.objectContaining({ day: today, total_tokens: 30 })]);
-  expect((await request(`${api}/usage?from=2000-01-01&to=2000-01-31`, { headers: as(admin) })).body.data).toEqual({ items: [], next_cursor: null, has_more: false, total: 0 });
-  expect((await request(`${api}/usage?workflow=no-such-workflow`, { headers: as(admin) })).body.data).toEqual({ items: [], next_cursor: null, has_more: false, total: 0 });
+  expect((await request(`${api}/usage?workflow=triage&group_by=day`, { headers: as(admin) })).body.data.items).toEqual([
+    expect.objectContaining({ day: today, total_tokens: 30 }),
+  ]);
+  expect((await request(`${api}/usage?from=2000-01-01&to=2000-01-31`, { headers: as(admin) })).body.data).toEqual({
+    items: [],
+    next_cursor: null,
+    has_more: false,
+    total: 0,
+  });
+  expect((await request(`${api}/usage?workflow=no-such-workflow`, { headers: as(admin) })).body.data).toEqual({
+    items: [],
+    next_cursor: null,
+    has_more: false,
+    total: 0,
+  });
 
   const own = await request(`${api}/usage?group_by=user`, { headers: as(alice) });
   expect(own.body.data.items).toEqual([expect.objectContaining({ user: { key: alice.id, username: 'alice' }, total_tokens: 45 })]);

@@ -5,7 +5,16 @@ import { REPO_ROOT } from '../helpers/process';
 
 /** Debian's chromium (`.ci/run` installs it); browsers are never downloaded. */
 export const CHROMIUM = process.env.SWITCHBOARD_CHROMIUM ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Screenshots of every page, git-ignored, for a person to look at. */
 export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'web-screenshots');

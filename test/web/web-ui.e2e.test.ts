@@ -66,7 +66,10 @@ afterAll(async () => {
 const conversation = () => page.getByRole('log', { name: 'Conversation' });
 
 /** A model turn that streams `pieces`, `delayMs` apart. */
-const slowText = (pieces: string[], delayMs: number): ScriptedReply => ({ ...(openAiTextReply(pieces) as Extract<ScriptedReply, { kind: 'stream' }>), delayMs });
+const slowText = (pieces: string[], delayMs: number): ScriptedReply => ({
+  ...(openAiTextReply(pieces) as Extract<ScriptedReply, { kind: 'stream' }>),
+  delayMs,
+});
 
 /** A model turn that calls one tool. */
 function toolCall(id: string, name: string, input: Record<string, unknown>): ScriptedReply {
@@ -113,7 +116,10 @@ describe('the web UI', () => {
     await page.getByRole('textbox', { name: 'Password' }).fill('short');
     await page.getByRole('button', { name: 'Register' }).click();
     // The hub's 422, shown at the field it concerns.
-    await page.getByText(/at least 8/i).first().waitFor();
+    await page
+      .getByText(/at least 8/i)
+      .first()
+      .waitFor();
     await screenshot(page, 'dark-02-register-error');
     await page.getByRole('textbox', { name: 'Password' }).fill(ADMIN.password);
     await page.getByRole('button', { name: 'Register' }).click();
@@ -127,7 +133,10 @@ describe('the web UI', () => {
     await page.getByRole('textbox', { name: 'Username' }).fill(ADMIN.username);
     await page.getByRole('textbox', { name: 'Password' }).fill('wrong password');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('alert').filter({ hasText: /invalid|incorrect|wrong/i }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /invalid|incorrect|wrong/i })
+      .waitFor();
     await page.getByRole('textbox', { name: 'Password' }).fill(ADMIN.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/sessions$/);
@@ -141,7 +150,9 @@ describe('the web UI', () => {
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api/v1/auth/refresh' });
     expect(await page.evaluate('document.cookie')).not.toContain('switchboard_refresh');
     // The access token runs out: the next request refreshes from the cookie and the user stays in.
-    await page.evaluate('(() => { const a = JSON.parse(localStorage.getItem("switchboard.auth")); a.expires_at = 0; localStorage.setItem("switchboard.auth", JSON.stringify(a)); })()');
+    await page.evaluate(
+      '(() => { const a = JSON.parse(localStorage.getItem("switchboard.auth")); a.expires_at = 0; localStorage.setItem("switchboard.auth", JSON.stringify(a)); })()',
+    );
     await page.goto(`${base}/sessions`);
     await page.getByRole('link', { name: 'Admin' }).waitFor();
     // A function, not a string: the page's CSP refuses eval.
@@ -151,7 +162,11 @@ describe('the web UI', () => {
   it('never swaps the signed-in user for one a link carries (login CSRF, issue 26)', async () => {
     // Another account's own tokens, in the fragment the hub used to send, and a hand-off this tab did not start.
     const mallory = (await (
-      await fetch(`${base}/api/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'mallory', email: 'mallory@example.com', password: 'mallory-password-1' }) })
+      await fetch(`${base}/api/v1/auth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'mallory', email: 'mallory@example.com', password: 'mallory-password-1' }),
+      })
     ).json()) as { data: { access_token: string; refresh_token: string } };
     for (const fragment of [
       `access_token=${mallory.data.access_token}&refresh_token=${mallory.data.refresh_token}&token_type=bearer&expires_in=900`,
@@ -179,7 +194,9 @@ describe('the web UI', () => {
     await page.getByRole('status', { name: /Agent: (Thinking|Writing)/ }).waitFor();
     await conversation().getByText('Hello from the fake model.').waitFor();
     await page.getByRole('status', { name: 'Agent: Ready' }).waitFor();
-    await conversation().getByText(/tokens ·/).waitFor();
+    await conversation()
+      .getByText(/tokens ·/)
+      .waitFor();
     await screenshot(page, 'dark-05-chat-reply');
   });
 
@@ -197,7 +214,10 @@ describe('the web UI', () => {
     await dialog.getByRole('button', { name: /^Allow y$/ }).click();
     await dialog.waitFor({ state: 'detached' });
     await conversation().getByText('Saved notes.txt.').waitFor();
-    await conversation().getByText(/write_file/).first().waitFor();
+    await conversation()
+      .getByText(/write_file/)
+      .first()
+      .waitFor();
     expect(existsSync(path.join(workDir, 'data', 'workspace', 'notes.txt'))).toBe(true);
     await page.getByRole('status', { name: 'Agent: Ready' }).waitFor();
     await screenshot(page, 'dark-07-tool-done');
@@ -241,7 +261,10 @@ describe('the web UI', () => {
 
   it('runs in-chat commands as typed', async () => {
     await send('/info');
-    await conversation().getByText(/workflow/i).last().waitFor();
+    await conversation()
+      .getByText(/workflow/i)
+      .last()
+      .waitFor();
     await page.getByRole('status', { name: 'Agent: Ready' }).waitFor();
   });
 
@@ -280,7 +303,11 @@ describe('the web UI', () => {
     const editor = page.getByRole('textbox', { name: 'Workflow YAML' });
     // A syntax error is shown as you type, at its line.
     await editor.fill('name: billing\ntriggers: [oops\n');
-    await page.getByRole('alert', { name: 'Problems' }).getByRole('button', { name: /^Line \d+$/ }).first().waitFor();
+    await page
+      .getByRole('alert', { name: 'Problems' })
+      .getByRole('button', { name: /^Line \d+$/ })
+      .first()
+      .waitFor();
     // The hub's 422 (an unsafe regex, an unknown tool) at the lines they concern.
     const yaml = [
       'name: billing',
@@ -333,12 +360,19 @@ describe('the web UI', () => {
     await page.getByRole('textbox', { name: 'New collection name' }).fill('runbooks');
     await page.getByRole('button', { name: 'Create collection' }).click();
     await page.getByRole('heading', { name: 'Add a document to runbooks' }).waitFor();
-    await page.getByLabel('Document file').setInputFiles({ name: 'deploys.md', mimeType: 'text/markdown', buffer: Buffer.from('# Deploys\n\nRoll back a deploy with `ship rollback`. Deploys freeze on Fridays.\n') });
+    await page.getByLabel('Document file').setInputFiles({
+      name: 'deploys.md',
+      mimeType: 'text/markdown',
+      buffer: Buffer.from('# Deploys\n\nRoll back a deploy with `ship rollback`. Deploys freeze on Fridays.\n'),
+    });
     await page.getByRole('button', { name: 'Upload' }).click();
     await page.getByText(/Added: Deploys|Added: deploys/).waitFor();
     await page.getByRole('searchbox', { name: 'Search query' }).fill('deploys freeze');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await page.getByRole('list', { name: 'Search results' }).getByText(/freeze on Fridays/).waitFor();
+    await page
+      .getByRole('list', { name: 'Search results' })
+      .getByText(/freeze on Fridays/)
+      .waitFor();
     await screenshot(page, 'dark-16-knowledge');
   });
 
@@ -375,14 +409,20 @@ describe('the web UI', () => {
     expect(await page.getByRole('combobox', { name: 'Role of bob' }).inputValue()).toBe('admin');
     await screenshot(page, 'dark-19-admin-users');
     await page.getByRole('link', { name: 'Channels' }).click();
-    await page.getByText(/Channel status is not available on this hub version|Telegram|telegram/).first().waitFor();
+    await page
+      .getByText(/Channel status is not available on this hub version|Telegram|telegram/)
+      .first()
+      .waitFor();
     await screenshot(page, 'dark-20-admin-channels');
     await page.getByRole('link', { name: 'Live logs' }).click();
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
     // Any request is logged; this one names a path to search for.
     await fetch(`${base}/api/v1/openapi.json?probe=e2e`);
     const lines = page.getByRole('log', { name: 'Log lines' });
-    await lines.getByText(/GET \/api\/v1\/openapi\.json 200/).first().waitFor();
+    await lines
+      .getByText(/GET \/api\/v1\/openapi\.json 200/)
+      .first()
+      .waitFor();
     await page.getByRole('searchbox', { name: 'Search logs' }).fill('zzz-nothing-matches');
     await lines.getByText('No line matches the search.').waitFor();
     await page.getByRole('searchbox', { name: 'Search logs' }).fill('');

@@ -125,10 +125,7 @@ it('a redelivered job whose reply is stored does not run the model again, and re
   const replies = await models.Message.findAll({ where: { session_id: session.id, role: 'assistant' } });
   expect(replies).toHaveLength(1);
   const dones = (await framesOf(session.id)).filter((frame) => frame.type === 'done');
-  expect(dones.map((frame) => frame.payload)).toEqual([
-    firstDone.payload,
-    { ...firstDone.payload, duration_ms: expect.any(Number) },
-  ]);
+  expect(dones.map((frame) => frame.payload)).toEqual([firstDone.payload, { ...firstDone.payload, duration_ms: expect.any(Number) }]);
   expect(await registry.get(session.id)).toBeNull();
 });
 
@@ -177,7 +174,9 @@ it('a redelivered job whose worker stored the reply and freed the session but di
   await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
   expect(provider.requests.length).toBe(calls);
   const dones = (await framesOf(session.id)).filter((frame) => frame.type === 'done');
-  expect(dones.map((frame) => [frame.payload.message_id, frame.payload.text, frame.payload.turn_id])).toEqual([[reply.id, 'Stored, never announced.', message.id]]);
+  expect(dones.map((frame) => [frame.payload.message_id, frame.payload.text, frame.payload.turn_id])).toEqual([
+    [reply.id, 'Stored, never announced.', message.id],
+  ]);
 });
 
 it('a retried message whose first request stored it and claimed the session but died before queueing gets its turn queued, once', async () => {
@@ -239,7 +238,14 @@ it('a side-effecting call started before a crash is never run again when the tur
   await models.Session.update({ active_tools: ['save_note'], tool_state: { approved: ['save_note'], disabled: [] } }, { where: { id: session.id } });
   const message = await accept(session.id, 'note it');
   // The first delivery got as far as starting the call (recorded), then the worker died.
-  await models.ToolRun.create({ tool_call_id: 'side-1', turn_id: message.id, session_id: session.id, name: 'save_note', status: 'running', created_at: new Date() });
+  await models.ToolRun.create({
+    tool_call_id: 'side-1',
+    turn_id: message.id,
+    session_id: session.id,
+    name: 'save_note',
+    status: 'running',
+    created_at: new Date(),
+  });
   await registry.update(session.id, message.id, { phase: 'running' });
   provider.rounds = [{ calls: [{ id: 'side-1', name: 'save_note', arguments: '{"text":"x"}' }] }, { text: ['Done.'] }];
   tools.runs.length = 0;
@@ -268,7 +274,14 @@ it('a tool round stored before a crash runs its own calls when redelivered: the 
     ],
     metadata: {},
   });
-  await models.ToolRun.create({ tool_call_id: 'first-1', turn_id: message.id, session_id: session.id, name: 'save_note', status: 'running', created_at: new Date() });
+  await models.ToolRun.create({
+    tool_call_id: 'first-1',
+    turn_id: message.id,
+    session_id: session.id,
+    name: 'save_note',
+    status: 'running',
+    created_at: new Date(),
+  });
   await registry.update(session.id, message.id, { phase: 'running' });
   // Were the model asked for the round again, it would call save_note under a new id.
   provider.rounds = [{ text: ['Noted.'] }];
@@ -305,8 +318,22 @@ it('a redelivered turn resumes after its stored tool rounds instead of calling t
   const message = await accept(session.id, 'look it up');
   // Stored by the first delivery: the model's tool round and the tool's result.
   const base = { session_id: session.id, workflow_id: null, mode: null, reply_to: null, turn_id: message.id };
-  await models.Message.create({ ...base, id: randomUUID(), role: 'assistant', content: '', tool_calls: [{ id: 'l1', name: 'lookup', arguments: '{"word":"a"}' }], metadata: {} });
-  await models.Message.create({ ...base, id: randomUUID(), role: 'tool', content: '{"ok":true}', tool_calls: [], metadata: { tool_call_id: 'l1', name: 'lookup' } });
+  await models.Message.create({
+    ...base,
+    id: randomUUID(),
+    role: 'assistant',
+    content: '',
+    tool_calls: [{ id: 'l1', name: 'lookup', arguments: '{"word":"a"}' }],
+    metadata: {},
+  });
+  await models.Message.create({
+    ...base,
+    id: randomUUID(),
+    role: 'tool',
+    content: '{"ok":true}',
+    tool_calls: [],
+    metadata: { tool_call_id: 'l1', name: 'lookup' },
+  });
   provider.rounds = [{ text: ['Resumed.'] }];
   tools.runs.length = 0;
   await worker.handle({ sessionId: session.id, userMessageId: message.id }, { signal });
@@ -345,8 +372,24 @@ it('a redelivered turn counts the tool rounds it stored against its limit: past 
   const message = await accept(session.id, 'look it up');
   // The first delivery ran its one round (stored with its result), then the worker died.
   const base = { session_id: session.id, workflow_id: null, mode: null, reply_to: null, turn_id: message.id };
-  await models.Message.create({ ...base, id: randomUUID(), role: 'assistant', content: '', tool_calls: [{ tool_call_id: 'r1', tool_name: 'lookup', input: { word: 'a' }, output: '{"ok":true}', duration_ms: 1, error: null, arguments: '{"word":"a"}' }], metadata: {} });
-  await models.Message.create({ ...base, id: randomUUID(), role: 'tool', content: '{"ok":true}', tool_calls: [], metadata: { tool_call_id: 'r1', name: 'lookup' } });
+  await models.Message.create({
+    ...base,
+    id: randomUUID(),
+    role: 'assistant',
+    content: '',
+    tool_calls: [
+      { tool_call_id: 'r1', tool_name: 'lookup', input: { word: 'a' }, output: '{"ok":true}', duration_ms: 1, error: null, arguments: '{"word":"a"}' },
+    ],
+    metadata: {},
+  });
+  await models.Message.create({
+    ...base,
+    id: randomUUID(),
+    role: 'tool',
+    content: '{"ok":true}',
+    tool_calls: [],
+    metadata: { tool_call_id: 'r1', name: 'lookup' },
+  });
   await registry.update(session.id, message.id, { phase: 'running' });
   provider.rounds = [{ calls: [{ id: 'r2', name: 'lookup', arguments: '{"word":"b"}' }] }];
   const calls = provider.requests.length;

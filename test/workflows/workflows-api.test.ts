@@ -91,7 +91,12 @@ describe('workflows API', () => {
     ];
     for (const [body, status, code, field] of cases) {
       const response = await send(admin, 'POST', '/assistant/workflows', body);
-      expect({ field, status: response.status, code: response.body.error.code, fields: Object.keys(response.body.error.details.fields) }).toEqual({ field, status, code, fields: [field] });
+      expect({ field, status: response.status, code: response.body.error.code, fields: Object.keys(response.body.error.details.fields) }).toEqual({
+        field,
+        status,
+        code,
+        fields: [field],
+      });
     }
     const tooLong = await send(admin, 'POST', '/assistant/workflows', cases.at(-1)![0]);
     expect(tooLong.body.error.details).toMatchObject({ tokens: 401, limit: 344 });
@@ -116,7 +121,13 @@ describe('workflows API', () => {
       unchanged: [],
       deleted: ['beta'],
       errors: [
-        { name: 'gamma', index: 1, code: 'VALIDATION_ERROR', message: expect.any(String), fields: { tool_list: [expect.objectContaining({ code: 'unknown_tool' })] } },
+        {
+          name: 'gamma',
+          index: 1,
+          code: 'VALIDATION_ERROR',
+          message: expect.any(String),
+          fields: { tool_list: [expect.objectContaining({ code: 'unknown_tool' })] },
+        },
         { name: 'Bad Name', index: 2, code: 'VALIDATION_ERROR', message: expect.any(String), fields: { name: expect.any(Array) } },
       ],
       dry_run: false,
@@ -128,13 +139,23 @@ describe('workflows API', () => {
   });
 
   it('edits the same bindings through binding-channels and the workflow field', async () => {
-    await send(admin, 'POST', '/assistant/workflows/sync', { workflows: [{ ...support, name: 'one', binding_channels: ['web'] }, { ...support, name: 'two', binding_channels: [] }] });
+    await send(admin, 'POST', '/assistant/workflows/sync', {
+      workflows: [
+        { ...support, name: 'one', binding_channels: ['web'] },
+        { ...support, name: 'two', binding_channels: [] },
+      ],
+    });
     const put = await send(admin, 'PUT', '/assistant/binding-channels/slack:C123', { workflows: ['one', 'two'] });
     expect(put.body.error).toBeNull();
     expect(put.body.data).toEqual({ channel: 'slack:C123', workflows: ['one', 'two'] });
     expect((await send(user, 'GET', '/assistant/workflows/two')).body.data.binding_channels).toEqual(['slack:C123']);
     const all = await send(user, 'GET', '/assistant/binding-channels');
-    expect(all.body.data).toEqual(expect.arrayContaining([{ channel: 'slack:C123', workflows: ['one', 'two'] }, { channel: 'telegram', workflows: [] }]));
+    expect(all.body.data).toEqual(
+      expect.arrayContaining([
+        { channel: 'slack:C123', workflows: ['one', 'two'] },
+        { channel: 'telegram', workflows: [] },
+      ]),
+    );
     await send(admin, 'PUT', '/assistant/binding-channels/slack:C123', { workflows: ['two'] });
     expect((await send(user, 'GET', '/assistant/workflows/one')).body.data.binding_channels).toEqual(['web']);
     expect((await send(admin, 'PUT', '/assistant/binding-channels/slack:C123', { workflows: ['nope'] })).status).toBe(422);
@@ -156,8 +177,20 @@ describe('routing in turns', () => {
   it('applies the chosen workflow (prompt, pinned tools), keeps it sticky, honours metadata.workflow, refuses unknown names', async () => {
     await send(admin, 'POST', '/assistant/workflows/sync', {
       workflows: [
-        { name: 'oncall', system_prompt: 'You help the on-call engineer.', tool_list: 'current_time', triggers: { keywords: ['outage', 'pager'] }, binding_channels: ['web'] },
-        { name: 'sales', system_prompt: 'You answer pricing questions.', tool_list: 'calculator', triggers: { keywords: ['pricing'] }, binding_channels: ['web'] },
+        {
+          name: 'oncall',
+          system_prompt: 'You help the on-call engineer.',
+          tool_list: 'current_time',
+          triggers: { keywords: ['outage', 'pager'] },
+          binding_channels: ['web'],
+        },
+        {
+          name: 'sales',
+          system_prompt: 'You answer pricing questions.',
+          tool_list: 'calculator',
+          triggers: { keywords: ['pricing'] },
+          binding_channels: ['web'],
+        },
       ],
     });
     const sessionId = (await send(user, 'POST', '/sessions', {})).body.data.id;
@@ -172,7 +205,9 @@ describe('routing in turns', () => {
     const first = await turn('the pager went off: outage in eu-west');
     expect(first.messages[0]!.content).toMatch(/^You help the on-call engineer\./);
     expect(first.tools!.map((tool) => tool.name)).toEqual(['current_time']);
-    expect((await send(user, 'GET', `/sessions/${sessionId}`)).body.data.active_workflow_id).toBe((await send(user, 'GET', '/assistant/workflows/oncall')).body.data.id);
+    expect((await send(user, 'GET', `/sessions/${sessionId}`)).body.data.active_workflow_id).toBe(
+      (await send(user, 'GET', '/assistant/workflows/oncall')).body.data.id,
+    );
 
     const sticky = await turn('thanks, what next?'); // no trigger matches: the session keeps its workflow
     expect(sticky.messages[0]!.content).toMatch(/^You help the on-call engineer\./);

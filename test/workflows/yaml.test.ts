@@ -30,7 +30,10 @@ function failure(text: string): WorkflowFileError {
 describe('renderWorkflowYaml', () => {
   it('writes exactly the API fields in a stable order, the prompt as a block literal, no id or timestamps', () => {
     const text = renderWorkflowYaml({ ...workflow(), id: 'b7c0…', created_at: '2026-01-01T00:00:00.000Z' } as WorkflowDocument);
-    const keys = text.split('\n').filter((line) => /^[a-z_]+:/.test(line)).map((line) => line.split(':')[0]);
+    const keys = text
+      .split('\n')
+      .filter((line) => /^[a-z_]+:/.test(line))
+      .map((line) => line.split(':')[0]);
     expect(keys).toEqual([...WORKFLOW_FILE_FIELDS]);
     expect(text).toContain('system_prompt: |\n  Line one.\n    Indented line.\n\n  After a blank line.\n');
     expect(text).not.toMatch(/^(id|created_at|updated_at):/m);

@@ -90,7 +90,12 @@ function SignedInLayout() {
             </div>
           </div>
           <div className="footer-actions">
-            <button type="button" className="btn small ghost" onClick={toggleTheme} aria-label={theme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'}>
+            <button
+              type="button"
+              className="btn small ghost"
+              onClick={toggleTheme}
+              aria-label={theme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'}
+            >
               <Icon name={theme === 'dark' ? 'sun' : 'moon'} size={16} />
               {theme === 'dark' ? 'Light' : 'Dark'}
             </button>

@@ -137,7 +137,8 @@ class EventState {
 
   finish(): ProviderChunk[] {
     if (!this.started) throw new ProviderError('failed', `The ${VENDOR} model server sent an empty stream.`);
-    if (!this.stopped || this.toolBlocks.size > 0) throw new ProviderError('failed', `The ${VENDOR} model server's stream ended before the message was complete.`);
+    if (!this.stopped || this.toolBlocks.size > 0)
+      throw new ProviderError('failed', `The ${VENDOR} model server's stream ended before the message was complete.`);
     return [{ type: 'usage', inputTokens: this.inputTokens, outputTokens: this.outputTokens }];
   }
 

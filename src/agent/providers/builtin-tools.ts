@@ -16,7 +16,10 @@ const INTENTS: readonly Intent[] = [
     // "write a file notes.txt containing the meeting notes", "create file plan.md with …"
     tool: 'write_file',
     match: (text) => {
-      const found = /\b(?:write|create|save)\b[^.\n]*?\bfile\s+(?:called\s+|named\s+)?["'`]?([\w./-]+?)["'`]?\s+(?:containing|with(?: the text)?|that says)\s+([\s\S]+)$/i.exec(text);
+      const found =
+        /\b(?:write|create|save)\b[^.\n]*?\bfile\s+(?:called\s+|named\s+)?["'`]?([\w./-]+?)["'`]?\s+(?:containing|with(?: the text)?|that says)\s+([\s\S]+)$/i.exec(
+          text,
+        );
       return found ? { path: found[1]!, content: found[2]!.trim().replace(/^["'`]|["'`]$/g, '') } : null;
     },
   },
@@ -42,7 +45,9 @@ const INTENTS: readonly Intent[] = [
     // "search the handbook for rollback", "look up deploys in the knowledge base"
     tool: 'knowledge_search',
     match: (text) => {
-      const found = /\bsearch\b(?:\s+(?:the|our|my)\s+[\w -]+?)?\s+for\s+["'`]?(.+?)["'`]?\s*\??\s*$/i.exec(text) ?? /\blook\s+up\s+["'`]?(.+?)["'`]?\s+in\s+the\s+[\w -]+$/i.exec(text);
+      const found =
+        /\bsearch\b(?:\s+(?:the|our|my)\s+[\w -]+?)?\s+for\s+["'`]?(.+?)["'`]?\s*\??\s*$/i.exec(text) ??
+        /\blook\s+up\s+["'`]?(.+?)["'`]?\s+in\s+the\s+[\w -]+$/i.exec(text);
       return found ? { query: found[1]! } : null;
     },
   },
@@ -70,7 +75,9 @@ export function describeToolResults(messages: readonly ChatMessage[]): string | 
   }
   if (results.length === 0) return null;
   const lines = results.map((result) =>
-    result.content.startsWith('Error:') ? `${result.name} did not run: ${result.content.slice('Error:'.length).trim()}` : `${result.name} answered: ${summarise(result.content)}`,
+    result.content.startsWith('Error:')
+      ? `${result.name} did not run: ${result.content.slice('Error:'.length).trim()}`
+      : `${result.name} answered: ${summarise(result.content)}`,
   );
   return `${lines.join(' ')} (I'm the built-in offline assistant: I report what the tools returned.)`;
 }
@@ -82,7 +89,10 @@ function summarise(content: string, limit = 400): string {
 
 /** The IANA zone whose city part names `place` ("Tokyo" → Asia/Tokyo, "new york" → America/New_York). */
 function timezoneOf(place: string): string | null {
-  const wanted = place.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const wanted = place
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
   const zones = (Intl as unknown as { supportedValuesOf(key: 'timeZone'): string[] }).supportedValuesOf('timeZone');
   return zones.find((zone) => zone.toLowerCase() === wanted || zone.toLowerCase().split('/').at(-1) === wanted) ?? null;
 }

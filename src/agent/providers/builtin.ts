@@ -52,7 +52,14 @@ export class BuiltinProvider implements LlmProvider {
 
 export function composeAnswer(messages: readonly ChatMessage[]): string {
   const passages = messages.filter((message) => message.role === 'system').flatMap((message) => parsePassages(message.content));
-  if (passages.length > 0) return answerFromPassages(passages, messages.filter((message) => message.role === 'user').at(-1)?.content.trim() ?? '');
+  if (passages.length > 0)
+    return answerFromPassages(
+      passages,
+      messages
+        .filter((message) => message.role === 'user')
+        .at(-1)
+        ?.content.trim() ?? '',
+    );
   const userMessages = messages.filter((message) => message.role === 'user');
   const current = userMessages.at(-1)?.content.trim() ?? '';
   const earlier = userMessages.slice(0, -1);
@@ -99,7 +106,12 @@ export function answerFromPassages(passages: readonly Passage[], question: strin
 }
 
 function words(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu)?.filter((word) => word.length >= 3) ?? [];
+  return (
+    text
+      .toLowerCase()
+      .match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu)
+      ?.filter((word) => word.length >= 3) ?? []
+  );
 }
 
 function delay(milliseconds: number, signal: AbortSignal): Promise<void> {

@@ -53,5 +53,7 @@ export function createProvider(llm: Readonly<Config['llm']>): LlmProvider {
 function apiKey(llm: Readonly<Config['llm']>): string {
   if (llm.api_key) return llm.api_key;
   if (llm.base_url) return PROVIDER_DEFAULTS.keylessPlaceholder;
-  throw new ConfigError(`SERVICE_LLM_API_KEY: is required for llm.provider "${llm.provider}" without SERVICE_LLM_BASE_URL (a self-hosted server may go without a key)`);
+  throw new ConfigError(
+    `SERVICE_LLM_API_KEY: is required for llm.provider "${llm.provider}" without SERVICE_LLM_BASE_URL (a self-hosted server may go without a key)`,
+  );
 }

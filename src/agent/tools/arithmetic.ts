@@ -56,7 +56,10 @@ function tokenize(text: string): Token[] {
     if (/^\s*$/.test(text.slice(position))) break;
     pattern.lastIndex = position;
     const match = pattern.exec(text);
-    if (!match) throw new ArithmeticError(`unexpected character "${text.slice(position).trimStart()[0]}" at position ${text.length - text.slice(position).trimStart().length + 1}`);
+    if (!match)
+      throw new ArithmeticError(
+        `unexpected character "${text.slice(position).trimStart()[0]}" at position ${text.length - text.slice(position).trimStart().length + 1}`,
+      );
     const at = position + match[0].length - (match[1] ?? match[2] ?? match[3]).length;
     if (match[1] !== undefined) tokens.push({ kind: 'number', value: Number(match[1]), at });
     else if (match[2] !== undefined) tokens.push({ kind: 'name', value: match[2].toLowerCase(), at });
@@ -100,8 +103,8 @@ class Parser {
 
   private unary(depth: number): number {
     this.guard(depth);
-    if (this.peekSymbol('-')) return this.next(), -this.unary(depth + 1);
-    if (this.peekSymbol('+')) return this.next(), this.unary(depth + 1);
+    if (this.peekSymbol('-')) return (this.next(), -this.unary(depth + 1));
+    if (this.peekSymbol('+')) return (this.next(), this.unary(depth + 1));
     return this.power(depth + 1);
   }
 
@@ -142,12 +145,14 @@ class Parser {
     }
     this.expectSymbol(')');
     const [fewest, most] = fn.arity;
-    if (args.length < fewest || args.length > most) throw new ArithmeticError(`${name} takes ${fewest === most ? fewest : `${fewest} to ${most}`} argument${most === 1 ? '' : 's'}, not ${args.length}`);
+    if (args.length < fewest || args.length > most)
+      throw new ArithmeticError(`${name} takes ${fewest === most ? fewest : `${fewest} to ${most}`} argument${most === 1 ? '' : 's'}, not ${args.length}`);
     return fn.apply(...args);
   }
 
   private guard(depth: number): void {
-    if (depth > ARITHMETIC_LIMITS.maxDepth * 4) throw new ArithmeticError(`the expression is nested too deeply (more than ${ARITHMETIC_LIMITS.maxDepth} levels)`);
+    if (depth > ARITHMETIC_LIMITS.maxDepth * 4)
+      throw new ArithmeticError(`the expression is nested too deeply (more than ${ARITHMETIC_LIMITS.maxDepth} levels)`);
   }
 
   private peekSymbol(symbol: string): boolean {

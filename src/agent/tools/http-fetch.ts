@@ -145,8 +145,17 @@ async function readResponse(url: URL, response: http.IncomingMessage, settings: 
  */
 async function pageText(url: URL, html: string, signal: AbortSignal, deadline: number) {
   try {
-    const page = await htmlText({ html, maxDepth: HTML_MAX_DEPTH, keepLinks: true }, { timeoutMs: Math.max(1, deadline - Date.now()), maxHeapMb: HTML_TEXT_HEAP_MB, signal });
-    return { text: page.text.replace(/[ \t]+/g, ' ').replace(/\n{3,}/g, '\n\n').trim(), tooDeep: page.tooDeep };
+    const page = await htmlText(
+      { html, maxDepth: HTML_MAX_DEPTH, keepLinks: true },
+      { timeoutMs: Math.max(1, deadline - Date.now()), maxHeapMb: HTML_TEXT_HEAP_MB, signal },
+    );
+    return {
+      text: page.text
+        .replace(/[ \t]+/g, ' ')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim(),
+      tooDeep: page.tooDeep,
+    };
   } catch (error) {
     if (error instanceof OffThreadTimeout) throw new ToolError(`Reading ${url.origin}'s page as text was stopped (timed out or cancelled).`, { cause: error });
     throw new ToolError(`${url.origin}'s page could not be read as text.`, { cause: error });

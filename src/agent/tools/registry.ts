@@ -70,7 +70,8 @@ function describeErrors(errors: readonly ErrorObject[]): string {
       const where = error.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : 'the arguments';
       if (error.keyword === 'additionalProperties') return `unknown property "${String(error.params.additionalProperty)}"`;
       if (error.keyword === 'required') return `missing required property "${String(error.params.missingProperty)}"`;
-      if (error.keyword === 'enum') return `${where} must be one of ${(error.params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
+      if (error.keyword === 'enum')
+        return `${where} must be one of ${(error.params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
       return `${where} ${error.message ?? 'is invalid'}`;
     })
     .join('; ');

@@ -36,7 +36,8 @@ export function runCommandTool(settings: RunCommandSettings): Tool<RunCommandInp
     requiresConfirmation: true,
     web: false,
     sideEffects: true,
-    availability: () => (settings.enabled ? { ok: true } : { ok: false, reason: 'run_command is disabled: set tools.run_command.enabled: true in config.yaml' }),
+    availability: () =>
+      settings.enabled ? { ok: true } : { ok: false, reason: 'run_command is disabled: set tools.run_command.enabled: true in config.yaml' },
     async run(input, context) {
       // Checked here too: availability is advice to the runner, this is the guarantee.
       if (!settings.enabled) throw new ToolError('run_command is disabled on this hub.');
@@ -52,49 +53,51 @@ export function runCommandTool(settings: RunCommandSettings): Tool<RunCommandInp
 }
 
 function runShell(command: string, settings: RunCommandSettings, signal: AbortSignal) {
-  return new Promise<{ exit_code: number | null; signal: string | null; stdout: string; stderr: string; timed_out: boolean; truncated: boolean }>((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', command], {
-      cwd: settings.workspaceDir,
-      env: { PATH: CHILD_PATH, HOME: settings.workspaceDir, LANG: 'C.UTF-8' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group, so a timeout kills what the command started as well.
-      detached: true,
-    });
-    const output = { stdout: new CappedBuffer(settings.maxOutputBytes), stderr: new CappedBuffer(settings.maxOutputBytes) };
-    child.stdout.on('data', (chunk: Buffer) => output.stdout.add(chunk));
-    child.stderr.on('data', (chunk: Buffer) => output.stderr.add(chunk));
-    let timedOut = false;
-    const killGroup = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, settings.timeoutMs);
-    const onAbort = () => killGroup();
-    signal.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      reject(new ToolError('The command could not be started.', { cause: error }));
-    });
-    child.on('close', (code, killedBy) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      resolve({
-        exit_code: code,
-        signal: killedBy,
-        stdout: output.stdout.text(),
-        stderr: output.stderr.text(),
-        timed_out: timedOut,
-        truncated: output.stdout.truncated || output.stderr.truncated,
+  return new Promise<{ exit_code: number | null; signal: string | null; stdout: string; stderr: string; timed_out: boolean; truncated: boolean }>(
+    (resolve, reject) => {
+      const child = spawn('/bin/sh', ['-c', command], {
+        cwd: settings.workspaceDir,
+        env: { PATH: CHILD_PATH, HOME: settings.workspaceDir, LANG: 'C.UTF-8' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group, so a timeout kills what the command started as well.
+        detached: true,
       });
-    });
-  });
+      const output = { stdout: new CappedBuffer(settings.maxOutputBytes), stderr: new CappedBuffer(settings.maxOutputBytes) };
+      child.stdout.on('data', (chunk: Buffer) => output.stdout.add(chunk));
+      child.stderr.on('data', (chunk: Buffer) => output.stderr.add(chunk));
+      let timedOut = false;
+      const killGroup = () => {
+        try {
+          if (child.pid) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        killGroup();
+      }, settings.timeoutMs);
+      const onAbort = () => killGroup();
+      signal.addEventListener('abort', onAbort, { once: true });
+      child.on('error', (error) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        reject(new ToolError('The command could not be started.', { cause: error }));
+      });
+      child.on('close', (code, killedBy) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve({
+          exit_code: code,
+          signal: killedBy,
+          stdout: output.stdout.text(),
+          stderr: output.stderr.text(),
+          timed_out: timedOut,
+          truncated: output.stdout.truncated || output.stderr.truncated,
+        });
+      });
+    },
+  );
 }
 
 class CappedBuffer {

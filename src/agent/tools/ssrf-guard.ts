@@ -52,7 +52,10 @@ const RANGE_WORDS: Record<string, string> = {
 
 /** `[::1]` → `::1`, `Example.COM.` → `example.com`: the form allowlists and resolvers compare. */
 export function normalizeHost(hostname: string): string {
-  return hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  return hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 /**

@@ -18,7 +18,12 @@ export function accessLog(logger: Logger, options: { quietPrefixes: readonly str
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       logger[level](
         {
-          req: { id: res.locals.requestId as string, method: req.method, url: redactSecretQueryValues(req.originalUrl), remote_address: req.socket.remoteAddress },
+          req: {
+            id: res.locals.requestId as string,
+            method: req.method,
+            url: redactSecretQueryValues(req.originalUrl),
+            remote_address: req.socket.remoteAddress,
+          },
           res: { status: res.statusCode },
           route: (res.locals.route as string | undefined) ?? null,
           response_time_ms: Math.round(durationMs),
@@ -38,6 +43,7 @@ export function accessLog(logger: Logger, options: { quietPrefixes: readonly str
 /** `POST /api/v1/sessions/{id}/messages 202 3 ms`: the template, not the ids, names the endpoint. */
 export function requestLine(req: IncomingMessage | Request, res: ServerResponse | Response, durationMs: number | undefined): string {
   // An unmatched request's raw path is shown: a bot token someone put in it is cut out too.
-  const route = ((res as Response).locals?.route as string | undefined) ?? redactSecretQueryValues(((req as Request).originalUrl ?? req.url ?? '').split('?')[0]!);
+  const route =
+    ((res as Response).locals?.route as string | undefined) ?? redactSecretQueryValues(((req as Request).originalUrl ?? req.url ?? '').split('?')[0]!);
   return `${req.method} ${route} ${durationMs === undefined ? 'aborted' : `${res.statusCode} ${Math.round(durationMs)} ms`}`;
 }

@@ -20,7 +20,10 @@ export const NUL_ISSUE = { code: 'invalid_characters', message: 'Must not contai
  */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-export const LONE_SURROGATE_ISSUE = { code: 'invalid_characters', message: 'Must not contain a lone UTF-16 surrogate (\\ud800-\\udfff without its pair).' } as const;
+export const LONE_SURROGATE_ISSUE = {
+  code: 'invalid_characters',
+  message: 'Must not contain a lone UTF-16 surrogate (\\ud800-\\udfff without its pair).',
+} as const;
 
 /** The 422 issue for `text`, or null: NUL first (the documented one), then lone surrogates. */
 function characterIssue(text: string): { code: string; message: string } | null {

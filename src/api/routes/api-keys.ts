@@ -38,7 +38,14 @@ export function apiKeyRoutes(apiKeys: ApiKeys, audit: AuditSink = NO_AUDIT): Api
       access: 'user',
       body: z.strictObject({
         label: z.string().trim().min(1).max(100),
-        expires_in_days: z.number().int().min(1).max(API_KEY_MAX_EXPIRY_DAYS).nullable().optional().describe('Days until the key expires; absent or null: never.'),
+        expires_in_days: z
+          .number()
+          .int()
+          .min(1)
+          .max(API_KEY_MAX_EXPIRY_DAYS)
+          .nullable()
+          .optional()
+          .describe('Days until the key expires; absent or null: never.'),
       }),
       response: {
         status: 201,
@@ -48,7 +55,13 @@ export function apiKeyRoutes(apiKeys: ApiKeys, audit: AuditSink = NO_AUDIT): Api
       handler: async ({ principal, body }) => {
         const created = await apiKeys.create(principal.userId, body.label, body.expires_in_days ?? undefined);
         // The key's id and prefix only: the key itself is shown once, to its owner, and never kept.
-        audit.record({ kind: 'api_key.created', actor: userActor(principal), subject: created.id, action: 'created', details: { key_prefix: created.key_prefix, label: created.label, expires_at: created.expires_at } });
+        audit.record({
+          kind: 'api_key.created',
+          actor: userActor(principal),
+          subject: created.id,
+          action: 'created',
+          details: { key_prefix: created.key_prefix, label: created.label, expires_at: created.expires_at },
+        });
         return created;
       },
     });

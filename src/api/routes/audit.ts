@@ -15,9 +15,17 @@ const auditEventSchema = z.object({
     name: z.string().nullable(),
   }),
   subject: z.string().nullable().describe('A tool name, an API key or user id, a workflow name or channel.'),
-  action: z.string().describe('A confirmation action (`allow`, `deny`, `allow_all`, `disable`, `forbid_all`, `cancel`, `abandoned`), `created`, `revoked`, `role:admin`, `login`…'),
+  action: z
+    .string()
+    .describe(
+      'A confirmation action (`allow`, `deny`, `allow_all`, `disable`, `forbid_all`, `cancel`, `abandoned`), `created`, `revoked`, `role:admin`, `login`…',
+    ),
   session_id: z.uuid().nullable(),
-  details: z.record(z.string(), z.unknown()).describe('Per kind: `parameters_digest` (SHA-256 of the canonical JSON) and `parameter_names` of a tool call, `requested_at` and `waited_ms` of a confirmation…; never a raw parameter or a secret.'),
+  details: z
+    .record(z.string(), z.unknown())
+    .describe(
+      'Per kind: `parameters_digest` (SHA-256 of the canonical JSON) and `parameter_names` of a tool call, `requested_at` and `waited_ms` of a confirmation…; never a raw parameter or a secret.',
+    ),
 });
 
 /** `GET /audit`: the audit trail (admin), newest first, paged, filtered by actor, kind and time. */

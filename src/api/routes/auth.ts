@@ -5,10 +5,21 @@ import { toUserView, userViewSchema } from '../../auth/user-view';
 import type { Users } from '../../auth/users';
 import { AppError } from '../../core/errors';
 import type { ApiModule } from '../app';
-import { clearRefreshCookie, cookieRefreshToken, DEFAULT_REFRESH_COOKIE, deliverPair, REFRESH_TRANSPORT_HEADER, type RefreshCookieOptions } from '../refresh-cookie';
+import {
+  clearRefreshCookie,
+  cookieRefreshToken,
+  DEFAULT_REFRESH_COOKIE,
+  deliverPair,
+  REFRESH_TRANSPORT_HEADER,
+  type RefreshCookieOptions,
+} from '../refresh-cookie';
 
 /** decisions.md §2: 3–64 of [A-Za-z0-9_-]; no `@`, so a login name is never mistaken for an email. */
-export const usernameSchema = z.string().min(3).max(64).regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, "_" or "-" only');
+export const usernameSchema = z
+  .string()
+  .min(3)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, "_" or "-" only');
 export const emailSchema = z.email().max(320);
 export const newPasswordSchema = z.string().min(8).max(128);
 /** Presented passwords are capped too, so nobody makes the server hash megabytes. */
@@ -17,7 +28,12 @@ const refreshTokenSchema = z.string().min(1).max(512);
 
 /** The token pair as answered: `refresh_token` is null when it went into the cookie (REFRESH_TRANSPORT_HEADER). */
 export const deliveredPairSchema = tokenPairSchema.extend({
-  refresh_token: z.string().nullable().describe(`The refresh token; null when the request sent \`${REFRESH_TRANSPORT_HEADER}: cookie\` (it is then an HttpOnly cookie for the refresh endpoint).`),
+  refresh_token: z
+    .string()
+    .nullable()
+    .describe(
+      `The refresh token; null when the request sent \`${REFRESH_TRANSPORT_HEADER}: cookie\` (it is then an HttpOnly cookie for the refresh endpoint).`,
+    ),
 });
 
 const COOKIE_NOTE = ` A browser client may send \`${REFRESH_TRANSPORT_HEADER}: cookie\`: the refresh token then comes as an HttpOnly, SameSite=Strict cookie scoped to \`/api/v1/auth/refresh\`, and \`refresh_token\` is null in the answer.`;
@@ -142,7 +158,8 @@ export function authRoutes(deps: { sessions: Sessions; users: Users; refreshCook
       access: 'user',
       body: z.strictObject({ current_password: presentedPassword, new_password: newPasswordSchema }),
       response: { status: 200, description: 'Changed; a fresh token pair.', data: deliveredPairSchema },
-      handler: async ({ req, res, principal, body }) => deliverPair(req, res, await sessions.changePassword(principal.userId, body.current_password, body.new_password), cookie),
+      handler: async ({ req, res, principal, body }) =>
+        deliverPair(req, res, await sessions.changePassword(principal.userId, body.current_password, body.new_password), cookie),
     });
   };
 }

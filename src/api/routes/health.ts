@@ -51,7 +51,8 @@ export function registerHealthRoutes(api: ApiRouter, deps: HealthDeps): void {
     method: 'get',
     path: '/health/ready',
     summary: 'Readiness: the database (and Redis, when configured) answer',
-    description: 'Also lists the enabled channels with their state. A failed chat channel (wrong token, platform unreachable) is shown here as `failed` with the platform’s reason but does not make this 503: the hub still serves its API and the other channels, and the channel is retried with backoff.',
+    description:
+      'Also lists the enabled channels with their state. A failed chat channel (wrong token, platform unreachable) is shown here as `failed` with the platform’s reason but does not make this 503: the hub still serves its API and the other channels, and the channel is retried with backoff.',
     tags: ['health'],
     access: 'public',
     errors: ['SERVICE_UNAVAILABLE'],

@@ -117,7 +117,14 @@ async function readDocument(req: Request) {
     const upload = await readUpload(req);
     const kind = documentKind(upload.fileName, upload.mediaType);
     const { text, chunks } = await prepareUpload(kind, upload.content);
-    return { title: upload.title ?? upload.fileName ?? 'Untitled', source: upload.fileName, mediaType: ACCEPTED_TYPES[kind], sizeBytes: upload.content.length, text, chunks };
+    return {
+      title: upload.title ?? upload.fileName ?? 'Untitled',
+      source: upload.fileName,
+      mediaType: ACCEPTED_TYPES[kind],
+      sizeBytes: upload.content.length,
+      text,
+      chunks,
+    };
   }
   if (req.is(['application/json', 'application/*+json'])) {
     const parsed = textDocumentBody.safeParse(req.body);
@@ -129,7 +136,11 @@ async function readDocument(req: Request) {
     const { text, chunks } = await preparePlainDocument(parsed.data.text);
     return { title: parsed.data.title, source: null, mediaType: 'text/plain', sizeBytes: Buffer.byteLength(parsed.data.text), text, chunks };
   }
-  throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the document as multipart/form-data (field `file`: txt, md, html or pdf) or as application/json {title, text}.', {
-    details: { expected: ['multipart/form-data', 'application/json'], accepted: Object.keys(ACCEPTED_TYPES), received: req.get('content-type') ?? null },
-  });
+  throw new AppError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    'Send the document as multipart/form-data (field `file`: txt, md, html or pdf) or as application/json {title, text}.',
+    {
+      details: { expected: ['multipart/form-data', 'application/json'], accepted: Object.keys(ACCEPTED_TYPES), received: req.get('content-type') ?? null },
+    },
+  );
 }

@@ -82,7 +82,8 @@ export function routingTestRoutes(routing: RoutingService): ApiModule {
 }
 
 function ruleSentence(decision: RouteDecision, name: string | null, input: z.infer<ReturnType<typeof bodyFor>>, scores: TriggerScore[]): string {
-  const requestedMissing = input.workflow && decision.reason !== 'metadata' ? ` (metadata.workflow "${input.workflow}" names no workflow, so it was ignored)` : '';
+  const requestedMissing =
+    input.workflow && decision.reason !== 'metadata' ? ` (metadata.workflow "${input.workflow}" names no workflow, so it was ignored)` : '';
   switch (decision.reason) {
     case 'metadata':
       return `metadata.workflow names "${name}": the sender's choice wins over every other rule.`;

@@ -148,7 +148,7 @@ export function registerSessionRoutes(api: ApiRouter, deps: SessionRoutesDeps): 
     path: '/sessions/{id}/messages',
     summary: 'Send a user message (the turn streams on the session WebSocket)',
     description:
-      'Answers 202 with the stored user message at once; the turn\'s events stream on `/ws/v1/sessions/{id}`. ' +
+      "Answers 202 with the stored user message at once; the turn's events stream on `/ws/v1/sessions/{id}`. " +
       'With `?sync=true` the request waits for the turn and answers 200 with the `done` payload.',
     tags,
     access: 'user',
@@ -201,7 +201,7 @@ export function registerSessionRoutes(api: ApiRouter, deps: SessionRoutesDeps): 
     path: '/sessions/{id}/confirmations/{confirmation_id}',
     summary: 'Answer a tool confirmation (like the WebSocket `tool_confirm` frame)',
     description:
-      'For clients without a socket (e.g. a `?sync=true` request waiting on a confirmation): the session record\'s ' +
+      "For clients without a socket (e.g. a `?sync=true` request waiting on a confirmation): the session record's " +
       '`pending_confirmation` names what the turn waits for. Same rules as `tool_confirm`: only the confirmation the ' +
       'running turn waits for can be answered, once.',
     tags,
@@ -235,7 +235,8 @@ function idempotencyId(sessionId: string, key: string): string {
 /** A repeated `Idempotency-Key`: the message its first request stored (no second turn was started). */
 async function firstAnswer(deps: SessionRoutesDeps, ingested: Ingested) {
   const stored = ingested.userMessageId ? await deps.sessions.message(ingested.sessionId, ingested.userMessageId) : null;
-  if (!stored) throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still being taken in; retry it in a moment.', { headers: { 'Retry-After': '1' } });
+  if (!stored)
+    throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still being taken in; retry it in a moment.', { headers: { 'Retry-After': '1' } });
   return stored;
 }
 
@@ -287,16 +288,21 @@ async function ingestAndWait(deps: SessionRoutesDeps, message: InboundMessage & 
       followed = await followTurn(events, message.sessionId, turnId, { replay: true });
       const running = (await deps.hub.findSession(message.sessionId))?.turnId === turnId;
       const kept = await Promise.race([followed.outcome, new Promise<null>((resolve) => setImmediate(() => resolve(null)))]);
-      if (kept === null && !running) throw new AppError('CONFLICT', 'This Idempotency-Key was used for a turn that has ended; its reply is in the session history.');
+      if (kept === null && !running)
+        throw new AppError('CONFLICT', 'This Idempotency-Key was used for a turn that has ended; its reply is in the session history.');
     }
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), deps.syncTimeoutMs);
     });
     const outcome = await Promise.race([followed.outcome, timeout]);
     if (outcome === 'timeout') {
-      throw new AppError('SERVICE_UNAVAILABLE', `The turn did not finish within ${Math.round(deps.syncTimeoutMs / 1000)} s; it goes on — follow it on the WebSocket.`, {
-        headers: { 'Retry-After': '5' },
-      });
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        `The turn did not finish within ${Math.round(deps.syncTimeoutMs / 1000)} s; it goes on — follow it on the WebSocket.`,
+        {
+          headers: { 'Retry-After': '5' },
+        },
+      );
     }
     return outcomeAnswer(outcome, turnId);
   } finally {

@@ -83,7 +83,7 @@ export function registerToolRoutes(api: ApiRouter, deps: ToolRoutesDeps): void {
   api.add({
     method: 'get',
     path: '/sessions/{id}/tools',
-    summary: "Each tool with its status in the session (a plain array)",
+    summary: 'Each tool with its status in the session (a plain array)',
     tags: ['tools'],
     access: 'user',
     params: sessionIdParams,

@@ -48,9 +48,13 @@ export function usageRoutes(usage: UsageService): ApiModule {
           .string()
           .default(USAGE_DIMENSIONS.join(','))
           .transform((text, context) => {
-            const parts = text.split(',').map((part) => part.trim()).filter(Boolean);
+            const parts = text
+              .split(',')
+              .map((part) => part.trim())
+              .filter(Boolean);
             const unknown = parts.filter((part) => !(USAGE_DIMENSIONS as readonly string[]).includes(part));
-            if (unknown.length > 0) context.addIssue({ code: 'custom', message: `unknown dimension ${unknown.join(', ')}; use ${USAGE_DIMENSIONS.join(', ')}` });
+            if (unknown.length > 0)
+              context.addIssue({ code: 'custom', message: `unknown dimension ${unknown.join(', ')}; use ${USAGE_DIMENSIONS.join(', ')}` });
             return [...new Set(parts)] as UsageDimension[];
           })
           .describe(`Comma-separated, any of ${USAGE_DIMENSIONS.join(', ')} (default all); empty: one total.`),
@@ -63,7 +67,9 @@ export function usageRoutes(usage: UsageService): ApiModule {
         const from = query.from ?? usageDay(new Date(Date.parse(`${to}T00:00:00Z`) - (USAGE_DEFAULT_DAYS - 1) * 86_400_000));
         const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
         if (!(days >= 0 && days < USAGE_MAX_DAYS)) {
-          throw AppError.validation({ 'query.from': [{ code: 'invalid_range', message: `from must be on or before to, at most ${USAGE_MAX_DAYS} days apart` }] });
+          throw AppError.validation({
+            'query.from': [{ code: 'invalid_range', message: `from must be on or before to, at most ${USAGE_MAX_DAYS} days apart` }],
+          });
         }
         const offset = offsetFromCursor(query.cursor);
         const { rows, total } = await usage.list({

@@ -45,7 +45,13 @@ export function userRoutes(users: Users, audit: AuditSink = NO_AUDIT): ApiModule
       response: { status: 201, description: 'The new user.', data: userViewSchema },
       handler: async ({ principal, body }) => {
         const created = toUserView(await users.create(body));
-        audit.record({ kind: 'user.created', actor: userActor(principal), subject: created.id, action: `role:${created.role}`, details: { username: created.username, role: created.role } });
+        audit.record({
+          kind: 'user.created',
+          actor: userActor(principal),
+          subject: created.id,
+          action: `role:${created.role}`,
+          details: { username: created.username, role: created.role },
+        });
         return created;
       },
     });
@@ -65,7 +71,12 @@ export function userRoutes(users: Users, audit: AuditSink = NO_AUDIT): ApiModule
       response: { status: 200, description: 'The changed user.', data: userViewSchema },
       handler: async ({ principal, params, body }) => {
         const changed = toUserView(await users.update(principal.userId, params.id, body));
-        const action = [body.role !== undefined ? `role:${body.role}` : null, body.is_active !== undefined ? (body.is_active ? 'activated' : 'deactivated') : null].filter(Boolean).join(',');
+        const action = [
+          body.role !== undefined ? `role:${body.role}` : null,
+          body.is_active !== undefined ? (body.is_active ? 'activated' : 'deactivated') : null,
+        ]
+          .filter(Boolean)
+          .join(',');
         audit.record({ kind: 'user.changed', actor: userActor(principal), subject: changed.id, action, details: { username: changed.username, ...body } });
         return changed;
       },

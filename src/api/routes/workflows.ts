@@ -37,7 +37,8 @@ const syncResultSchema = z
 
 /** Workflows, their channel bindings and contacts (decisions.md §4). Reads: any user; writes: admins. */
 export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowService, audit: AuditSink = NO_AUDIT): void {
-  const changed = (principal: Principal, name: string, action: string) => audit.record({ kind: 'workflow.changed', actor: userActor(principal), subject: name, action });
+  const changed = (principal: Principal, name: string, action: string) =>
+    audit.record({ kind: 'workflow.changed', actor: userActor(principal), subject: name, action });
   api.add({
     method: 'post',
     path: '/assistant/workflows',
@@ -69,7 +70,8 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     method: 'post',
     path: '/assistant/workflows/sync',
     summary: 'Make the stored workflows match a set (what `switchboard workflows sync` calls)',
-    description: 'Creates and updates the given workflows; with `prune`, deletes the ones not given; with `dry_run`, only reports. Refused entries are listed in `errors` and left as they are.',
+    description:
+      'Creates and updates the given workflows; with `prune`, deletes the ones not given; with `dry_run`, only reports. Refused entries are listed in `errors` and left as they are.',
     tags,
     access: 'admin',
     body: z.strictObject({ workflows: z.array(z.unknown()).max(1_000), prune: z.boolean().default(false), dry_run: z.boolean().default(false) }),
@@ -77,7 +79,13 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     handler: async ({ principal, body }) => {
       const result = await workflows.sync(body.workflows, { prune: body.prune, dryRun: body.dry_run });
       if (!body.dry_run) {
-        audit.record({ kind: 'workflow.synced', actor: userActor(principal), subject: null, action: body.prune ? 'sync+prune' : 'sync', details: syncDetails(result) });
+        audit.record({
+          kind: 'workflow.synced',
+          actor: userActor(principal),
+          subject: null,
+          action: body.prune ? 'sync+prune' : 'sync',
+          details: syncDetails(result),
+        });
       }
       return result;
     },
@@ -164,7 +172,8 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     access: 'user',
     params: channelParams,
     response: { status: 200, description: 'The channel and its workflows.', data: bindingSchema },
-    handler: async ({ params }) => (await workflows.bindingChannels()).find((entry) => entry.channel === params.channel) ?? { channel: params.channel, workflows: [] },
+    handler: async ({ params }) =>
+      (await workflows.bindingChannels()).find((entry) => entry.channel === params.channel) ?? { channel: params.channel, workflows: [] },
   });
 
   api.add({
@@ -214,5 +223,11 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
 
 /** What a sync did, by workflow name (names only: the contents are in the workflows themselves). */
 function syncDetails(result: SyncResult): Record<string, unknown> {
-  return { created: result.created, updated: result.updated.map((entry) => entry.name), unchanged: result.unchanged.length, deleted: result.deleted, errors: result.errors.length };
+  return {
+    created: result.created,
+    updated: result.updated.map((entry) => entry.name),
+    unchanged: result.unchanged.length,
+    deleted: result.deleted,
+    errors: result.errors.length,
+  };
 }

@@ -55,7 +55,9 @@ export const donePayloadSchema = z
 export const sessionIdParams = z.object({ id: z.uuid() });
 
 export const confirmationParams = sessionIdParams.extend({ confirmation_id: z.string().min(1).max(200) });
-export const confirmToolBody = z.strictObject({ action: z.enum(CONFIRM_ACTIONS).describe('allow, deny, allow_all, disable, forbid_all or cancel (spec, tool_confirm).') });
+export const confirmToolBody = z.strictObject({
+  action: z.enum(CONFIRM_ACTIONS).describe('allow, deny, allow_all, disable, forbid_all or cancel (spec, tool_confirm).'),
+});
 export const confirmedSchema = z.object({ confirmation_id: z.string(), action: z.enum(CONFIRM_ACTIONS) });
 
 export const listQuery = z.object({
@@ -74,9 +76,26 @@ export const MAX_STEPS_LIMIT = 200;
 export const sessionConfigSchema = z
   .strictObject({
     model: z.string().min(1).nullable().optional().describe('A model alias from GET /config/models.'),
-    memory_mode: z.enum(MEMORY_MODES).nullable().optional().describe('How memory summarises (also `PATCH /sessions/{id}/memory`); null: the default (`conversation`).'),
-    system_prompt: z.string().min(1).max(100_000).nullable().optional().describe("Replaces the system prompt (the workflow's or the default) for this session."),
-    max_steps: z.number().int().min(1).max(MAX_STEPS_LIMIT).nullable().optional().describe(`Model rounds with tool calls per turn, a hard bound (default \`agent.max_tool_rounds\`; at most ${MAX_STEPS_LIMIT}).`),
+    memory_mode: z
+      .enum(MEMORY_MODES)
+      .nullable()
+      .optional()
+      .describe('How memory summarises (also `PATCH /sessions/{id}/memory`); null: the default (`conversation`).'),
+    system_prompt: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .nullable()
+      .optional()
+      .describe("Replaces the system prompt (the workflow's or the default) for this session."),
+    max_steps: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_STEPS_LIMIT)
+      .nullable()
+      .optional()
+      .describe(`Model rounds with tool calls per turn, a hard bound (default \`agent.max_tool_rounds\`; at most ${MAX_STEPS_LIMIT}).`),
     context_compression: z.boolean().nullable().optional().describe('false: never fold old turns into a summary (the oldest simply leave the prompt).'),
   })
   .meta({ id: 'SessionConfig' });

@@ -27,10 +27,7 @@ export function assertionFacts(profile: Profile, fallbackLifetimeMs: number): As
   const confirmations = children(assertion, 'Subject').flatMap((subject) => children(subject, 'SubjectConfirmation'));
   const data = confirmations.flatMap((confirmation) => children(confirmation, 'SubjectConfirmationData'));
   const recipients = data.map((entry) => entry.$?.Recipient).filter((value): value is string => typeof value === 'string');
-  const instants = [
-    ...data.map((entry) => entry.$?.NotOnOrAfter),
-    ...children(assertion, 'Conditions').map((conditions) => conditions.$?.NotOnOrAfter),
-  ]
+  const instants = [...data.map((entry) => entry.$?.NotOnOrAfter), ...children(assertion, 'Conditions').map((conditions) => conditions.$?.NotOnOrAfter)]
     .filter((value): value is string => typeof value === 'string')
     .map((value) => Date.parse(value))
     .filter((value) => !Number.isNaN(value));

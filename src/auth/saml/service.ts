@@ -134,7 +134,13 @@ export class SamlService {
       this.audit.record({ kind: 'saml.refused', actor: systemActor('saml'), action: 'refused', details: { reason: (error as Error).message } });
       throw refused();
     }
-    this.audit.record({ kind: 'saml.login', actor: { kind: 'user', id: user.id, name: user.username }, subject: user.id, action: 'login', details: { role: user.role } });
+    this.audit.record({
+      kind: 'saml.login',
+      actor: { kind: 'user', id: user.id, name: user.username },
+      subject: user.id,
+      action: 'login',
+      details: { role: user.role },
+    });
     return user;
   }
 
@@ -205,7 +211,13 @@ export class SamlService {
         const before = existing.role;
         existing.role = role;
         await existing.save();
-        this.audit.record({ kind: 'user.changed', actor: systemActor('saml'), subject: existing.id, action: `role:${role}`, details: { username: existing.username, role_before: before, from: 'idp_attribute' } });
+        this.audit.record({
+          kind: 'user.changed',
+          actor: systemActor('saml'),
+          subject: existing.id,
+          action: `role:${role}`,
+          details: { username: existing.username, role_before: before, from: 'idp_attribute' },
+        });
       }
       return existing;
     }
@@ -213,7 +225,11 @@ export class SamlService {
   }
 
   private async provision(email: string, role: Role): Promise<UserRecord> {
-    const base = email.split('@')[0]!.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 50).padEnd(3, '_');
+    const base = email
+      .split('@')[0]!
+      .replace(/[^A-Za-z0-9_-]/g, '_')
+      .slice(0, 50)
+      .padEnd(3, '_');
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const username = attempt === 0 ? base : `${base}-${Math.random().toString(36).slice(2, 8)}`;
       try {

@@ -20,7 +20,12 @@ export interface VerifierLimits {
   workers?: number;
 }
 
-const DEFAULT_LIMITS: VerifierLimits = { timeoutMs: SAML_VERIFY_TIMEOUT_MS, maxPending: SAML_VERIFY_MAX_PENDING, maxHeapMb: SAML_VERIFIER_HEAP_MB, workers: SAML_VERIFY_WORKERS };
+const DEFAULT_LIMITS: VerifierLimits = {
+  timeoutMs: SAML_VERIFY_TIMEOUT_MS,
+  maxPending: SAML_VERIFY_MAX_PENDING,
+  maxHeapMb: SAML_VERIFIER_HEAP_MB,
+  workers: SAML_VERIFY_WORKERS,
+};
 
 /**
  * Runs in the worker thread: node-saml's whole `validatePostResponseAsync` (XML parsing, XSW
@@ -145,7 +150,10 @@ export class SamlSignatureWorker {
       if (!slot) return;
       const check = this.queue.shift()!;
       slot.check = check;
-      slot.timer = setTimeout(() => void this.retire(slot, new SamlResponseRefused(`the signature check took longer than ${this.limits.timeoutMs} ms`)), this.limits.timeoutMs);
+      slot.timer = setTimeout(
+        () => void this.retire(slot, new SamlResponseRefused(`the signature check took longer than ${this.limits.timeoutMs} ms`)),
+        this.limits.timeoutMs,
+      );
       slot.worker.postMessage({ kind: 'verify', id: check.id, samlResponse: check.samlResponse });
     }
   }

@@ -13,7 +13,7 @@ export interface XmlShapeLimits {
 export function xmlShapeProblem(xml: string, limits: XmlShapeLimits): string | null {
   let elements = 0;
   let depth = 0;
-  for (let at = xml.indexOf('<'); at >= 0; ) {
+  for (let at = xml.indexOf('<'); at >= 0;) {
     let end: number;
     if (xml.startsWith('<!--', at)) end = after(xml, '-->', at + 4);
     else if (xml.startsWith('<![CDATA[', at)) end = after(xml, ']]>', at + 9);

@@ -20,11 +20,13 @@ export interface SessionChoice {
 export async function chooseSession(client: HubClient, choice: SessionChoice): Promise<{ session: SessionView; resumed: boolean }> {
   if (choice.name !== undefined && !choice.new) throw new CliError('--name names a new session: use it with --new.');
   if (choice.workflow) await client.get(`/assistant/workflows/${encodeURIComponent(choice.workflow)}`);
-  const create = () => client.post<SessionView>('/sessions', { ...(choice.name ? { name: choice.name } : {}), ...(choice.workflow ? { workflow: choice.workflow } : {}) });
+  const create = () =>
+    client.post<SessionView>('/sessions', { ...(choice.name ? { name: choice.name } : {}), ...(choice.workflow ? { workflow: choice.workflow } : {}) });
   if (choice.new) return { session: await create(), resumed: false };
   if (choice.session) {
     const session = await resolveSession(client, choice.session);
-    if (session.archived_at !== null) throw new CliError(`Session ${session.id} is archived: \`switchboard sessions restore ${session.id}\` brings it back.`, EXIT.REFUSED);
+    if (session.archived_at !== null)
+      throw new CliError(`Session ${session.id} is archived: \`switchboard sessions restore ${session.id}\` brings it back.`, EXIT.REFUSED);
     return { session, resumed: true };
   }
   const me = await client.get<UserView>('/auth/me');

@@ -22,7 +22,8 @@ export interface InteractiveChatOptions {
   context: CliContext;
 }
 
-const HINT = 'Type a message and press Enter. /help lists the hub\'s commands; /mode normal|think|delegate switches mode; Ctrl-C cancels a running turn; Ctrl-D or /quit leaves.';
+const HINT =
+  "Type a message and press Enter. /help lists the hub's commands; /mode normal|think|delegate switches mode; Ctrl-C cancels a running turn; Ctrl-D or /quit leaves.";
 
 /**
  * `switchboard chat` on a terminal: a prompt with line editing and history; each message's turn
@@ -74,7 +75,9 @@ export class InteractiveChat {
     this.history = await this.promptHistory.load();
     const state = await this.connection.open();
     const { out } = this.options.context;
-    out(`${this.colors.bold('Switchboard')} ${client.hubUrl} · session ${session.id} ${this.colors.dim(`"${sanitize(session.name)}"${resumed ? ' (resumed; --new starts a fresh one)' : ''}`)}`);
+    out(
+      `${this.colors.bold('Switchboard')} ${client.hubUrl} · session ${session.id} ${this.colors.dim(`"${sanitize(session.name)}"${resumed ? ' (resumed; --new starts a fresh one)' : ''}`)}`,
+    );
     out(this.colors.dim(HINT));
     const restoreSignals = this.trapSignals();
     try {
@@ -128,7 +131,15 @@ export class InteractiveChat {
   private prompt(): Promise<string | null> {
     const { stdin, stdout } = this.options.context;
     const label = this.mode === 'normal' ? '› ' : `${this.mode} › `;
-    const lines = createInterface({ input: stdin, output: stdout, terminal: true, history: this.history, historySize: PROMPT_HISTORY_SIZE, removeHistoryDuplicates: true, prompt: this.colors.cyan(this.colors.bold(label)) });
+    const lines = createInterface({
+      input: stdin,
+      output: stdout,
+      terminal: true,
+      history: this.history,
+      historySize: PROMPT_HISTORY_SIZE,
+      removeHistoryDuplicates: true,
+      prompt: this.colors.cyan(this.colors.bold(label)),
+    });
     this.readline = lines;
     return new Promise((resolve) => {
       let answer: string | null = null;
@@ -169,7 +180,8 @@ export class InteractiveChat {
 
   private switchMode(wanted: string): void {
     if (wanted === '') return this.options.context.out(`Mode: ${this.mode} (/mode normal|think|delegate)`);
-    if (!(TURN_MODES as readonly string[]).includes(wanted)) return this.options.context.out(this.colors.yellow(`Unknown mode "${sanitize(wanted)}": normal, think or delegate.`));
+    if (!(TURN_MODES as readonly string[]).includes(wanted))
+      return this.options.context.out(this.colors.yellow(`Unknown mode "${sanitize(wanted)}": normal, think or delegate.`));
     this.mode = wanted as TurnMode;
     this.options.context.out(this.colors.dim(`Mode: ${this.mode} (for the next messages)`));
   }

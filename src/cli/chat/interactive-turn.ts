@@ -157,7 +157,9 @@ export class InteractiveTurn implements TurnView {
     const request = this.confirming!;
     const action = isCtrl(key, 'c') ? 'cancel' : actionForKey(key);
     if (action === null) {
-      this.deps.screen.write(`\n${this.deps.colors.yellow('  Press y, n, a, d, f or c (Enter = y).')}\n${confirmQuestion(this.deps.colors, this.deps.screen.columns)}`);
+      this.deps.screen.write(
+        `\n${this.deps.colors.yellow('  Press y, n, a, d, f or c (Enter = y).')}\n${confirmQuestion(this.deps.colors, this.deps.screen.columns)}`,
+      );
       return;
     }
     this.confirming = null;

@@ -17,7 +17,10 @@ export class PromptHistory {
 
   async load(): Promise<string[]> {
     try {
-      return (await readFile(this.file, 'utf8')).split('\n').filter((line) => line !== '').slice(0, PROMPT_HISTORY_SIZE);
+      return (await readFile(this.file, 'utf8'))
+        .split('\n')
+        .filter((line) => line !== '')
+        .slice(0, PROMPT_HISTORY_SIZE);
     } catch {
       return []; // none yet, or unreadable: start without
     }

@@ -40,7 +40,9 @@ export async function runScriptedChat(options: ScriptedChatOptions): Promise<Exi
     confirm: (request) => {
       if (options.autoAnswer) {
         connection.confirm(request.confirmation_id, options.autoAnswer);
-        context.err(`switchboard: ${options.autoAnswer === 'allow' ? 'allowed' : 'denied'} ${request.tool} (${options.autoAnswer === 'allow' ? '--yes' : '--deny'}): ${request.message}`);
+        context.err(
+          `switchboard: ${options.autoAnswer === 'allow' ? 'allowed' : 'denied'} ${request.tool} (${options.autoAnswer === 'allow' ? '--yes' : '--deny'}): ${request.message}`,
+        );
         return;
       }
       unconfirmedTool ??= request.tool;
@@ -52,7 +54,8 @@ export async function runScriptedChat(options: ScriptedChatOptions): Promise<Exi
   const connection = new ChatConnection(client, session.id, {
     onFrame: (frame) => follower.handle(frame),
     onReady: ({ outage }) => follower.resumed(outage),
-    onRetry: ({ attempt, delayMs, why }) => context.err(`switchboard: connection lost (${why}); reconnecting in ${Math.round(delayMs / 1000)} s (attempt ${attempt})`),
+    onRetry: ({ attempt, delayMs, why }) =>
+      context.err(`switchboard: connection lost (${why}); reconnecting in ${Math.round(delayMs / 1000)} s (attempt ${attempt})`),
     onStop: (error) => settle({ kind: 'lost', error }),
   });
   await connection.open();
@@ -61,7 +64,10 @@ export async function runScriptedChat(options: ScriptedChatOptions): Promise<Exi
     if (interrupted) return settle({ kind: 'lost', error: new CliError('Interrupted.', EXIT.INTERRUPTED) });
     interrupted = true;
     void connection.cancel();
-    setTimeout(() => settle({ kind: 'lost', error: new CliError('Interrupted; the turn may still be running on the hub.', EXIT.INTERRUPTED) }), CANCEL_WAIT_MS).unref();
+    setTimeout(
+      () => settle({ kind: 'lost', error: new CliError('Interrupted; the turn may still be running on the hub.', EXIT.INTERRUPTED) }),
+      CANCEL_WAIT_MS,
+    ).unref();
   };
   process.on('SIGINT', onSigint);
   try {
@@ -95,7 +101,9 @@ export async function runScriptedChat(options: ScriptedChatOptions): Promise<Exi
     // The CANCELLED of a turn cancelled for want of --yes / --deny is explained below instead.
     for (const error of errors) if (!(unconfirmedTool && error.code === 'CANCELLED')) context.err(`switchboard: ${error.code}: ${error.message}`);
     if (unconfirmedTool) {
-      context.err(`switchboard: the turn wanted to run ${unconfirmedTool}, which needs a confirmation: run again with --yes to allow it or --deny to refuse it. The turn was cancelled.`);
+      context.err(
+        `switchboard: the turn wanted to run ${unconfirmedTool}, which needs a confirmation: run again with --yes to allow it or --deny to refuse it. The turn was cancelled.`,
+      );
     }
     return errors.length > 0 || unconfirmedTool ? EXIT.REFUSED : EXIT.OK;
   }

@@ -29,7 +29,11 @@ export interface ConnectionNote {
  * The status line of a running turn: spinner, state, elapsed time, running and finished tools,
  * memory, and what Ctrl-C does. Plain text; the caller cuts it to the terminal's width.
  */
-export function formatTurnStatus(snapshot: TurnSnapshot, now: number, options: { frame: number; cancelling: boolean; reconnecting: ConnectionNote | null }): string {
+export function formatTurnStatus(
+  snapshot: TurnSnapshot,
+  now: number,
+  options: { frame: number; cancelling: boolean; reconnecting: ConnectionNote | null },
+): string {
   const parts: string[] = [];
   if (options.reconnecting) {
     const { attempt, maxAttempts, at, why } = options.reconnecting;
@@ -37,7 +41,9 @@ export function formatTurnStatus(snapshot: TurnSnapshot, now: number, options: {
     parts.push(`↻ connection lost (${sanitize(why)}): reconnecting${wait > 0 ? ` in ${wait} s` : ''} (attempt ${attempt} of ${maxAttempts})`);
   } else {
     const label = options.cancelling ? 'cancelling' : STATE_LABEL[snapshot.state];
-    parts.push(`${SPINNER[options.frame % SPINNER.length]} ${label}${snapshot.catchingUp ? ' (catching up after reconnecting)' : ''} · ${formatDuration(now - snapshot.startedAt)}`);
+    parts.push(
+      `${SPINNER[options.frame % SPINNER.length]} ${label}${snapshot.catchingUp ? ' (catching up after reconnecting)' : ''} · ${formatDuration(now - snapshot.startedAt)}`,
+    );
   }
   for (const { name, startedAt } of snapshot.running.values()) parts.push(`▶ ${sanitize(name)} ${formatDuration(now - startedAt)}`);
   const last = snapshot.finished.at(-1);
@@ -58,10 +64,13 @@ function formatToolResult(result: ToolResult): string {
 export function formatDoneSummary(done: DoneInfo, snapshot: TurnSnapshot): string {
   const parts = [`✓ done in ${formatDuration(done.duration_ms)}`];
   // Commands (/help, /info) are answered by the hub, not the model: no tokens to report.
-  if (done.total_tokens > 0) parts.push(`${formatCount(done.total_tokens)} tokens (${formatCount(done.input_tokens)} in, ${formatCount(done.output_tokens)} out)`);
+  if (done.total_tokens > 0)
+    parts.push(`${formatCount(done.total_tokens)} tokens (${formatCount(done.input_tokens)} in, ${formatCount(done.output_tokens)} out)`);
   const calls = done.tool_calls;
   if (calls > 0) {
-    const names = snapshot.finished.map((result) => (result.error === null ? `${sanitize(result.name)} ${formatDuration(result.durationMs)}` : `${sanitize(result.name)} ✗ ${sanitize(result.error)}`));
+    const names = snapshot.finished.map((result) =>
+      result.error === null ? `${sanitize(result.name)} ${formatDuration(result.durationMs)}` : `${sanitize(result.name)} ✗ ${sanitize(result.error)}`,
+    );
     parts.push(`${calls} tool call${calls === 1 ? '' : 's'}${names.length > 0 ? `: ${names.join(', ')}` : ''}`);
   }
   if (typeof done.workflow === 'string') parts.push(`workflow ${sanitize(done.workflow)}`);

@@ -28,11 +28,17 @@ interface ChatOptions extends HubOptions {
 export function registerChat(program: Command, context: CliContext, setExitCode: (code: ExitCode) => void): void {
   withHubOptions(program.command('chat'))
     .description('chat with the agent: streamed answers, tool confirmations with one key (y/n/a/d/f/c); one message per run with --message or a piped stdin')
-    .addOption(new Option('--session <id>', 'continue this session (its id, or the first characters of it); default: your most recent web session').conflicts('new'))
+    .addOption(
+      new Option('--session <id>', 'continue this session (its id, or the first characters of it); default: your most recent web session').conflicts('new'),
+    )
     .option('--new', 'start a new session')
     .option('--name <name>', 'name of the new session (with --new)')
     .option('--workflow <name>', 'send every message to this workflow (skips trigger routing)')
-    .addOption(new Option('--mode <mode>', 'how the agent works: normal, think (analyse, research, reason) or delegate (parallel sub-tasks); /mode switches in the chat').choices(TURN_MODES).default('normal'))
+    .addOption(
+      new Option('--mode <mode>', 'how the agent works: normal, think (analyse, research, reason) or delegate (parallel sub-tasks); /mode switches in the chat')
+        .choices(TURN_MODES)
+        .default('normal'),
+    )
     .option('-m, --message <text>', 'send this one message, print the answer as plain text and exit (without it, a piped stdin is the message)')
     .addOption(new Option('--yes', 'with --message or piped stdin: allow every tool that asks for confirmation').conflicts('deny'))
     .option('--deny', 'with --message or piped stdin: deny every tool that asks for confirmation')

@@ -12,7 +12,7 @@ const TOOL_OUTPUT_PREVIEW = 300;
 /** `switchboard history <session>`: a session's messages, oldest first, with their tool calls. */
 export function registerHistory(program: Command, context: CliContext): void {
   withHubOptions(program.command('history'))
-    .description('print a session\'s messages, oldest first, with tool calls (name, duration, error)')
+    .description("print a session's messages, oldest first, with tool calls (name, duration, error)")
     .argument('<session>', 'session id, or its first characters')
     .option('--last <n>', 'only the newest n messages', positiveInteger)
     .addOption(jsonOption())
@@ -44,6 +44,10 @@ function formatMessage(message: MessageView, columns: number, c: Colors): string
 function formatToolCall(call: ToolCallView, columns: number, c: Colors): string {
   const name = sanitize(call.tool_name ?? call.name ?? 'tool');
   const input = call.input !== undefined ? ` ${sanitize(JSON.stringify(call.input))}` : call.arguments !== undefined ? ` ${sanitize(call.arguments)}` : '';
-  const outcome = call.error ? c.red(` ✗ ${sanitize(call.error)}`) : typeof call.duration_ms === 'number' ? c.dim(` ✓ ${formatDuration(call.duration_ms)}`) : '';
+  const outcome = call.error
+    ? c.red(` ✗ ${sanitize(call.error)}`)
+    : typeof call.duration_ms === 'number'
+      ? c.dim(` ✓ ${formatDuration(call.duration_ms)}`)
+      : '';
   return `  ▶ ${truncate(`${name}${input}`, Math.max(30, columns - 30))}${outcome}`;
 }

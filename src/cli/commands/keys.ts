@@ -20,29 +20,43 @@ export function registerKeys(program: Command, context: CliContext): void {
     .addOption(jsonOption('print the new key and its record as JSON'))
     .action(async (options: HubOptions & { label: string; expiresInDays?: number; json?: boolean }) => {
       const client = connect(context, options);
-      const created = await client.post<ApiKeyView & { key: string }>('/auth/api-keys', { label: options.label, ...(options.expiresInDays ? { expires_in_days: options.expiresInDays } : {}) });
+      const created = await client.post<ApiKeyView & { key: string }>('/auth/api-keys', {
+        label: options.label,
+        ...(options.expiresInDays ? { expires_in_days: options.expiresInDays } : {}),
+      });
       if (options.json) return context.out(JSON.stringify(created, null, 2));
       // stdout carries the key alone, so `KEY=$(switchboard keys create --label ci)` works.
       context.out(created.key);
-      context.err(context.colors.dim(`Created API key "${sanitize(created.label)}" (id ${created.id}${created.expires_at ? `, expires ${formatTime(created.expires_at)}` : ''}).`));
+      context.err(
+        context.colors.dim(
+          `Created API key "${sanitize(created.label)}" (id ${created.id}${created.expires_at ? `, expires ${formatTime(created.expires_at)}` : ''}).`,
+        ),
+      );
       context.err(context.colors.dim('It is shown only this once: store it now. Use it as SWITCHBOARD_API_KEY=… (or --api-key).'));
     });
 
   withHubOptions(keys.command('list'))
     .description('list your API keys (never the keys themselves), oldest first')
-    .option('--all', 'every user\'s keys (admins)')
+    .option('--all', "every user's keys (admins)")
     .addOption(jsonOption())
     .action(async (options: HubOptions & { all?: boolean; json?: boolean }) => {
       const items = await listAll<ApiKeyView>(connect(context, options), '/auth/api-keys', options.all ? { all: 'true' } : {});
       if (options.json) return context.out(JSON.stringify(items, null, 2));
       if (items.length === 0) return context.out('No API keys. `switchboard keys create --label <what for>` makes one.');
-      const rows = items.map((key) => [shortId(key.id), `${key.key_prefix}…`, status(key, context.colors), formatTime(key.created_at), formatTime(key.last_used_at), sanitize(key.label)]);
+      const rows = items.map((key) => [
+        shortId(key.id),
+        `${key.key_prefix}…`,
+        status(key, context.colors),
+        formatTime(key.created_at),
+        formatTime(key.last_used_at),
+        sanitize(key.label),
+      ]);
       for (const line of formatTable(['ID', 'KEY', 'STATUS', 'CREATED', 'LAST USED', 'LABEL'], rows, context.stdout.columns ?? Infinity)) context.out(line);
     });
 
   withHubOptions(keys.command('revoke'))
     .description('revoke an API key: requests with it are refused from now on')
-    .argument('<key>', 'the key\'s id (or its first characters), or its prefix as `keys list` shows it (svc_live_…)')
+    .argument('<key>', "the key's id (or its first characters), or its prefix as `keys list` shows it (svc_live_…)")
     .action(async (reference: string, options: HubOptions) => {
       const client = connect(context, options);
       const key = await findKey(client, reference);

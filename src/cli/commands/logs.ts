@@ -10,8 +10,13 @@ import { jsonOption, withHubOptions, type HubOptions } from './hub-options';
 /** `switchboard logs`: the hub's live log stream (admins), one coloured line per entry, until Ctrl-C. */
 export function registerLogs(program: Command, context: CliContext, setExitCode: (code: ExitCode) => void): void {
   withHubOptions(program.command('logs'))
-    .description('stream the hub\'s live logs (admins only), coloured by level, until Ctrl-C')
-    .addOption(new Option('--level <level>', 'lowest level to show').choices(LEVELS).default('INFO').argParser((value) => value.toUpperCase()))
+    .description("stream the hub's live logs (admins only), coloured by level, until Ctrl-C")
+    .addOption(
+      new Option('--level <level>', 'lowest level to show')
+        .choices(LEVELS)
+        .default('INFO')
+        .argParser((value) => value.toUpperCase()),
+    )
     .addOption(jsonOption('print each log line as the JSON object the hub sends, one per line'))
     .action(async (options: HubOptions & { level: string; json?: boolean }) => {
       if (!(LEVELS as readonly string[]).includes(options.level)) throw new CliError(`--level must be one of ${LEVELS.join(', ')}.`);
@@ -39,8 +44,12 @@ function streamLogs(context: CliContext, client: ReturnType<typeof connect>, lev
           }
           if (line.type === 'log_line') context.out(format(line));
         },
-        onReady: ({ reconnected }) => context.err(context.colors.dim(reconnected ? 'Connected again.' : `Streaming ${client.hubUrl} logs at ${level} and above; Ctrl-C stops.`)),
-        onRetry: ({ attempt, delayMs, why }) => context.err(context.colors.yellow(`Connection lost (${why}); reconnecting${delayMs > 0 ? ` in ${Math.round(delayMs / 1000)} s` : ''} (attempt ${attempt}).`)),
+        onReady: ({ reconnected }) =>
+          context.err(context.colors.dim(reconnected ? 'Connected again.' : `Streaming ${client.hubUrl} logs at ${level} and above; Ctrl-C stops.`)),
+        onRetry: ({ attempt, delayMs, why }) =>
+          context.err(
+            context.colors.yellow(`Connection lost (${why}); reconnecting${delayMs > 0 ? ` in ${Math.round(delayMs / 1000)} s` : ''} (attempt ${attempt}).`),
+          ),
         onStop: (error) => {
           process.off('SIGINT', stop);
           reject(error);

@@ -19,7 +19,7 @@ export function registerSessions(program: Command, context: CliContext): void {
   const sessions = program.command('sessions').description('list, show, archive and restore chat sessions');
 
   withHubOptions(sessions.command('list', { isDefault: true }))
-    .description('list sessions, most recently created first (admins see every user\'s)')
+    .description("list sessions, most recently created first (admins see every user's)")
     .option('--archived', 'include archived sessions')
     .option('--mine', 'only your own sessions (for admins)')
     .option('--limit <n>', 'show at most this many', positiveInteger, 20)
@@ -33,7 +33,8 @@ export function registerSessions(program: Command, context: CliContext): void {
         items = items.filter((session) => session.owner_id === me.id).slice(0, limit);
       }
       if (options.json) return context.out(JSON.stringify(items, null, 2));
-      if (items.length === 0) return context.out(options.archived ? 'No sessions.' : 'No open sessions (--archived shows archived ones). `switchboard chat --new` starts one.');
+      if (items.length === 0)
+        return context.out(options.archived ? 'No sessions.' : 'No open sessions (--archived shows archived ones). `switchboard chat --new` starts one.');
       const names = await workflowNames(client);
       const rows = items.map((session) => [
         shortId(session.id),
@@ -55,7 +56,9 @@ export function registerSessions(program: Command, context: CliContext): void {
       const session = await resolveSession(client, reference);
       if (options.json) return context.out(JSON.stringify(session, null, 2));
       const messages = await client.get<{ total: number }>(`/sessions/${session.id}/messages?limit=1`);
-      const workflow = session.active_workflow_id ? ((await workflowNames(client)).get(session.active_workflow_id) ?? session.active_workflow_id) : '— (routed per message)';
+      const workflow = session.active_workflow_id
+        ? ((await workflowNames(client)).get(session.active_workflow_id) ?? session.active_workflow_id)
+        : '— (routed per message)';
       const { input_tokens: input, output_tokens: output, total_tokens: total } = session.token_counts;
       const fields: [string, string][] = [
         ['Session', session.id],

@@ -22,7 +22,7 @@ function modelOf(config: HubConfig | null): string | null {
 /** `switchboard whoami`: the account, the hub and how the CLI authenticates (never the secret). */
 export function registerWhoami(program: Command, context: CliContext): void {
   withHubOptions(program.command('whoami'))
-    .description('show who you are on the hub, how the CLI authenticates (never the secret), and the hub\'s version and model')
+    .description("show who you are on the hub, how the CLI authenticates (never the secret), and the hub's version and model")
     .addOption(jsonOption())
     .action(async (options: HubOptions & { json?: boolean }) => {
       const client = connect(context, options);
@@ -32,7 +32,9 @@ export function registerWhoami(program: Command, context: CliContext): void {
       if (options.json) {
         return context.out(JSON.stringify({ hub: client.hubUrl, version: health.version, via: client.credentialKind, user, config }, null, 2));
       }
-      context.out(`${context.colors.bold(sanitize(user.username))} (${user.role}) · ${sanitize(user.email)}${user.is_active ? '' : context.colors.red(' · inactive')}`);
+      context.out(
+        `${context.colors.bold(sanitize(user.username))} (${user.role}) · ${sanitize(user.email)}${user.is_active ? '' : context.colors.red(' · inactive')}`,
+      );
       context.out(`${context.colors.dim('hub  ')} ${client.hubUrl} (Switchboard ${sanitize(health.version)})`);
       context.out(`${context.colors.dim('via  ')} ${client.describeCredential()}`);
       const model = modelOf(config);

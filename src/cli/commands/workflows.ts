@@ -15,7 +15,7 @@ export function registerWorkflows(program: Command, context: CliContext, setExit
   const workflows = program.command('workflows').description('keep a directory of workflow YAML files and a hub in step');
 
   withHubOptions(workflows.command('sync'))
-    .description('create and update the hub\'s workflows from <dir>/*.yaml (nothing is applied if any file is refused)')
+    .description("create and update the hub's workflows from <dir>/*.yaml (nothing is applied if any file is refused)")
     .argument('<dir>', 'directory of workflow files, one workflow per file')
     .option('--dry-run', 'only print what would change')
     .option('--prune', 'also delete workflows that have no file in <dir>')
@@ -53,18 +53,27 @@ export function registerWorkflows(program: Command, context: CliContext, setExit
       for (const workflow of all) await writeFile(path.join(dir, `${workflow.name}.yaml`), renderWorkflowYaml(workflow));
       context.out(`Exported ${all.length} workflow(s) to ${dir}${all.length > 0 ? `: ${all.map((workflow) => `${workflow.name}.yaml`).join(', ')}` : ''}.`);
       if (refused.length > 0) {
-        for (const workflow of refused) context.err(`✗ not written: ${JSON.stringify(String(workflow.name)).slice(0, 80)} is not a workflow name (${WORKFLOW_NAME.source})`);
+        for (const workflow of refused)
+          context.err(`✗ not written: ${JSON.stringify(String(workflow.name)).slice(0, 80)} is not a workflow name (${WORKFLOW_NAME.source})`);
         setExitCode(EXIT.REFUSED);
       }
     });
 }
 
 function sync(client: HubClient, files: readonly WorkflowFile[], options: { prune: boolean; dryRun: boolean }): Promise<SyncResult> {
-  return client.post<SyncResult>('/assistant/workflows/sync', { workflows: files.map((entry) => entry.workflow), prune: options.prune, dry_run: options.dryRun });
+  return client.post<SyncResult>('/assistant/workflows/sync', {
+    workflows: files.map((entry) => entry.workflow),
+    prune: options.prune,
+    dry_run: options.dryRun,
+  });
 }
 
 function report(context: CliContext, result: SyncResult, files: readonly WorkflowFile[], mode: PlanMode): ExitCode {
-  const { out, err } = formatPlan(result, files.map((entry) => entry.file), mode);
+  const { out, err } = formatPlan(
+    result,
+    files.map((entry) => entry.file),
+    mode,
+  );
   for (const line of out) context.out(line);
   for (const line of err) context.err(line);
   context.out(summary(result, mode));

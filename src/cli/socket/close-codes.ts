@@ -27,7 +27,9 @@ export const TAKEN_OVER_WHY = 'another client connected to this session (a sessi
 export function classifyClose(code: number, reason: string, wording: RefusalWording): CloseVerdict {
   switch (code) {
     case CLOSE_CODES.UNAUTHORIZED:
-      return reason === CLOSE_REASONS.TOKEN_EXPIRED ? { kind: 'refresh' } : { kind: 'stop', why: 'the hub did not accept the credential (closed 4001 unauthorized)' };
+      return reason === CLOSE_REASONS.TOKEN_EXPIRED
+        ? { kind: 'refresh' }
+        : { kind: 'stop', why: 'the hub did not accept the credential (closed 4001 unauthorized)' };
     case CLOSE_CODES.FORBIDDEN:
       return { kind: 'stop', why: wording.forbidden };
     case CLOSE_CODES.NOT_FOUND:

@@ -105,7 +105,11 @@ export class HubSocket {
     }
     if (this.stopped) return;
     const url = this.options.url();
-    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, handshakeTimeout: SOCKET_DEFAULTS.handshakeTimeoutMs, perMessageDeflate: false });
+    const socket = new WebSocket(url, {
+      headers: { authorization: `Bearer ${token}` },
+      handshakeTimeout: SOCKET_DEFAULTS.handshakeTimeoutMs,
+      perMessageDeflate: false,
+    });
     this.socket = socket;
     this.ready = false;
     let failure: string | null = null;
@@ -150,7 +154,10 @@ export class HubSocket {
   private verdict(code: number, reason: string, failure: string | null, httpStatus: number | null, wasReady: boolean): CloseVerdict {
     const url = this.options.url().replace(/\?.*$/, '');
     if (httpStatus === 404) return { kind: 'stop', why: `the hub has no WebSocket endpoint at ${url} (check --url)` };
-    if (httpStatus !== null) return httpStatus === 429 || httpStatus >= 500 ? { kind: 'retry', why: `HTTP ${httpStatus}` } : { kind: 'stop', why: `the hub refused the connection (HTTP ${httpStatus})` };
+    if (httpStatus !== null)
+      return httpStatus === 429 || httpStatus >= 500
+        ? { kind: 'retry', why: `HTTP ${httpStatus}` }
+        : { kind: 'stop', why: `the hub refused the connection (HTTP ${httpStatus})` };
     // Never connected at all, and the hub cannot be reached: a wrong --url, not a restart.
     if (failure !== null && !this.everReady) return { kind: 'stop', why: `cannot reach the hub (${failure})` };
     if (failure !== null && !wasReady) return { kind: 'retry', why: failure };
@@ -161,7 +168,8 @@ export class HubSocket {
     if (this.stopped) return;
     if (verdict.kind === 'stop') return this.stop(new CliError(`Connection to ${this.options.client.hubUrl} ended: ${verdict.why}.`));
     if (verdict.kind === 'refresh') {
-      if (this.refreshed || !this.options.client.canRefresh) return this.stop(new CliError(`Connection to ${this.options.client.hubUrl} ended: the credential expired.`));
+      if (this.refreshed || !this.options.client.canRefresh)
+        return this.stop(new CliError(`Connection to ${this.options.client.hubUrl} ended: the credential expired.`));
       this.refreshed = true;
       try {
         await this.options.client.refreshToken();

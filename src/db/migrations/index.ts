@@ -10,4 +10,14 @@ import { midTurnPolicy } from './0008-mid-turn-policy';
 import { observability } from './0009-observability';
 
 /** Every migration, in order. Append only; a released migration is never edited. */
-export const MIGRATIONS: readonly Migration[] = [authMigration, sessionsAndMessages, agent, workflows, knowledge, inboundEvents, turnHotPath, midTurnPolicy, observability];
+export const MIGRATIONS: readonly Migration[] = [
+  authMigration,
+  sessionsAndMessages,
+  agent,
+  workflows,
+  knowledge,
+  inboundEvents,
+  turnHotPath,
+  midTurnPolicy,
+  observability,
+];

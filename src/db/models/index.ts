@@ -26,5 +26,12 @@ export interface Models {
 }
 
 export function initModels(sequelize: Sequelize): Models {
-  return { Session: initSessionModel(sequelize), Message: initMessageModel(sequelize), ToolRun: initToolRunModel(sequelize), ...initWorkflowModels(sequelize), InboundEvent: initInboundEventModel(sequelize), ...initObservabilityModels(sequelize) };
+  return {
+    Session: initSessionModel(sequelize),
+    Message: initMessageModel(sequelize),
+    ToolRun: initToolRunModel(sequelize),
+    ...initWorkflowModels(sequelize),
+    InboundEvent: initInboundEventModel(sequelize),
+    ...initObservabilityModels(sequelize),
+  };
 }

@@ -14,8 +14,7 @@ export interface UserAttributes {
   updated_at: Date;
 }
 
-export type UserCreation = Omit<UserAttributes, 'is_active' | 'tokens_valid_after' | 'created_at' | 'updated_at'> &
-  Partial<Pick<UserAttributes, 'is_active'>>;
+export type UserCreation = Omit<UserAttributes, 'is_active' | 'tokens_valid_after' | 'created_at' | 'updated_at'> & Partial<Pick<UserAttributes, 'is_active'>>;
 export type UserRecord = Model<UserAttributes, UserCreation> & UserAttributes;
 export type UserModel = ModelStatic<UserRecord>;
 

@@ -135,7 +135,11 @@ export class PostgresTurnStore implements TurnStore {
     return result.rows[0] ? { ...message, ordinal: result.rows[0].ordinal, created_at: createdAt } : null;
   }
 
-  async loadConversation(sessionId: string, after = 0, usage?: UsageQuery): Promise<{ session: SessionRecord; messages: MessageRecord[]; usage?: UsageToday } | null> {
+  async loadConversation(
+    sessionId: string,
+    after = 0,
+    usage?: UsageQuery,
+  ): Promise<{ session: SessionRecord; messages: MessageRecord[]; usage?: UsageToday } | null> {
     const rows = usage
       ? await this.read<Record<string, unknown>>('loadConversationWithUsage', [sessionId, after, usage.day, usage.turnId, usage.workflowIds])
       : await this.read<Record<string, unknown>>('loadConversation', [sessionId, after]);
@@ -184,7 +188,10 @@ export class PostgresTurnStore implements TurnStore {
     // One multi-row insert: one statement, one implicit transaction.
     const rows = messages.map((_, index) => `(${parameters(index * COUNT + 1, COUNT).join(', ')})`).join(', ');
     this.statements.writes += 1;
-    await this.pool.query(`INSERT INTO messages (${MESSAGE_LIST}) VALUES ${rows}`, messages.flatMap((message) => messageValues(message, createdAt)));
+    await this.pool.query(
+      `INSERT INTO messages (${MESSAGE_LIST}) VALUES ${rows}`,
+      messages.flatMap((message) => messageValues(message, createdAt)),
+    );
   }
 
   async finishToolRound(roundId: string, calls: unknown[], results: NewMessage[]): Promise<void> {
@@ -228,7 +235,10 @@ export class PostgresTurnStore implements TurnStore {
   }
 
   async owedTurns(sessionId: string, limit: number): Promise<{ id: string; ordinal: number }[]> {
-    return (await this.read<{ id: string; ordinal: string | number }>('owedTurns', [sessionId, limit])).map((row) => ({ id: row.id, ordinal: Number(row.ordinal) }));
+    return (await this.read<{ id: string; ordinal: string | number }>('owedTurns', [sessionId, limit])).map((row) => ({
+      id: row.id,
+      ordinal: Number(row.ordinal),
+    }));
   }
 
   async changeOwedMessage(id: string, text: string | null, tokenCount: number): Promise<boolean> {

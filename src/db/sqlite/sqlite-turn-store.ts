@@ -94,19 +94,35 @@ export class SqliteTurnStore implements TurnStore {
     // WAL lets readers run beside the writer; NORMAL syncs at checkpoints, not at every commit
     // (a power cut may lose the last commits, never corrupt the file: SQLite's documented trade).
     await writer.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
-    const readers = await Promise.all(Array.from({ length: limits.readers }, () => SqliteConnection.open(file, { readOnly: true, busyTimeoutMs: limits.busyTimeoutMs })));
+    const readers = await Promise.all(
+      Array.from({ length: limits.readers }, () => SqliteConnection.open(file, { readOnly: true, busyTimeoutMs: limits.busyTimeoutMs })),
+    );
     return new SqliteTurnStore(writer, readers);
   }
 
   async insertTurnMessage(message: NewMessage): Promise<MessageRecord | null> {
     const createdAt = new Date();
-    const result = await this.writer.write((execute) => execute(SQL.insertTurnMessage, [...messageValues(message, toSqliteDate(createdAt)), message.session_id]));
+    const result = await this.writer.write((execute) =>
+      execute(SQL.insertTurnMessage, [...messageValues(message, toSqliteDate(createdAt)), message.session_id]),
+    );
     return result.changes === 1 ? { ...message, ordinal: result.lastID, created_at: createdAt } : null;
   }
 
-  async loadConversation(sessionId: string, after = 0, usage?: UsageQuery): Promise<{ session: SessionRecord; messages: MessageRecord[]; usage?: UsageToday } | null> {
+  async loadConversation(
+    sessionId: string,
+    after = 0,
+    usage?: UsageQuery,
+  ): Promise<{ session: SessionRecord; messages: MessageRecord[]; usage?: UsageToday } | null> {
     const rows = usage
-      ? await this.read<Record<string, unknown>>(SQL.loadConversationWithUsage, [usage.day, usage.turnId, sessionId, usage.day, JSON.stringify(usage.workflowIds), after, sessionId])
+      ? await this.read<Record<string, unknown>>(SQL.loadConversationWithUsage, [
+          usage.day,
+          usage.turnId,
+          sessionId,
+          usage.day,
+          JSON.stringify(usage.workflowIds),
+          after,
+          sessionId,
+        ])
       : await this.read<Record<string, unknown>>(SQL.loadConversation, [after, sessionId]);
     if (rows.length === 0) return null;
     const session = toSession(rows[0]!);
@@ -169,7 +185,9 @@ export class SqliteTurnStore implements TurnStore {
   }
 
   async claimToolRun(run: { turnId: string; toolCallId: string; sessionId: string; name: string }): Promise<boolean> {
-    const result = await this.writer.write((execute) => execute(SQL.claimToolRun, [run.turnId, run.toolCallId, run.sessionId, run.name, 'running', toSqliteDate(new Date())]));
+    const result = await this.writer.write((execute) =>
+      execute(SQL.claimToolRun, [run.turnId, run.toolCallId, run.sessionId, run.name, 'running', toSqliteDate(new Date())]),
+    );
     return result.changes === 1;
   }
 
@@ -178,7 +196,9 @@ export class SqliteTurnStore implements TurnStore {
   }
 
   async saveSessionTools(sessionId: string, activeTools: string[], toolState: ToolState): Promise<void> {
-    await this.writer.write((execute) => execute(SQL.saveSessionTools, [JSON.stringify(activeTools), JSON.stringify(toolState), toSqliteDate(new Date()), sessionId]));
+    await this.writer.write((execute) =>
+      execute(SQL.saveSessionTools, [JSON.stringify(activeTools), JSON.stringify(toolState), toSqliteDate(new Date()), sessionId]),
+    );
   }
 
   async createSession(session: NewSession): Promise<SessionRecord> {

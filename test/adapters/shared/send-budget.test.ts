@@ -57,10 +57,7 @@ describe('SendBudget', () => {
     let otherAt = -1;
     let slowAt = -1;
     await settle(
-      Promise.all([
-        budget.take('slow').then(() => (slowAt = Date.now() - started)),
-        budget.take('fast').then(() => (otherAt = Date.now() - started)),
-      ]),
+      Promise.all([budget.take('slow').then(() => (slowAt = Date.now() - started)), budget.take('fast').then(() => (otherAt = Date.now() - started))]),
     );
     expect(slowAt).toBeGreaterThanOrEqual(150);
     expect(otherAt).toBe(0);

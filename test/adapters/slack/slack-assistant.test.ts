@@ -45,7 +45,12 @@ beforeAll(async () => {
     ].join('\n'),
   );
   service = await startService({
-    env: testEnv(makeTempDir(), { ...GENEROUS_RATE_LIMITS, SERVICE_SLACK_BOT_TOKEN: BOT_TOKEN, SERVICE_SLACK_SIGNING_SECRET: SIGNING_SECRET, SERVICE_SLACK_API_URL: slack.url }),
+    env: testEnv(makeTempDir(), {
+      ...GENEROUS_RATE_LIMITS,
+      SERVICE_SLACK_BOT_TOKEN: BOT_TOKEN,
+      SERVICE_SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SERVICE_SLACK_API_URL: slack.url,
+    }),
     cwd,
     logDestination: new LogCapture(),
     provider,
@@ -62,16 +67,32 @@ afterAll(async () => {
 const nextTs = () => `1720000000.${String(++counter).padStart(6, '0')}`;
 
 async function postEvent(event: Record<string, unknown>) {
-  const body = JSON.stringify({ token: 'legacy', team_id: FAKE_SLACK.teamId, api_app_id: 'A1', type: 'event_callback', event_id: `Ev-a${++counter}`, event_time: Math.floor(Date.now() / 1000), event });
+  const body = JSON.stringify({
+    token: 'legacy',
+    team_id: FAKE_SLACK.teamId,
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `Ev-a${++counter}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event,
+  });
   const timestamp = Math.floor(Date.now() / 1000);
   const signature = `v0=${createHmac('sha256', SIGNING_SECRET).update(`v0:${timestamp}:${body}`).digest('hex')}`;
-  const response = await request(`${base}/channels/slack/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature }, body });
+  const response = await request(`${base}/channels/slack/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature },
+    body,
+  });
   expect(response.status).toBe(200);
 }
 
 it('offers the suggested prompts when someone opens an assistant thread', async () => {
   const threadTs = nextTs();
-  await postEvent({ type: 'assistant_thread_started', assistant_thread: { user_id: 'U1', channel_id: 'D-AI', thread_ts: threadTs, context: { channel_id: 'C1', team_id: FAKE_SLACK.teamId } }, event_ts: threadTs });
+  await postEvent({
+    type: 'assistant_thread_started',
+    assistant_thread: { user_id: 'U1', channel_id: 'D-AI', thread_ts: threadTs, context: { channel_id: 'C1', team_id: FAKE_SLACK.teamId } },
+    event_ts: threadTs,
+  });
   await slack.waitFor((call) => call.method === 'assistant.threads.setSuggestedPrompts');
   expect(slack.workspace.prompts.get(`D-AI:${threadTs}`)).toEqual({
     title: 'Try asking',
@@ -101,10 +122,21 @@ it('answers in the assistant thread: "is thinking…" while the turn runs, the r
 it('a burst of 50 concurrent turns in one channel: every reply lands whole, and Slack never answers 429', async () => {
   slack.rateLimit = { limit: 10, windowMs: 400, retryAfterS: 1 };
   try {
-    const mentions = Array.from({ length: 50 }, (_, index) => ({ type: 'app_mention', channel_type: 'channel', channel: 'C-BURST', user: `U${index}`, text: `<@${FAKE_SLACK.botUserId}> question ${index}`, ts: nextTs(), team: FAKE_SLACK.teamId }));
+    const mentions = Array.from({ length: 50 }, (_, index) => ({
+      type: 'app_mention',
+      channel_type: 'channel',
+      channel: 'C-BURST',
+      user: `U${index}`,
+      text: `<@${FAKE_SLACK.botUserId}> question ${index}`,
+      ts: nextTs(),
+      team: FAKE_SLACK.teamId,
+    }));
     await Promise.all(mentions.map((event) => postEvent(event)));
     const deadline = Date.now() + 45_000;
-    const finished = () => mentions.filter((event) => slack.workspace.messagesIn('C-BURST').some((message) => message.thread_ts === event.ts && !message.streaming && message.text === REPLY));
+    const finished = () =>
+      mentions.filter((event) =>
+        slack.workspace.messagesIn('C-BURST').some((message) => message.thread_ts === event.ts && !message.streaming && message.text === REPLY),
+      );
     while (finished().length < mentions.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(finished()).toHaveLength(50);
     expect(slack.rateLimitedCount).toBe(0);

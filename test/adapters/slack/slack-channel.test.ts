@@ -42,7 +42,12 @@ beforeAll(async () => {
     "agent:\n  default_tools: [lookup, save_note]\nchannels:\n  slack:\n    edit_interval_ms: 200\n    send_budget:\n      per_channel: { limit: 20, window_ms: 1000 }\nusage:\n  budgets:\n    users: { 'slack:U9': 1 }\n",
   );
   service = await startService({
-    env: testEnv(makeTempDir(), { ...GENEROUS_RATE_LIMITS, SERVICE_SLACK_BOT_TOKEN: BOT_TOKEN, SERVICE_SLACK_SIGNING_SECRET: SIGNING_SECRET, SERVICE_SLACK_API_URL: slack.url }),
+    env: testEnv(makeTempDir(), {
+      ...GENEROUS_RATE_LIMITS,
+      SERVICE_SLACK_BOT_TOKEN: BOT_TOKEN,
+      SERVICE_SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SERVICE_SLACK_API_URL: slack.url,
+    }),
     cwd,
     logDestination: logs,
     provider,
@@ -79,19 +84,51 @@ function nextTs(): string {
 
 /** An Events API envelope around a message event. */
 function envelope(event: Record<string, unknown>, eventId = `Ev${++eventCounter}`) {
-  return { token: 'legacy', team_id: FAKE_SLACK.teamId, api_app_id: 'A1', type: 'event_callback', event_id: eventId, event_time: Math.floor(Date.now() / 1000), event };
+  return {
+    token: 'legacy',
+    team_id: FAKE_SLACK.teamId,
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: eventId,
+    event_time: Math.floor(Date.now() / 1000),
+    event,
+  };
 }
 
-const dm = (text: string, extra: Record<string, unknown> = {}) => ({ type: 'message', channel_type: 'im', channel: 'D1', user: 'U1', text, ts: nextTs(), team: FAKE_SLACK.teamId, ...extra });
-const mention = (channel: string, text: string, extra: Record<string, unknown> = {}) => ({ type: 'app_mention', channel_type: 'channel', channel, user: 'U2', text: `<@${FAKE_SLACK.botUserId}> ${text}`, ts: nextTs(), team: FAKE_SLACK.teamId, ...extra });
+const dm = (text: string, extra: Record<string, unknown> = {}) => ({
+  type: 'message',
+  channel_type: 'im',
+  channel: 'D1',
+  user: 'U1',
+  text,
+  ts: nextTs(),
+  team: FAKE_SLACK.teamId,
+  ...extra,
+});
+const mention = (channel: string, text: string, extra: Record<string, unknown> = {}) => ({
+  type: 'app_mention',
+  channel_type: 'channel',
+  channel,
+  user: 'U2',
+  text: `<@${FAKE_SLACK.botUserId}> ${text}`,
+  ts: nextTs(),
+  team: FAKE_SLACK.teamId,
+  ...extra,
+});
 
 async function postEvent(body: unknown, headers: Record<string, string> = {}, signing: Record<string, string> | null = null) {
   const text = JSON.stringify(body);
-  return request(`${base}/channels/slack/events`, { method: 'POST', headers: { 'content-type': 'application/json', ...(signing ?? sign(text)), ...headers }, body: text });
+  return request(`${base}/channels/slack/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(signing ?? sign(text)), ...headers },
+    body: text,
+  });
 }
 
 async function clickButton(confirmation: SlackApiCall, action: string) {
-  const button = confirmation.args.blocks.flatMap((block: any) => block.elements ?? []).find((element: any) => element.action_id === `switchboard_confirm_${action}`);
+  const button = confirmation.args.blocks
+    .flatMap((block: any) => block.elements ?? [])
+    .find((element: any) => element.action_id === `switchboard_confirm_${action}`);
   const payload = {
     type: 'block_actions',
     team: { id: FAKE_SLACK.teamId },
@@ -104,7 +141,11 @@ async function clickButton(confirmation: SlackApiCall, action: string) {
     actions: [{ type: 'button', action_id: button.action_id, block_id: 'b', value: button.value, action_ts: '1' }],
   };
   const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  return request(`${base}/channels/slack/interactions`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(body) }, body });
+  return request(`${base}/channels/slack/interactions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(body) },
+    body,
+  });
 }
 
 /** The finished reply in `channel` that reads `text` (a stopped stream, or an edited message). */
@@ -192,7 +233,7 @@ describe('receiving', () => {
     expect(provider.requests.length).toBe(requests);
   });
 
-  it('queues a message sent while the thread\'s turn runs: an hourglass until its turn starts, then its own answer, in order', async () => {
+  it("queues a message sent while the thread's turn runs: an hourglass until its turn starts, then its own answer, in order", async () => {
     provider.pauseBefore = 1;
     const first = mention('C8', 'long question');
     await postEvent(envelope(first));
@@ -206,7 +247,12 @@ describe('receiving', () => {
     await until(() => slack.workspace.messagesIn('C8').filter((message) => message.text === 'Hello there, friend.' && !message.streaming).length === 2);
     await slack.waitFor((call) => call.method === 'reactions.remove' && call.args.timestamp === second.ts);
     expect(slack.workspace.reactions.get(`C8:${second.ts}`)).toEqual(new Set());
-    expect(provider.requests.at(-1)!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['long question', 'and one more thing']);
+    expect(
+      provider.requests
+        .at(-1)!
+        .messages.filter((m) => m.role === 'user')
+        .map((m) => m.content),
+    ).toEqual(['long question', 'and one more thing']);
     expect(slack.calls.some((call) => call.method === 'chat.postMessage' && /Still answering/.test(call.args.text ?? ''))).toBe(false);
   });
 
@@ -219,13 +265,30 @@ describe('receiving', () => {
     await postEvent(envelope(typo));
     await postEvent(envelope(gone));
     await slack.waitFor((call) => call.method === 'reactions.add' && call.args.timestamp === gone.ts);
-    await postEvent(envelope({ type: 'message', subtype: 'message_changed', channel: 'D5', channel_type: 'im', ts: nextTs(), message: { ts: typo.ts, text: 'second thing', user: 'U1' } }));
+    await postEvent(
+      envelope({
+        type: 'message',
+        subtype: 'message_changed',
+        channel: 'D5',
+        channel_type: 'im',
+        ts: nextTs(),
+        message: { ts: typo.ts, text: 'second thing', user: 'U1' },
+      }),
+    );
     await postEvent(envelope({ type: 'message', subtype: 'message_deleted', channel: 'D5', channel_type: 'im', ts: nextTs(), deleted_ts: gone.ts }));
     const requests = provider.requests.length;
     provider.pauseBefore = null;
     provider.release();
-    await until(() => provider.requests.length === requests + 1 && slack.workspace.messagesIn('D5').filter((message) => message.text === 'Hello there, friend.').length === 2);
-    expect(provider.requests.at(-1)!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['first thing', 'second thing']);
+    await until(
+      () =>
+        provider.requests.length === requests + 1 && slack.workspace.messagesIn('D5').filter((message) => message.text === 'Hello there, friend.').length === 2,
+    );
+    expect(
+      provider.requests
+        .at(-1)!
+        .messages.filter((m) => m.role === 'user')
+        .map((m) => m.content),
+    ).toEqual(['first thing', 'second thing']);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(provider.requests.length).toBe(requests + 1); // the deleted message never got a turn
   });
@@ -279,7 +342,12 @@ describe('tool confirmations as buttons', () => {
     // The audit trail names the Slack user who pressed the button, the action and a digest of the parameters.
     const [row] = await auditRows(base, admin.token, { kind: 'tool.confirmation', session_id: session.id });
     expect(row).toMatchObject({ actor: { key: 'slack:U2', kind: 'contact', name: 'bob' }, subject: 'save_note', action, session_id: session.id });
-    expect(row!.details).toMatchObject({ ...parametersDigest({ text: 'remember this' }), parameter_names: ['text'], waited_ms: expect.any(Number), requested_at: expect.any(String) });
+    expect(row!.details).toMatchObject({
+      ...parametersDigest({ text: 'remember this' }),
+      parameter_names: ['text'],
+      waited_ms: expect.any(Number),
+      requested_at: expect.any(String),
+    });
     expect(JSON.stringify(row)).not.toContain('remember this');
     return { event, session };
   }

@@ -30,7 +30,12 @@ beforeAll(async () => {
   slack.refusedTokens.add(BOT_TOKEN);
   logs = new LogCapture();
   service = await startService({
-    env: testEnv(makeTempDir(), { ...GENEROUS_RATE_LIMITS, SERVICE_SLACK_BOT_TOKEN: BOT_TOKEN, SERVICE_SLACK_SIGNING_SECRET: SIGNING_SECRET, SERVICE_SLACK_API_URL: slack.url }),
+    env: testEnv(makeTempDir(), {
+      ...GENEROUS_RATE_LIMITS,
+      SERVICE_SLACK_BOT_TOKEN: BOT_TOKEN,
+      SERVICE_SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SERVICE_SLACK_API_URL: slack.url,
+    }),
     cwd: makeTempDir(),
     logDestination: logs,
     provider: new ScriptedProvider(),
@@ -69,7 +74,15 @@ const slackStatus = async () => (await channelsAsAdmin()).find((channel: any) =>
 
 it('starts the hub with the Slack channel failed: reported, events refused with 503, nothing logged with the token', async () => {
   const failed = await slackStatus();
-  expect(failed).toMatchObject({ name: 'slack', enabled: true, mode: 'events', status: 'failed', error: 'auth.test failed: invalid_auth', started_at: null, last_event_at: null });
+  expect(failed).toMatchObject({
+    name: 'slack',
+    enabled: true,
+    mode: 'events',
+    status: 'failed',
+    error: 'auth.test failed: invalid_auth',
+    started_at: null,
+    last_event_at: null,
+  });
   expect(Date.parse(failed.next_retry_at)).toBeGreaterThan(Date.now() - 60_000);
 
   const ready = await request(`${base}/health/ready`);
@@ -122,7 +135,9 @@ it('GET /admin/channels: exact fields for every channel of the registry; admins 
 
   const openapi = (await request(`${base}/openapi.json`)).body;
   expect(openapi.paths['/api/v1/admin/channels'].get).toBeDefined();
-  expect(Object.keys(openapi.components.schemas.ChannelStatus.properties)).toEqual(expect.arrayContaining(['name', 'enabled', 'mode', 'status', 'error', 'last_event_at', 'started_at']));
+  expect(Object.keys(openapi.components.schemas.ChannelStatus.properties)).toEqual(
+    expect.arrayContaining(['name', 'enabled', 'mode', 'status', 'error', 'last_event_at', 'started_at']),
+  );
 });
 
 it('stamps the web channel’s last_event_at when a message is accepted on REST', async () => {
@@ -142,7 +157,12 @@ describe('SERVICE_SLACK_MODE', () => {
     const socketLogs = new LogCapture();
     slack.refusedTokens.add(APP_TOKEN);
     const socketHub = await startService({
-      env: testEnv(makeTempDir(), { SERVICE_SLACK_MODE: 'socket', SERVICE_SLACK_BOT_TOKEN: BOT_TOKEN, SERVICE_SLACK_APP_TOKEN: APP_TOKEN, SERVICE_SLACK_API_URL: slack.url }),
+      env: testEnv(makeTempDir(), {
+        SERVICE_SLACK_MODE: 'socket',
+        SERVICE_SLACK_BOT_TOKEN: BOT_TOKEN,
+        SERVICE_SLACK_APP_TOKEN: APP_TOKEN,
+        SERVICE_SLACK_API_URL: slack.url,
+      }),
       cwd: makeTempDir(),
       logDestination: socketLogs,
       provider: new ScriptedProvider(),

@@ -39,8 +39,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const frame = (body: SessionFrameBody): SessionFrame => ({ ...body, session_id: 'S1', seq: ++seq, ts: new Date().toISOString() }) as SessionFrame;
 const token = (text: string) => frame({ type: 'token', payload: { text, final: false, turn_id: 'T' } });
 const state = (name: 'thinking' | 'writing') => frame({ type: 'agent_state', payload: { state: name, turn_id: 'T' } });
-const done = (text: string): TurnOutcome => ({ kind: 'done', done: { message_id: 'm1', total_tokens: 1, input_tokens: 1, output_tokens: 1, duration_ms: 1, tool_calls: 0, text } });
-const thread = (channel: string, threadTs = `1710000000.${String(++seq).padStart(6, '0')}`): ReplyTarget => ({ channel, threadTs, recipient: { userId: 'U1', teamId: 'T1' } });
+const done = (text: string): TurnOutcome => ({
+  kind: 'done',
+  done: { message_id: 'm1', total_tokens: 1, input_tokens: 1, output_tokens: 1, duration_ms: 1, tool_calls: 0, text },
+});
+const thread = (channel: string, threadTs = `1710000000.${String(++seq).padStart(6, '0')}`): ReplyTarget => ({
+  channel,
+  threadTs,
+  recipient: { userId: 'U1', teamId: 'T1' },
+});
 
 /** One turn in Slack: frames in (`handle`), its ending (`finish`), and `settled` once every call went out. */
 interface TurnRenderer {
@@ -49,9 +56,17 @@ interface TurnRenderer {
   settled(): Promise<void>;
 }
 
-function renderer(target: ReplyTarget, outbox = new SlackOutbox(GENEROUS, pino({ level: 'debug' }, logs)), options: Partial<typeof OPTIONS> = {}): TurnRenderer {
+function renderer(
+  target: ReplyTarget,
+  outbox = new SlackOutbox(GENEROUS, pino({ level: 'debug' }, logs)),
+  options: Partial<typeof OPTIONS> = {},
+): TurnRenderer {
   const logger = pino({ level: 'debug' }, logs);
-  const presenter = new TurnPresenter(slackSurface(outbox.calls(client, 'T1'), target, { ...OPTIONS, ...options, logger }), { logger, channel: 'slack', sessionId: 'S1' });
+  const presenter = new TurnPresenter(slackSurface(outbox.calls(client, 'T1'), target, { ...OPTIONS, ...options, logger }), {
+    logger,
+    channel: 'slack',
+    sessionId: 'S1',
+  });
   return { handle: (frame) => presenter.frame(frame), finish: (outcome) => void presenter.end(outcome), settled: () => presenter.settled() };
 }
 
@@ -80,7 +95,12 @@ describe('native streaming in a thread', () => {
     expect(methods).not.toContain('chat.postMessage');
     expect(methods).not.toContain('chat.update');
     const start = slack.callsOf('chat.startStream').find((call) => call.args.channel === 'C-stream')!;
-    expect(start.args).toMatchObject({ thread_ts: target.threadTs, recipient_user_id: 'U1', recipient_team_id: 'T1', markdown_text: expect.stringMatching(/^Hello/) });
+    expect(start.args).toMatchObject({
+      thread_ts: target.threadTs,
+      recipient_user_id: 'U1',
+      recipient_team_id: 'T1',
+      markdown_text: expect.stringMatching(/^Hello/),
+    });
     // It starts with the text so far (how much arrived before it went out depends on the machine's pace).
     expect('Hello there, friend.'.startsWith(start.args.markdown_text)).toBe(true);
     const [message] = slack.workspace.messagesIn('C-stream');
@@ -121,28 +141,36 @@ describe('native streaming in a thread', () => {
 });
 
 describe('the edit fallback', () => {
-  it.each(['unknown_method', 'not_allowed_token_type'])('falls back to a posted, edited message when Slack answers %s, and remembers it for the workspace', async (code) => {
-    slack.refuse('chat.startStream', code);
-    try {
-      const outbox = new SlackOutbox(GENEROUS, pino({ level: 'debug' }, logs));
-      const channel = `C-refused-${code}`;
-      await play(renderer(thread(channel), outbox), ['Hello', ' there.'], done('Hello there.'));
-      expect(slack.workspace.messagesIn(channel).map((message) => [message.kind, message.text])).toEqual([['post', 'Hello there.']]);
-      expect(callsIn(channel).filter((method) => method === 'chat.startStream')).toHaveLength(1);
+  it.each(['unknown_method', 'not_allowed_token_type'])(
+    'falls back to a posted, edited message when Slack answers %s, and remembers it for the workspace',
+    async (code) => {
+      slack.refuse('chat.startStream', code);
+      try {
+        const outbox = new SlackOutbox(GENEROUS, pino({ level: 'debug' }, logs));
+        const channel = `C-refused-${code}`;
+        await play(renderer(thread(channel), outbox), ['Hello', ' there.'], done('Hello there.'));
+        expect(slack.workspace.messagesIn(channel).map((message) => [message.kind, message.text])).toEqual([['post', 'Hello there.']]);
+        expect(callsIn(channel).filter((method) => method === 'chat.startStream')).toHaveLength(1);
 
-      // The next turn in the same workspace does not ask again.
-      const second = thread(channel);
-      await play(renderer(second, outbox), ['Again.'], done('Again.'));
-      expect(callsIn(channel).filter((method) => method === 'chat.startStream')).toHaveLength(1);
-      expect(slack.workspace.messagesIn(channel).filter((message) => message.thread_ts === second.threadTs).map((message) => message.text)).toEqual(['Again.']);
-      // A refusal is not a failure: no apology, nothing logged as an error.
-      expect(slack.workspace.messagesIn(channel).some((message) => message.text === APOLOGY)).toBe(false);
-      expect(logs.entries().filter((entry) => (entry.level as number) >= 50)).toEqual([]);
-      expect(logs.text).toContain(code);
-    } finally {
-      slack.allow('chat.startStream');
-    }
-  });
+        // The next turn in the same workspace does not ask again.
+        const second = thread(channel);
+        await play(renderer(second, outbox), ['Again.'], done('Again.'));
+        expect(callsIn(channel).filter((method) => method === 'chat.startStream')).toHaveLength(1);
+        expect(
+          slack.workspace
+            .messagesIn(channel)
+            .filter((message) => message.thread_ts === second.threadTs)
+            .map((message) => message.text),
+        ).toEqual(['Again.']);
+        // A refusal is not a failure: no apology, nothing logged as an error.
+        expect(slack.workspace.messagesIn(channel).some((message) => message.text === APOLOGY)).toBe(false);
+        expect(logs.entries().filter((entry) => (entry.level as number) >= 50)).toEqual([]);
+        expect(logs.text).toContain(code);
+      } finally {
+        slack.allow('chat.startStream');
+      }
+    },
+  );
 
   it('edits a message at the top level of a DM, where Slack does not stream', async () => {
     await play(renderer({ channel: 'D-top', threadTs: null, recipient: { userId: 'U1', teamId: 'T1' } }), ['Hello', ' there.'], done('Hello there.'));

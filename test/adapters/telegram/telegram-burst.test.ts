@@ -29,13 +29,19 @@ afterAll(async () => {
 it('answers a burst of 50 messages in one group, every one, with no 429', async () => {
   h.provider.pieces = ['Here', ' is', ' an', ' answer.'];
   const updates = Array.from({ length: 50 }, (_, n) => textUpdate(-800, `question ${n}`));
-  const acks = await Promise.all(updates.map((update) => request(`${h.api}/channels/telegram/webhook`, jsonBody(update, { 'x-telegram-bot-api-secret-token': WEBHOOK_SECRET }))));
+  const acks = await Promise.all(
+    updates.map((update) => request(`${h.api}/channels/telegram/webhook`, jsonBody(update, { 'x-telegram-bot-api-secret-token': WEBHOOK_SECRET }))),
+  );
   expect(acks.map((ack) => ack.status)).toEqual(updates.map(() => 200));
 
   const answered = (messageId: number) =>
-    h.telegram.calls.some((call) => forChat(-800)(call) && call.method === 'sendMessage' && call.status === 200 && call.params.reply_parameters?.message_id === messageId);
+    h.telegram.calls.some(
+      (call) => forChat(-800)(call) && call.method === 'sendMessage' && call.status === 200 && call.params.reply_parameters?.message_id === messageId,
+    );
   for (const update of updates) await h.telegram.waitFor(() => answered(update.message.message_id), 30_000);
 
   expect(h.telegram.rateLimited).toEqual([]);
-  expect(h.telegram.calls.filter((call) => forChat(-800)(call) && call.status === 200 && call.params.text === 'Here is an answer.').length).toBeGreaterThanOrEqual(1);
+  expect(
+    h.telegram.calls.filter((call) => forChat(-800)(call) && call.status === 200 && call.params.text === 'Here is an answer.').length,
+  ).toBeGreaterThanOrEqual(1);
 }, 45_000);

@@ -80,7 +80,13 @@ describe('webhook mode with a wrong token (it used to run on, answering nothing)
   afterAll(() => stop(hub));
 
   it('is failed with Telegram’s reason, in readiness and the admin status; the webhook answers 503', async () => {
-    expect(await telegramStatus(hub)).toMatchObject({ enabled: true, mode: 'webhook', status: 'failed', error: 'getMe failed: 401: Unauthorized', started_at: null });
+    expect(await telegramStatus(hub)).toMatchObject({
+      enabled: true,
+      mode: 'webhook',
+      status: 'failed',
+      error: 'getMe failed: 401: Unauthorized',
+      started_at: null,
+    });
     const ready = await request(`${hub.api}/health/ready`);
     expect(ready.status).toBe(200);
     expect(ready.body.data.channels.telegram).toEqual({ status: 'failed', mode: 'webhook', error: 'getMe failed: 401: Unauthorized' });
@@ -127,7 +133,10 @@ describe('polling mode (a wrong token used to stop the whole hub from starting)'
     await hub.telegram.waitFor((call) => call.method === 'getUpdates');
     hub.telegram.token = '999:revoked';
     const failed = await waitForStatus(hub, 'failed');
-    expect(failed).toMatchObject({ status: 'failed', error: expect.stringMatching(/^(long polling stopped: 401: Unauthorized|getMe failed: 401: Unauthorized)$/) });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^(long polling stopped: 401: Unauthorized|getMe failed: 401: Unauthorized)$/),
+    });
     hub.telegram.token = BOT_TOKEN;
     expect(await waitForStatus(hub, 'running')).toMatchObject({ status: 'running' });
     hub.telegram.queueUpdate(textUpdate(502, 'polled after the restart'));

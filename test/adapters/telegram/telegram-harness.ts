@@ -49,7 +49,11 @@ export async function startTelegramHarness(mode: 'webhook' | 'polling', options:
     ...(options.drafts === undefined ? {} : { drafts: options.drafts }),
     send_limits: options.sendLimits ?? FAST_SEND_LIMITS,
   };
-  const config = { agent: { default_tools: ['lookup', 'save_note'] }, channels: { telegram: telegramKeys }, ...(options.usage ? { usage: options.usage } : {}) };
+  const config = {
+    agent: { default_tools: ['lookup', 'save_note'] },
+    channels: { telegram: telegramKeys },
+    ...(options.usage ? { usage: options.usage } : {}),
+  };
   // JSON is YAML: the config file is written as JSON.
   writeFileSync(path.join(cwd, 'config.yaml'), JSON.stringify(config, null, 2));
   const provider = new ScriptedProvider();
@@ -102,11 +106,15 @@ export const forChat = (chatId: number) => (call: TelegramCall) => Number(call.p
 
 /** The text the chat shows last for the bot's reply: the latest sendMessage/editMessageText text. */
 export function lastText(telegram: FakeTelegramApi, chatId: number): string | undefined {
-  return telegram.calls.filter((call) => ['sendMessage', 'editMessageText'].includes(call.method) && call.status === 200 && forChat(chatId)(call)).at(-1)?.params.text;
+  return telegram.calls.filter((call) => ['sendMessage', 'editMessageText'].includes(call.method) && call.status === 200 && forChat(chatId)(call)).at(-1)
+    ?.params.text;
 }
 
 /** Resolves once the chat shows `text` as a message: sent, or an edit that Telegram took. */
 export function waitForText(telegram: FakeTelegramApi, chatId: number, text: string | RegExp, timeoutMs = 5000): Promise<TelegramCall> {
   const matches = (value: unknown) => (typeof text === 'string' ? value === text : typeof value === 'string' && text.test(value));
-  return telegram.waitFor((call) => forChat(chatId)(call) && ['sendMessage', 'editMessageText'].includes(call.method) && call.status === 200 && matches(call.params.text), timeoutMs);
+  return telegram.waitFor(
+    (call) => forChat(chatId)(call) && ['sendMessage', 'editMessageText'].includes(call.method) && call.status === 200 && matches(call.params.text),
+    timeoutMs,
+  );
 }

@@ -56,7 +56,10 @@ interface ChatRenderer {
   finishTurn(outcome: TurnOutcome): Promise<void>;
 }
 
-function renderer(chat: ChatTarget, options: { draftId?: number | null; replyTo?: number; interimIntervalMs?: number; draftKeepAliveMs?: number } = {}): ChatRenderer {
+function renderer(
+  chat: ChatTarget,
+  options: { draftId?: number | null; replyTo?: number; interimIntervalMs?: number; draftKeepAliveMs?: number } = {},
+): ChatRenderer {
   const surface = chatSurface({
     sender: bot.sender,
     typing: bot.typing,
@@ -98,7 +101,13 @@ describe('a burst of 50 concurrent turns in one group chat', () => {
     const group: ChatTarget = { id: -700, group: true };
     const started = Date.now();
     const texts = await Promise.all(
-      Array.from({ length: 50 }, (_, turn) => runTurn(renderer(group, { replyTo: 9000 + turn }), Array.from({ length: 8 }, (_, k) => `t${turn}w${k} `), 25)),
+      Array.from({ length: 50 }, (_, turn) =>
+        runTurn(
+          renderer(group, { replyTo: 9000 + turn }),
+          Array.from({ length: 8 }, (_, k) => `t${turn}w${k} `),
+          25,
+        ),
+      ),
     );
     const elapsed = Date.now() - started;
 
@@ -119,7 +128,11 @@ describe('a burst of 50 concurrent turns in one group chat', () => {
   }, 30_000);
 });
 
-const ROOMY: TelegramSendLimits = { perChat: { sends: 100, windowMs: 1000 }, perGroup: { sends: 20, windowMs: 60_000 }, global: { sends: 100, windowMs: 1000 } };
+const ROOMY: TelegramSendLimits = {
+  perChat: { sends: 100, windowMs: 1000 },
+  perGroup: { sends: 20, windowMs: 60_000 },
+  global: { sends: 100, windowMs: 1000 },
+};
 
 describe('drafts', () => {
   it('are sent again while the text does not change (Telegram drops a draft after about 30 s)', async () => {
@@ -180,7 +193,9 @@ it('sends the answer anew when its streamed message was deleted in the meantime'
   bot.fake.deleteMessage(streamed.result.message_id);
   const done = { message_id: 'm', total_tokens: 1, input_tokens: 1, output_tokens: 1, duration_ms: 1, tool_calls: 0, text: 'Soon gone, and back.' };
   await render.finishTurn({ kind: 'done', done });
-  const shown = bot.fake.calls.filter((call) => ['sendMessage', 'editMessageText'].includes(call.method)).map((call) => [call.method, call.status, call.params.text]);
+  const shown = bot.fake.calls
+    .filter((call) => ['sendMessage', 'editMessageText'].includes(call.method))
+    .map((call) => [call.method, call.status, call.params.text]);
   expect(shown).toEqual([
     ['sendMessage', 200, 'Soon gone'],
     ['editMessageText', 400, 'Soon gone, and back.'],

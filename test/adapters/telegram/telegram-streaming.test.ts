@@ -40,7 +40,8 @@ const deliver = async (update: Record<string, any>) => {
   const response = await request(`${h.api}/channels/telegram/webhook`, jsonBody(update, { 'x-telegram-bot-api-secret-token': WEBHOOK_SECRET }));
   expect(response.status).toBe(200);
 };
-const chatCalls = (chatId: number, method?: string): TelegramCall[] => h.telegram.calls.filter((call) => forChat(chatId)(call) && (method === undefined || call.method === method));
+const chatCalls = (chatId: number, method?: string): TelegramCall[] =>
+  h.telegram.calls.filter((call) => forChat(chatId)(call) && (method === undefined || call.method === method));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Streams `pieces` with a pause before piece `pauseAt`, held for `holdMs`; resolves when released. */

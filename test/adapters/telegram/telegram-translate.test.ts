@@ -4,18 +4,30 @@ import { streamingView } from '../../../adapters/telegram/render';
 import { splitMessage } from '../../../adapters/telegram/split';
 
 /** The pure translations: updates in, texts and button data out. */
-const base = { update_id: 9, message: { message_id: 1, date: 0, chat: { id: 5, type: 'private', first_name: 'Ada' }, from: { id: 77, is_bot: false, first_name: 'Ada' }, text: 'hi' } };
+const base = {
+  update_id: 9,
+  message: { message_id: 1, date: 0, chat: { id: 5, type: 'private', first_name: 'Ada' }, from: { id: 77, is_bot: false, first_name: 'Ada' }, text: 'hi' },
+};
 
 it('normalises a text message and ignores edits, non-text, bots and channel posts', () => {
   expect(normalizeUpdate(base as any, 'Bot')).toMatchObject({
     chatId: 5,
     messageId: 1,
-    message: { channel: 'telegram', sessionKey: 'telegram::5', sender: { userId: 'channel:telegram', contactId: '77', displayName: 'Ada' }, text: 'hi', externalId: '5:1' },
+    message: {
+      channel: 'telegram',
+      sessionKey: 'telegram::5',
+      sender: { userId: 'channel:telegram', contactId: '77', displayName: 'Ada' },
+      text: 'hi',
+      externalId: '5:1',
+    },
   });
   // The message's identity, not the update's: a redelivered update and a later edit both name it.
   expect(normalizeUpdate({ ...base, update_id: 99 } as any, 'Bot')!.message.externalId).toBe('5:1');
   expect(normalizeUpdate({ update_id: 10, edited_message: base.message } as any, 'Bot')).toBeNull();
-  expect(normalizeEdit({ update_id: 10, edited_message: { ...base.message, text: '/info@Bot now' } } as any, 'Bot')).toEqual({ externalId: '5:1', text: '/info now' });
+  expect(normalizeEdit({ update_id: 10, edited_message: { ...base.message, text: '/info@Bot now' } } as any, 'Bot')).toEqual({
+    externalId: '5:1',
+    text: '/info now',
+  });
   expect(normalizeEdit(base as any, 'Bot')).toBeNull();
   expect(normalizeUpdate({ ...base, message: { ...base.message, text: undefined, sticker: {} } } as any, 'Bot')).toBeNull();
   expect(normalizeUpdate({ ...base, message: { ...base.message, from: { id: 8, is_bot: true, first_name: 'Other' } } } as any, 'Bot')).toBeNull();

@@ -18,7 +18,10 @@ function appReceiving(receive: () => Promise<void>, failures: unknown[] = []) {
   return app;
 }
 
-const update = { update_id: 1, message: { message_id: 1, date: 0, chat: { id: 5, type: 'private' }, from: { id: 5, is_bot: false, first_name: 'A' }, text: 'hi' } };
+const update = {
+  update_id: 1,
+  message: { message_id: 1, date: 0, chat: { id: 5, type: 'private' }, from: { id: 5, is_bot: false, first_name: 'A' }, text: 'hi' },
+};
 
 it('answers a failure to store an update with 503 SERVICE_UNAVAILABLE and Retry-After in the envelope, without its details', async () => {
   const failures: unknown[] = [];

@@ -4,7 +4,17 @@ import { jsonBody, request } from '../../helpers/http';
 import { removeTempDirs } from '../../helpers/temp-dir';
 import { auditRows } from '../../helpers/audit';
 import { parametersDigest } from '../../../src/audit/digest';
-import { BOT_TOKEN, clickUpdate, forChat, lastText, startTelegramHarness, textUpdate, waitForText, WEBHOOK_SECRET, type TelegramHarness } from './telegram-harness';
+import {
+  BOT_TOKEN,
+  clickUpdate,
+  forChat,
+  lastText,
+  startTelegramHarness,
+  textUpdate,
+  waitForText,
+  WEBHOOK_SECRET,
+  type TelegramHarness,
+} from './telegram-harness';
 
 /**
  * The Telegram channel in webhook mode through the real stack: telegraf against a fake Bot API
@@ -78,7 +88,11 @@ it('refuses a missing or wrong secret without taking the update in', async () =>
   const missing = await deliver(textUpdate(102, 'no secret'), null);
   expect(missing.status).toBe(401);
   // The hub's error envelope, like every other refusal (it was `{error}` alone).
-  expect(missing.body).toEqual({ data: null, error: { code: 'UNAUTHORIZED', message: 'The webhook secret token is missing or wrong.', details: {} }, meta: { request_id: missing.headers.get('x-request-id'), timestamp: expect.any(String) } });
+  expect(missing.body).toEqual({
+    data: null,
+    error: { code: 'UNAUTHORIZED', message: 'The webhook secret token is missing or wrong.', details: {} },
+    meta: { request_id: missing.headers.get('x-request-id'), timestamp: expect.any(String) },
+  });
   expect((await deliver(textUpdate(102, 'wrong secret'), 'not-the-secret')).status).toBe(401);
   expect((await deliver(textUpdate(102, 'almost'), `${WEBHOOK_SECRET}x`)).status).toBe(401);
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -120,7 +134,12 @@ it('queues a message sent while the chat’s turn runs: 👀 on it until its tur
   await until(() => h.telegram.calls.filter((call) => call.method === 'sendMessage' && forChat(104)(call) && call.params.text === 'Slow answer.').length === 2);
   await until(() => (h.telegram.reactions.get(key) ?? []).length === 0);
   expect(h.provider.requests.length).toBe(requests + 1);
-  expect(h.provider.requests.at(-1)!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['first', 'second']);
+  expect(
+    h.provider.requests
+      .at(-1)!
+      .messages.filter((m) => m.role === 'user')
+      .map((m) => m.content),
+  ).toEqual(['first', 'second']);
   expect(h.telegram.calls.some((call) => call.method === 'sendMessage' && call.params.text === STILL_ANSWERING_TEXT)).toBe(false);
 });
 
@@ -182,7 +201,14 @@ describe('confirmation buttons', () => {
     await deliver(textUpdate(chatId, 'save a note'));
     const asked = await h.telegram.waitFor((call) => forChat(chatId)(call) && call.method === 'sendMessage' && call.params.reply_markup !== undefined);
     const buttons = asked.params.reply_markup.inline_keyboard.flat();
-    expect(buttons.map((button: any) => decodeCallbackData(button.callback_data)?.action)).toEqual(['allow', 'deny', 'allow_all', 'disable', 'forbid_all', 'cancel']);
+    expect(buttons.map((button: any) => decodeCallbackData(button.callback_data)?.action)).toEqual([
+      'allow',
+      'deny',
+      'allow_all',
+      'disable',
+      'forbid_all',
+      'cancel',
+    ]);
     for (const button of buttons) expect(Buffer.byteLength(button.callback_data)).toBeLessThanOrEqual(64);
     const chosen = buttons.find((button: any) => decodeCallbackData(button.callback_data)?.action === action);
     const click = clickUpdate({ message_id: asked.result.message_id, chat_id: chatId, text: asked.params.text }, chosen.callback_data);

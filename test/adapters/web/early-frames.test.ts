@@ -22,7 +22,12 @@ afterAll(removeTempDirs);
  * under load they were, and the turn never started.
  */
 it('handles frames the client sends before the connection finished opening', async () => {
-  const service = await startService({ env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS), cwd: makeTempDir(), logDestination: new LogCapture(), provider: new ScriptedProvider() });
+  const service = await startService({
+    env: testEnv(makeTempDir(), GENEROUS_RATE_LIMITS),
+    cwd: makeTempDir(),
+    logDestination: new LogCapture(),
+    provider: new ScriptedProvider(),
+  });
   const real = service.hub!;
   // The same hub, but its control bus takes 300 ms per publish (a slow Redis).
   const slow: Hub = Object.create(real, {
@@ -38,7 +43,15 @@ it('handles frames the client sends before the connection finished opening', asy
       },
     },
   });
-  const adapter = createWebAdapter({ logger: createLogger({ level: 'silent', format: 'json', name: 'test' }), allowedOrigins: new Set(), idleTimeoutMs: 90_000, maxPayloadBytes: WEB_ADAPTER_DEFAULTS.maxPayloadBytes, maxBufferedBytes: WEB_ADAPTER_DEFAULTS.maxBufferedBytes, socketAuth: service.socketAuth!, draining: () => false });
+  const adapter = createWebAdapter({
+    logger: createLogger({ level: 'silent', format: 'json', name: 'test' }),
+    allowedOrigins: new Set(),
+    idleTimeoutMs: 90_000,
+    maxPayloadBytes: WEB_ADAPTER_DEFAULTS.maxPayloadBytes,
+    maxBufferedBytes: WEB_ADAPTER_DEFAULTS.maxBufferedBytes,
+    socketAuth: service.socketAuth!,
+    draining: () => false,
+  });
   await adapter.start(slow);
   const server = createServer();
   attachUpgradeRouter(server, [{ matches: (p) => adapter.matches(p), handle: (r, s, h) => adapter.handleUpgrade(r, s, h) }]);
@@ -47,7 +60,9 @@ it('handles frames the client sends before the connection finished opening', asy
     const api = `http://127.0.0.1:${service.port}/api/v1`;
     const { token } = await registerUser(api, 'root');
     const sessionId = (await request(`${api}/sessions`, jsonBody({}, { authorization: `Bearer ${token}` }))).body.data.id;
-    const socket = await openSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws/v1/sessions/${sessionId}`, { headers: { authorization: `Bearer ${token}` } });
+    const socket = await openSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws/v1/sessions/${sessionId}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     socket.send({ type: 'ping', payload: {} }); // at once: the server is still in its 300 ms publish
     socket.send({ type: 'user_message', payload: { text: 'hello', mode: 'normal' } });
     expect((await socket.nextOfType('pong')).payload).toEqual({});

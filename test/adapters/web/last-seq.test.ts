@@ -10,7 +10,8 @@ describe('?last_seq', () => {
   });
 
   it('ignores (no replay) what is not such an integer: above 2^50, 2^53, NaN, exponents, digits past 16', () => {
-    for (const value of [String(2 ** 50 + 1), String(2 ** 53), '9'.repeat(400), 'NaN', '1e3', '1.5', ' 1', '', '0x10', 'Infinity']) expect(parseLastSeq(value)).toBeNull();
+    for (const value of [String(2 ** 50 + 1), String(2 ** 53), '9'.repeat(400), 'NaN', '1e3', '1.5', ' 1', '', '0x10', 'Infinity'])
+      expect(parseLastSeq(value)).toBeNull();
     expect(parseLastSeq(null)).toBeNull();
   });
 });

@@ -199,7 +199,11 @@ describe.each<Driver>(['in-process', 'redis'])('session WebSocket (%s driver)', 
     hub.provider.failAt = 1;
     socket.send({ type: 'user_message', payload: { text: 'break', mode: 'normal' } });
     const error = await socket.nextOfType('error');
-    expect(error.payload).toEqual({ code: 'INTERNAL_ERROR', message: 'The agent failed: an internal error occurred.', turn_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(error.payload).toEqual({
+      code: 'INTERNAL_ERROR',
+      message: 'The agent failed: an internal error occurred.',
+      turn_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     const after = await socket.next((frame) => frame.type === 'agent_state' && frame.payload.state === 'idle' && frame.seq > error.seq);
     expect(socket.frames.filter((f) => f.seq > error.seq && f.seq <= after.seq).map((f) => f.payload.state)).toEqual(['error', 'idle']);
     hub.provider.failAt = null;
@@ -224,7 +228,12 @@ describe.each<Driver>(['in-process', 'redis'])('session WebSocket (%s driver)', 
     await second.next((frame) => frame.type === 'agent_state' && frame.payload.state === 'idle');
     const all = [...first.frames, ...second.frames];
     expectGapless(all);
-    expect(all.filter((f) => f.type === 'token').map((f) => f.payload.text).join('')).toBe('Hello there, friend.');
+    expect(
+      all
+        .filter((f) => f.type === 'token')
+        .map((f) => f.payload.text)
+        .join(''),
+    ).toBe('Hello there, friend.');
     expect(second.frames.filter((f) => f.type === 'done')).toHaveLength(1);
     expect(second.frames.at(-1)).toMatchObject({ type: 'agent_state', payload: { state: 'idle' } });
     second.close();
@@ -326,7 +335,9 @@ describe.each<Driver>(['in-process', 'redis'])('session WebSocket (%s driver)', 
 
   it('refuses a browser Origin that is not allowed, and allows the web UI dev server', async () => {
     const sessionId = await createSession(hub, alice);
-    await expect(openSocket(`${hub.ws}/sessions/${sessionId}`, { headers: { ...auth(alice), origin: 'https://evil.example' } })).rejects.toMatchObject({ status: 403 });
+    await expect(openSocket(`${hub.ws}/sessions/${sessionId}`, { headers: { ...auth(alice), origin: 'https://evil.example' } })).rejects.toMatchObject({
+      status: 403,
+    });
     const allowed = await openSocket(`${hub.ws}/sessions/${sessionId}`, { headers: { ...auth(alice), origin: 'http://localhost:5173' } });
     await allowed.nextOfType('agent_state');
     allowed.close();

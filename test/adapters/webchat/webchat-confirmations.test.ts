@@ -17,7 +17,16 @@ describe('confirmations: buttons', () => {
   beforeAll(async () => {
     harness = await startWebchatHarness({ confirmations: 'buttons' });
     // Visitors get only what a webchat workflow pins (issue 26): one that answers every message.
-    expect((await harness.admin('POST', '/assistant/workflows', { name: 'notes', tool_list: 'save_note', triggers: { regex: ['.'] }, binding_channels: ['webchat'] })).status).toBe(201);
+    expect(
+      (
+        await harness.admin('POST', '/assistant/workflows', {
+          name: 'notes',
+          tool_list: 'save_note',
+          triggers: { regex: ['.'] },
+          binding_channels: ['webchat'],
+        })
+      ).status,
+    ).toBe(201);
   });
 
   afterEach(() => {
@@ -35,7 +44,14 @@ describe('confirmations: buttons', () => {
     const question = await visitor.next();
     expect(Object.keys(question).sort()).toEqual(['quick_replies', 'text']); // the widget's test for buttons
     expect(question.text).toContain('save_note');
-    expect(question.quick_replies!.map((reply) => reply.title)).toEqual(['Allow once', 'Deny', 'Always allow', 'Disable tool', 'Block all tools this turn', 'Cancel']);
+    expect(question.quick_replies!.map((reply) => reply.title)).toEqual([
+      'Allow once',
+      'Deny',
+      'Always allow',
+      'Disable tool',
+      'Block all tools this turn',
+      'Cancel',
+    ]);
     expect(question.quick_replies!.every((reply) => reply.content_type === 'text' && reply.payload.startsWith('/tool_confirm{'))).toBe(true);
     // Waiting for the visitor: no typing.
     expect(visitor.typing.at(-1)).toBe(false);
@@ -83,7 +99,16 @@ describe('confirmations: refuse (the default)', () => {
     const harness = await startWebchatHarness();
     try {
       // Visitors get only what a webchat workflow pins (issue 26): one that answers every message.
-      expect((await harness.admin('POST', '/assistant/workflows', { name: 'notes', tool_list: 'save_note', triggers: { regex: ['.'] }, binding_channels: ['webchat'] })).status).toBe(201);
+      expect(
+        (
+          await harness.admin('POST', '/assistant/workflows', {
+            name: 'notes',
+            tool_list: 'save_note',
+            triggers: { regex: ['.'] },
+            binding_channels: ['webchat'],
+          })
+        ).status,
+      ).toBe(201);
       harness.provider.rounds = saveNote('call-9');
       const visitor = await Widget.open(harness.base);
       visitor.say('please save a note');
@@ -103,8 +128,20 @@ describe('a refusal stays within its turn (issue 25)', () => {
   it('a tool refused in a refuse-workflow turn is offered (with buttons) in a later turn of a buttons workflow', async () => {
     const harness = await startWebchatHarness({ confirmations: 'refuse', workflow_confirmations: { helpdesk: 'buttons' } });
     try {
-      for (const [name, keyword] of [['helpdesk', 'ticket'], ['shop', 'order']]) {
-        expect((await harness.admin('POST', '/assistant/workflows', { name, tool_list: 'save_note', triggers: { keywords: [keyword] }, binding_channels: ['webchat'] })).status).toBe(201);
+      for (const [name, keyword] of [
+        ['helpdesk', 'ticket'],
+        ['shop', 'order'],
+      ]) {
+        expect(
+          (
+            await harness.admin('POST', '/assistant/workflows', {
+              name,
+              tool_list: 'save_note',
+              triggers: { keywords: [keyword] },
+              binding_channels: ['webchat'],
+            })
+          ).status,
+        ).toBe(201);
       }
       const visitor = await Widget.open(harness.base);
       harness.provider.rounds = saveNote('call-first');
@@ -131,8 +168,16 @@ describe('per workflow (workflow_confirmations)', () => {
   it('offers buttons for the turns of a workflow that allows them, and refuses for the others', async () => {
     const harness = await startWebchatHarness({ confirmations: 'refuse', workflow_confirmations: { helpdesk: 'buttons' } });
     try {
-      for (const [name, keyword] of [['helpdesk', 'ticket'], ['shop', 'order']]) {
-        const created = await harness.admin('POST', '/assistant/workflows', { name, tool_list: 'save_note', triggers: { keywords: [keyword] }, binding_channels: ['webchat'] });
+      for (const [name, keyword] of [
+        ['helpdesk', 'ticket'],
+        ['shop', 'order'],
+      ]) {
+        const created = await harness.admin('POST', '/assistant/workflows', {
+          name,
+          tool_list: 'save_note',
+          triggers: { keywords: [keyword] },
+          binding_channels: ['webchat'],
+        });
         expect(created.status).toBe(201);
       }
       harness.provider.rounds = saveNote('call-h');

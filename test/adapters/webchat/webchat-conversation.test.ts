@@ -41,7 +41,8 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const sessions = async () => (await harness.admin('GET', '/sessions?limit=100')).body.data.items.filter((session: { channel: string }) => session.channel === 'webchat');
+const sessions = async () =>
+  (await harness.admin('GET', '/sessions?limit=100')).body.data.items.filter((session: { channel: string }) => session.channel === 'webchat');
 
 it('routes a visitor through the workflow bound to webchat and answers one message per paragraph, typing meanwhile', async () => {
   harness.provider.pieces = ['Refunds take', ' five days.\n\n', 'Send the order', ' number and I will check.'];
@@ -93,7 +94,9 @@ it('keeps a second visitor apart: own session, own answers, and no way into the 
   harness.provider.pieces = ['Still Bob.'];
   bob.say('Let me into Ann’s chat.', ann.sessionId);
   expect((await bob.next()).text).toBe('Still Bob.');
-  expect(harness.provider.requests.at(-1)!.messages.map((message) => message.content)).toEqual(expect.arrayContaining([...bobsRequest.filter((text) => text !== undefined)]));
+  expect(harness.provider.requests.at(-1)!.messages.map((message) => message.content)).toEqual(
+    expect.arrayContaining([...bobsRequest.filter((text) => text !== undefined)]),
+  );
 
   // Ann sees only her own answer: had Bob's reached her socket, it would have come first.
   harness.provider.pieces = ['Answer for Ann.'];

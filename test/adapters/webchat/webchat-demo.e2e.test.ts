@@ -30,7 +30,9 @@ afterAll(async () => {
 
 /** Resolves once the widget's opening animation (and any other finite one) has run. */
 const settled = (on: Page) =>
-  on.evaluate('Promise.all(document.getAnimations().filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity).map((a) => a.finished)).then(() => true)');
+  on.evaluate(
+    'Promise.all(document.getAnimations().filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity).map((a) => a.finished)).then(() => true)',
+  );
 
 /** The session id the widget keeps in local storage (rasa-webchat's `chat_session` entry). */
 const storedSessionId = (on: Page) => on.evaluate('JSON.parse(localStorage.getItem("chat_session") || "{}").session_id') as Promise<string>;

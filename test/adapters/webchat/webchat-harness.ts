@@ -42,7 +42,11 @@ export class WatchedLogs extends LogCapture {
 
 export const SESSION_SECRET = 'webchat-test-secret-never-logged';
 
-export async function startWebchatHarness(webchat: Record<string, unknown> = {}, env: Record<string, string> = {}, more: Record<string, unknown> = {}): Promise<WebchatHarness> {
+export async function startWebchatHarness(
+  webchat: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+  more: Record<string, unknown> = {},
+): Promise<WebchatHarness> {
   const cwd = makeTempDir();
   const config = { agent: { default_tools: ['lookup', 'save_note'] }, channels: { webchat: { enabled: true, ...webchat } }, ...more };
   // JSON is YAML: the config file is written as JSON.

@@ -28,7 +28,11 @@ class TurnRenderer {
   readonly outputs: Output[] = [];
   private readonly presenter: TurnPresenter;
 
-  constructor(options: Pick<WidgetSurfaceOptions, 'stream' | 'confirmations'>, lease?: { leases: RenderLeases; chat: string }, deliver?: (output: WidgetOutput) => void) {
+  constructor(
+    options: Pick<WidgetSurfaceOptions, 'stream' | 'confirmations'>,
+    lease?: { leases: RenderLeases; chat: string },
+    deliver?: (output: WidgetOutput) => void,
+  ) {
     const surface = widgetSurface({
       ...options,
       deliver: (output) => (deliver ?? ((item) => this.outputs.push(item)))(output),
@@ -76,7 +80,9 @@ describe('paragraphs', () => {
 
 describe('links', () => {
   it('keeps http(s), mailto and tel links, and turns any other target into text', () => {
-    expect(sanitizeMarkdown('[docs](https://example.com/a) and [mail](mailto:a@example.com)')).toBe('[docs](https://example.com/a) and [mail](mailto:a@example.com)');
+    expect(sanitizeMarkdown('[docs](https://example.com/a) and [mail](mailto:a@example.com)')).toBe(
+      '[docs](https://example.com/a) and [mail](mailto:a@example.com)',
+    );
     expect(sanitizeMarkdown('[click](javascript:alert(1)) [x](data:text/html,hi) [rel](/admin)')).toBe('click) x rel');
     expect(sanitizeMarkdown('[click](jav&#x61;script:alert(1))')).not.toContain('](');
     expect(sanitizeMarkdown('<javascript:alert(1)> <https://example.com>')).toBe('\\<javascript:alert(1)\\> <https://example.com>');
@@ -95,10 +101,15 @@ describe('turns', () => {
   it('shows typing while working, says each paragraph once complete, and the rest at the end', async () => {
     const renderer = new TurnRenderer(options);
     expect(await renderer.push(frame({ type: 'agent_state', payload: { state: 'thinking' } }))).toEqual([{ kind: 'typing', on: true }]);
-    expect(await renderer.push(frame({ type: 'token', payload: { text: 'First.\n\nSec', final: false } }))).toEqual([{ kind: 'say', message: { text: 'First.' } }]);
+    expect(await renderer.push(frame({ type: 'token', payload: { text: 'First.\n\nSec', final: false } }))).toEqual([
+      { kind: 'say', message: { text: 'First.' } },
+    ]);
     expect(await renderer.push(frame({ type: 'token', payload: { text: 'ond.', final: false } }))).toEqual([]);
     const done = { message_id: 'm', total_tokens: 0, input_tokens: 0, output_tokens: 0, duration_ms: 0, tool_calls: 0, text: 'First.\n\nSecond.' };
-    expect(await renderer.finish({ kind: 'done', done })).toEqual([{ kind: 'say', message: { text: 'Second.' } }, { kind: 'typing', on: false }]);
+    expect(await renderer.finish({ kind: 'done', done })).toEqual([
+      { kind: 'say', message: { text: 'Second.' } },
+      { kind: 'typing', on: false },
+    ]);
   });
 
   it('answers from done.text when nothing streamed, and the whole answer at once with stream: final', async () => {
@@ -117,12 +128,23 @@ describe('turns', () => {
     const outputs = await renderer.push(request);
     expect(outputs.map((output) => output.kind)).toEqual(['say', 'typing', 'say']);
     const question = said(outputs)[1] as { text: string; quick_replies: { payload: string }[] };
-    expect(question.quick_replies.map((reply) => parseConfirmPayload(reply.payload)?.action)).toEqual(['allow', 'deny', 'allow_all', 'disable', 'forbid_all', 'cancel']);
-    expect(await new TurnRenderer({ ...options, confirmations: 'refuse' }).push(request)).toEqual([{ kind: 'refuse', confirmationId: 'c1', tool: 'save_note' }]);
+    expect(question.quick_replies.map((reply) => parseConfirmPayload(reply.payload)?.action)).toEqual([
+      'allow',
+      'deny',
+      'allow_all',
+      'disable',
+      'forbid_all',
+      'cancel',
+    ]);
+    expect(await new TurnRenderer({ ...options, confirmations: 'refuse' }).push(request)).toEqual([
+      { kind: 'refuse', confirmationId: 'c1', tool: 'save_note' },
+    ]);
   });
 
   it('ends with an apology, a cancel note, or nothing for a merged or dropped message', async () => {
-    expect(said(await new TurnRenderer(options).finish({ kind: 'error', code: 'PROVIDER_ERROR', message: 'secret detail' }))).toEqual([{ text: 'Sorry, something went wrong while answering. Please try again.' }]);
+    expect(said(await new TurnRenderer(options).finish({ kind: 'error', code: 'PROVIDER_ERROR', message: 'secret detail' }))).toEqual([
+      { text: 'Sorry, something went wrong while answering. Please try again.' },
+    ]);
     expect(said(await new TurnRenderer(options).finish({ kind: 'cancelled' }))).toEqual([{ text: 'Cancelled.' }]);
     expect(await new TurnRenderer(options).finish({ kind: 'merged', into: 't' })).toEqual([]);
   });
@@ -130,9 +152,13 @@ describe('turns', () => {
   it("keeps a later turn's output until the earlier turn of the conversation ended (the chat's rendering lease)", async () => {
     const delivered: string[] = [];
     const leases = new InProcessRenderLeases();
-    const turn = (conversation: string) => new TurnRenderer(options, { leases, chat: conversation }, (output) => output.kind === 'say' && delivered.push(`${conversation}:${output.message.text}`));
+    const turn = (conversation: string) =>
+      new TurnRenderer(options, { leases, chat: conversation }, (output) => output.kind === 'say' && delivered.push(`${conversation}:${output.message.text}`));
     const token = (text: string) => frame({ type: 'token', payload: { text: `${text}\n\n`, final: false } });
-    const done = (text: string): TurnOutcome => ({ kind: 'done', done: { message_id: 'm', total_tokens: 0, input_tokens: 0, output_tokens: 0, duration_ms: 0, tool_calls: 0, text } });
+    const done = (text: string): TurnOutcome => ({
+      kind: 'done',
+      done: { message_id: 'm', total_tokens: 0, input_tokens: 0, output_tokens: 0, duration_ms: 0, tool_calls: 0, text },
+    });
     const first = turn('a');
     const second = turn('a');
     const elsewhere = turn('b');
@@ -164,7 +190,9 @@ describe('visitors', () => {
   });
 
   it('takes contact tags from customData: tags, and plain values as key:value', () => {
-    expect(contactTags({ tags: ['vip', ' vip ', '', 'x'.repeat(65), 'bad\u0001'], language: 'en', beta: true, nested: { a: 1 }, 'no spaces': 'x', empty: '' })).toEqual(['vip', 'language:en', 'beta:true']);
+    expect(
+      contactTags({ tags: ['vip', ' vip ', '', 'x'.repeat(65), 'bad\u0001'], language: 'en', beta: true, nested: { a: 1 }, 'no spaces': 'x', empty: '' }),
+    ).toEqual(['vip', 'language:en', 'beta:true']);
     expect(contactTags(null)).toEqual([]);
     expect(contactTags(['vip'])).toEqual([]);
     expect(contactTags({ tags: Array.from({ length: 20 }, (_, index) => `t${index}`) })).toHaveLength(10);
@@ -172,9 +200,15 @@ describe('visitors', () => {
 
   it('reads only its own confirmation payloads; everything else is text for the hub', () => {
     expect(parseConfirmPayload(confirmPayload('c-1', 'allow_all'))).toEqual({ confirmationId: 'c-1', action: 'allow_all' });
-    for (const text of ['/tool_confirm', '/tool_confirm{}', '/tool_confirm{"confirmation_id":"c","action":"rm"}', '/tool_confirm{nope', '/info', 'allow']) expect(parseConfirmPayload(text)).toBeNull();
+    for (const text of ['/tool_confirm', '/tool_confirm{}', '/tool_confirm{"confirmation_id":"c","action":"rm"}', '/tool_confirm{nope', '/info', 'allow'])
+      expect(parseConfirmPayload(text)).toBeNull();
     const inbound = toInbound('abc123', 'hello', ['vip'], {});
-    expect(inbound).toMatchObject({ channel: 'webchat', sessionKey: 'webchat::abc123', sender: { userId: 'channel:webchat', contactId: 'abc123', tags: ['vip'] }, mode: 'normal' });
+    expect(inbound).toMatchObject({
+      channel: 'webchat',
+      sessionKey: 'webchat::abc123',
+      sender: { userId: 'channel:webchat', contactId: 'abc123', tags: ['vip'] },
+      mode: 'normal',
+    });
   });
 
   it('counts per-session messages in a sliding minute and distinct sessions per address', () => {
@@ -184,7 +218,13 @@ describe('visitors', () => {
     now = 60_001;
     expect(minute.take('s')).toBe(true);
     const hour = new DistinctWindow(2, 3_600_000, () => now);
-    expect([hour.admit('ip', 'a'), hour.admit('ip', 'b'), hour.admit('ip', 'a'), hour.admit('ip', 'c'), hour.admit('other', 'c')]).toEqual([true, true, true, false, true]);
+    expect([hour.admit('ip', 'a'), hour.admit('ip', 'b'), hour.admit('ip', 'a'), hour.admit('ip', 'c'), hour.admit('other', 'c')]).toEqual([
+      true,
+      true,
+      true,
+      false,
+      true,
+    ]);
     now += 3_600_001;
     expect(hour.admit('ip', 'c')).toBe(true);
     hour.sweep();
@@ -215,9 +255,23 @@ describe('visitors', () => {
 
 describe('settings', () => {
   it('refuses a socket path under the API, a bad origin, and a short secret, naming the key', () => {
-    expect(webchatSettingsSchema.parse({})).toMatchObject({ enabled: false, path: '/socket.io', confirmations: 'refuse', stream: 'paragraphs', mid_turn: 'queue' });
+    expect(webchatSettingsSchema.parse({})).toMatchObject({
+      enabled: false,
+      path: '/socket.io',
+      confirmations: 'refuse',
+      stream: 'paragraphs',
+      mid_turn: 'queue',
+    });
     expect(webchatSettingsSchema.parse({ path: '/chat/socket/' }).path).toBe('/chat/socket');
-    for (const bad of [{ path: '/api/v1/x' }, { path: '/ws' }, { path: '/' }, { path: 'socket.io' }, { allowed_origins: ['https://example.com/page'] }, { session_secret: 'short' }, { unknown: 1 }]) {
+    for (const bad of [
+      { path: '/api/v1/x' },
+      { path: '/ws' },
+      { path: '/' },
+      { path: 'socket.io' },
+      { allowed_origins: ['https://example.com/page'] },
+      { session_secret: 'short' },
+      { unknown: 1 },
+    ]) {
       expect(webchatSettingsSchema.safeParse(bad).success).toBe(false);
     }
   });

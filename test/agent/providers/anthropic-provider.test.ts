@@ -89,7 +89,14 @@ describe('Anthropic provider against a fake server (real @anthropic-ai/sdk)', ()
   it('passes invalid JSON tool input through raw', async () => {
     server.enqueue({
       kind: 'stream',
-      events: [event.messageStart(10), event.toolStart(0, 'toolu_x', 'get_weather'), event.inputJson(0, '{"city": Os'), event.blockStop(0), event.messageDelta('tool_use', 3), event.messageStop()],
+      events: [
+        event.messageStart(10),
+        event.toolStart(0, 'toolu_x', 'get_weather'),
+        event.inputJson(0, '{"city": Os'),
+        event.blockStop(0),
+        event.messageDelta('tool_use', 3),
+        event.messageStop(),
+      ],
     });
     const chunks = await collect(provider(), { messages: hello, tools: [WEATHER_TOOL] });
     expect(chunks[0]).toEqual({ type: 'tool_call', call: { id: 'toolu_x', name: 'get_weather', arguments: '{"city": Os' } });
@@ -165,7 +172,10 @@ describe('Anthropic provider against a fake server (real @anthropic-ai/sdk)', ()
   });
 
   it('reports an error event in the stream as failed', async () => {
-    server.enqueue({ kind: 'stream', events: [event.messageStart(1), { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }] });
+    server.enqueue({
+      kind: 'stream',
+      events: [event.messageStart(1), { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }],
+    });
     const error = await streamError(provider(), { messages: hello });
     expect((error as ProviderError).kind).toBe('failed');
     expect(error.message).not.toContain('Overloaded');
@@ -181,7 +191,11 @@ describe('Anthropic provider against a fake server (real @anthropic-ai/sdk)', ()
   });
 
   it('stops at once when aborted mid-stream, and hangs up on the server', async () => {
-    server.enqueue({ kind: 'stream', events: [event.messageStart(1), event.textStart(0), event.textDelta(0, 'first'), event.textDelta(0, 'second')], delayMs: 300 });
+    server.enqueue({
+      kind: 'stream',
+      events: [event.messageStart(1), event.textStart(0), event.textDelta(0, 'first'), event.textDelta(0, 'second')],
+      delayMs: 300,
+    });
     const controller = new AbortController();
     const chunks: ProviderChunk[] = [];
     for await (const chunk of provider().stream({ messages: hello, signal: controller.signal })) {

@@ -88,14 +88,21 @@ describe('OpenAI-compatible provider against a fake server (real openai SDK)', (
   it('passes invalid JSON arguments through raw (the runner reports them to the model)', async () => {
     server.enqueue({
       kind: 'stream',
-      events: [openAiChunk.toolCall({ index: 0, id: 'call_x', type: 'function', function: { name: 'get_weather', arguments: '{"city": Oslo' } }), openAiChunk.finish('tool_calls'), openAiChunk.done()],
+      events: [
+        openAiChunk.toolCall({ index: 0, id: 'call_x', type: 'function', function: { name: 'get_weather', arguments: '{"city": Oslo' } }),
+        openAiChunk.finish('tool_calls'),
+        openAiChunk.done(),
+      ],
     });
     const chunks = await collect(provider(), { messages: hello, tools: [WEATHER_TOOL] });
     expect(chunks).toEqual([{ type: 'tool_call', call: { id: 'call_x', name: 'get_weather', arguments: '{"city": Oslo' } }]);
   });
 
   it('emits calls at the end of the stream when the server never sends a finish_reason', async () => {
-    server.enqueue({ kind: 'stream', events: [openAiChunk.toolCall({ index: 0, id: 'call_y', function: { name: 'get_weather', arguments: '{}' } }), openAiChunk.done()] });
+    server.enqueue({
+      kind: 'stream',
+      events: [openAiChunk.toolCall({ index: 0, id: 'call_y', function: { name: 'get_weather', arguments: '{}' } }), openAiChunk.done()],
+    });
     const chunks = await collect(provider(), { messages: hello, tools: [WEATHER_TOOL] });
     expect(chunks).toEqual([{ type: 'tool_call', call: { id: 'call_y', name: 'get_weather', arguments: '{}' } }]);
   });

@@ -123,7 +123,10 @@ describe('http_fetch SSRF guard: refused addresses', () => {
     expect((await refusal(fetchUrl(tools, 'file:///etc/passwd'))).message).toBe('Only http:// and https:// URLs can be fetched, not file:.');
     expect((await refusal(fetchUrl(tools, 'http://user:pw@docs.example.test/'))).message).toBe('URLs with credentials are not fetched.');
     expect((await refusal(fetchUrl(tools, 'not a url'))).message).toBe('"not a url" is not a valid URL.');
-    expect(tools.validate('http_fetch', '{"url":"http://x/","method":"POST"}')).toEqual({ ok: false, error: 'Invalid arguments for http_fetch: unknown property "method".' });
+    expect(tools.validate('http_fetch', '{"url":"http://x/","method":"POST"}')).toEqual({
+      ok: false,
+      error: 'Invalid arguments for http_fetch: unknown property "method".',
+    });
   });
 });
 
@@ -143,16 +146,28 @@ describe('http_fetch: allowed fetches', () => {
 
   it('follows a redirect between allowed URLs and reports the final one', async () => {
     const result = await fetchUrl(allowlisted(), `http://docs.example.test:${port}/redirect-to?${encodeURIComponent('/missing')}`);
-    expect(result).toMatchObject({ url: `http://docs.example.test:${port}/missing`, status: 404, content_type: 'application/json', text: '{"error":"not found"}' });
+    expect(result).toMatchObject({
+      url: `http://docs.example.test:${port}/missing`,
+      status: 404,
+      content_type: 'application/json',
+      text: '{"error":"not found"}',
+    });
   });
 
   it('caps the body read and the text returned', async () => {
     expect(await fetchUrl(allowlisted({ max_bytes: 1000 }), `http://docs.example.test:${port}/big`)).toMatchObject({ text: 'x'.repeat(1000), truncated: true });
-    expect(await fetchUrl(allowlisted({ max_text_chars: 10 }), `http://docs.example.test:${port}/big`)).toMatchObject({ text: 'x'.repeat(10), truncated: true });
+    expect(await fetchUrl(allowlisted({ max_text_chars: 10 }), `http://docs.example.test:${port}/big`)).toMatchObject({
+      text: 'x'.repeat(10),
+      truncated: true,
+    });
   });
 
   it('does not return binary bodies', async () => {
-    expect(await fetchUrl(allowlisted(), `http://docs.example.test:${port}/image`)).toMatchObject({ status: 200, text: null, note: 'binary content (image/png) is not shown' });
+    expect(await fetchUrl(allowlisted(), `http://docs.example.test:${port}/image`)).toMatchObject({
+      status: 200,
+      text: null,
+      note: 'binary content (image/png) is not shown',
+    });
   });
 
   it('stops after too many redirects', async () => {

@@ -6,7 +6,12 @@ function echoTool(overrides: Partial<Tool> = {}): Tool {
   return {
     name: 'echo',
     description: 'Echo.',
-    parameters: { type: 'object', properties: { text: { type: 'string' }, times: { type: 'integer', minimum: 1, default: 1 } }, required: ['text'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { text: { type: 'string' }, times: { type: 'integer', minimum: 1, default: 1 } },
+      required: ['text'],
+      additionalProperties: false,
+    },
     requiresConfirmation: false,
     web: false,
     sideEffects: false,
@@ -57,7 +62,11 @@ describe('ToolRegistry', () => {
   });
 
   it('holds every built-in, each with its safety flags', () => {
-    const flags = Object.fromEntries(registry().list().map((tool) => [tool.name, [tool.requiresConfirmation, tool.web, tool.sideEffects]]));
+    const flags = Object.fromEntries(
+      registry()
+        .list()
+        .map((tool) => [tool.name, [tool.requiresConfirmation, tool.web, tool.sideEffects]]),
+    );
     expect(flags).toEqual({
       current_time: [false, false, false],
       calculator: [false, false, false],
@@ -72,7 +81,10 @@ describe('ToolRegistry', () => {
   it('reports availability: web_search without a key, run_command disabled, knowledge not configured', () => {
     const tools = registry();
     expect(tools.get('web_search')!.availability()).toEqual({ ok: false, reason: 'web_search needs a search API key: set SERVICE_WEB_SEARCH_API_KEY' });
-    expect(tools.get('run_command')!.availability()).toEqual({ ok: false, reason: 'run_command is disabled: set tools.run_command.enabled: true in config.yaml' });
+    expect(tools.get('run_command')!.availability()).toEqual({
+      ok: false,
+      reason: 'run_command is disabled: set tools.run_command.enabled: true in config.yaml',
+    });
     expect(tools.get('knowledge_search')!.availability()).toEqual({ ok: false, reason: 'knowledge collections are not configured on this hub' });
     expect(tools.get('http_fetch')!.availability()).toEqual({ ok: true });
     const keyed = registry({ web_search: { api_key: 'key' }, run_command: { enabled: true } });

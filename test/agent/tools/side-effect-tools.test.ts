@@ -21,10 +21,16 @@ describe('web_search', () => {
         return;
       }
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ web: { results: [
-        { title: 'Switchboard', url: 'https://example.test/a', description: 'A hub.' },
-        { title: 'Other', url: 'https://example.test/b', description: 'More.' },
-      ] } }));
+      response.end(
+        JSON.stringify({
+          web: {
+            results: [
+              { title: 'Switchboard', url: 'https://example.test/a', description: 'A hub.' },
+              { title: 'Other', url: 'https://example.test/b', description: 'More.' },
+            ],
+          },
+        }),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/res/v1/web/search`;
@@ -50,7 +56,10 @@ describe('web_search', () => {
   });
 
   it('limits count by schema', () => {
-    expect(registry().validate('web_search', '{"query":"x","count":50}')).toEqual({ ok: false, error: 'Invalid arguments for web_search: count must be <= 5.' });
+    expect(registry().validate('web_search', '{"query":"x","count":50}')).toEqual({
+      ok: false,
+      error: 'Invalid arguments for web_search: count must be <= 5.',
+    });
   });
 });
 
@@ -106,7 +115,9 @@ describe('write_file', () => {
 
   it('refuses content over the size cap', async () => {
     const { tools } = setup({ max_bytes: 4 });
-    expect((await refusal(call(tools, 'write_file', JSON.stringify({ path: 'a.txt', content: 'héllo' })))).message).toBe('The content is 6 bytes; write_file accepts at most 4.');
+    expect((await refusal(call(tools, 'write_file', JSON.stringify({ path: 'a.txt', content: 'héllo' })))).message).toBe(
+      'The content is 6 bytes; write_file accepts at most 4.',
+    );
   });
 });
 
@@ -124,7 +135,11 @@ describe('run_command', () => {
     // A variable of the hub's own environment (where its secrets live) must not reach the command.
     process.env.SWITCHBOARD_TEST_CANARY = 'leaked';
     try {
-      const result = await call(tools, 'run_command', JSON.stringify({ command: 'pwd; echo "canary=${SWITCHBOARD_TEST_CANARY:-unset}"; echo oops >&2; exit 3' }));
+      const result = await call(
+        tools,
+        'run_command',
+        JSON.stringify({ command: 'pwd; echo "canary=${SWITCHBOARD_TEST_CANARY:-unset}"; echo oops >&2; exit 3' }),
+      );
       expect(result).toEqual({ exit_code: 3, signal: null, stdout: `${workspaceDir}\ncanary=unset\n`, stderr: 'oops\n', timed_out: false, truncated: false });
     } finally {
       delete process.env.SWITCHBOARD_TEST_CANARY;
@@ -143,7 +158,11 @@ describe('run_command', () => {
   it('caps its output', async () => {
     const workspaceDir = path.join(makeTempDir(), 'workspace');
     const tools = registry({ run_command: { enabled: true, max_output_bytes: 10 } }, { workspaceDir });
-    expect(await call(tools, 'run_command', JSON.stringify({ command: 'printf "%0100d" 0' }))).toMatchObject({ stdout: '0000000000', truncated: true, exit_code: 0 });
+    expect(await call(tools, 'run_command', JSON.stringify({ command: 'printf "%0100d" 0' }))).toMatchObject({
+      stdout: '0000000000',
+      truncated: true,
+      exit_code: 0,
+    });
   });
 
   it('stops the command when the turn is cancelled', async () => {

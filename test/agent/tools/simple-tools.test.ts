@@ -8,15 +8,27 @@ describe('current_time', () => {
   const tools = registry({}, { now: () => FIXED });
 
   it('gives UTC by default', async () => {
-    expect(await call(tools, 'current_time', '{}')).toEqual({ utc: '2025-03-09T14:05:06.000Z', timezone: 'UTC', local: '2025-03-09T14:05:06Z', weekday: 'Sunday', utc_offset: '+00:00' });
+    expect(await call(tools, 'current_time', '{}')).toEqual({
+      utc: '2025-03-09T14:05:06.000Z',
+      timezone: 'UTC',
+      local: '2025-03-09T14:05:06Z',
+      weekday: 'Sunday',
+      utc_offset: '+00:00',
+    });
   });
 
   it('gives the local time of an IANA zone', async () => {
-    expect(await call(tools, 'current_time', '{"timezone":"Asia/Kolkata"}')).toMatchObject({ local: '2025-03-09T19:35:06+05:30', utc_offset: '+05:30', weekday: 'Sunday' });
+    expect(await call(tools, 'current_time', '{"timezone":"Asia/Kolkata"}')).toMatchObject({
+      local: '2025-03-09T19:35:06+05:30',
+      utc_offset: '+05:30',
+      weekday: 'Sunday',
+    });
   });
 
   it('refuses an unknown zone and a wrong type', async () => {
-    expect((await refusal(call(tools, 'current_time', '{"timezone":"Mars/Olympus"}'))).message).toBe('Unknown time zone "Mars/Olympus": use an IANA name such as "Europe/Paris" or "UTC".');
+    expect((await refusal(call(tools, 'current_time', '{"timezone":"Mars/Olympus"}'))).message).toBe(
+      'Unknown time zone "Mars/Olympus": use an IANA name such as "Europe/Paris" or "UTC".',
+    );
     expect(tools.validate('current_time', '{"timezone": 5}')).toEqual({ ok: false, error: 'Invalid arguments for current_time: timezone must be string.' });
   });
 });
@@ -87,7 +99,10 @@ describe('knowledge_search', () => {
 
   it('searches the session’s collections with the default top_k', async () => {
     const result = await call(registry({}, { knowledge }), 'knowledge_search', '{"query":"holidays"}');
-    expect(result).toEqual({ query: 'holidays', results: [{ collection_id: 'handbook', document_id: 'doc-1', title: 'Leave policy', text: 'Twenty-five days.', score: 3.2 }] });
+    expect(result).toEqual({
+      query: 'holidays',
+      results: [{ collection_id: 'handbook', document_id: 'doc-1', title: 'Leave policy', text: 'Twenty-five days.', score: 3.2 }],
+    });
     expect(knowledge.calls.at(-1)).toEqual({ collectionIds: ['handbook'], query: 'holidays', topK: 5 });
   });
 
@@ -95,7 +110,10 @@ describe('knowledge_search', () => {
     const tools = registry({}, { knowledge });
     const error = await refusal(tools.get('knowledge_search')!.run({ query: 'x', top_k: 5 }, { ...context(), sessionId: 'other' }));
     expect(error.message).toBe("This conversation's workflow has no knowledge collections to search.");
-    expect(tools.validate('knowledge_search', '{"query":"x","top_k":50}')).toEqual({ ok: false, error: 'Invalid arguments for knowledge_search: top_k must be <= 20.' });
+    expect(tools.validate('knowledge_search', '{"query":"x","top_k":50}')).toEqual({
+      ok: false,
+      error: 'Invalid arguments for knowledge_search: top_k must be <= 20.',
+    });
   });
 
   it('refuses to run without a knowledge service', async () => {

@@ -58,7 +58,8 @@ export async function startSlack(): Promise<ChannelUnderTest> {
     const user = `U${conversations}`;
     const key = `slack::${FAKE_SLACK.teamId}:${channel}`;
     const inChannel = (call: SlackApiCall) => call.args.channel === channel;
-    const textOf = (call: SlackApiCall): string => call.args.markdown_text ?? call.args.text ?? call.args.chunks?.map((chunk: any) => chunk.text ?? '').join('') ?? '';
+    const textOf = (call: SlackApiCall): string =>
+      call.args.markdown_text ?? call.args.text ?? call.args.chunks?.map((chunk: any) => chunk.text ?? '').join('') ?? '';
     const shown = () =>
       slack.workspace.messagesIn(channel).flatMap((message) => [message.text, ...((message.blocks ?? []) as any[]).map((block) => block.text?.text ?? '')]);
     return {
@@ -70,8 +71,24 @@ export async function startSlack(): Promise<ChannelUnderTest> {
       },
       send: async (text) => {
         const eventId = `EvContract${++events}`;
-        const event = { type: 'message', channel_type: 'im', channel, user, text, ts: `1710000000.${String(events).padStart(6, '0')}`, team: FAKE_SLACK.teamId };
-        const body = JSON.stringify({ token: 'legacy', team_id: FAKE_SLACK.teamId, api_app_id: 'A1', type: 'event_callback', event_id: eventId, event_time: Math.floor(Date.now() / 1000), event });
+        const event = {
+          type: 'message',
+          channel_type: 'im',
+          channel,
+          user,
+          text,
+          ts: `1710000000.${String(events).padStart(6, '0')}`,
+          team: FAKE_SLACK.teamId,
+        };
+        const body = JSON.stringify({
+          token: 'legacy',
+          team_id: FAKE_SLACK.teamId,
+          api_app_id: 'A1',
+          type: 'event_callback',
+          event_id: eventId,
+          event_time: Math.floor(Date.now() / 1000),
+          event,
+        });
         const ack = await signed('events', 'application/json', body);
         if (ack.status !== 200) throw new Error(`Slack event refused: ${ack.status}`);
         // Slack retries an event it thinks was not acknowledged: the same body, numbered.
@@ -99,7 +116,11 @@ export async function startSlack(): Promise<ChannelUnderTest> {
               message: { ts: '1', text: asked.args.text },
               actions: [{ type: 'button', action_id: button.action_id, block_id: 'b', value: button.value, action_ts: '1' }],
             };
-            const clicked = await signed('interactions', 'application/x-www-form-urlencoded', new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
+            const clicked = await signed(
+              'interactions',
+              'application/x-www-form-urlencoded',
+              new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+            );
             if (clicked.status !== 200) throw new Error(`Slack click refused: ${clicked.status}`);
           },
         };
@@ -122,4 +143,3 @@ export async function startSlack(): Promise<ChannelUnderTest> {
     },
   };
 }
-

@@ -18,7 +18,8 @@ export async function startTelegram(): Promise<ChannelUnderTest> {
     const chatId = 9000 + conversations;
     const key = `telegram::${chatId}`;
     const inChat = forChat(chatId);
-    const shown = () => h.telegram.calls.filter((call) => inChat(call) && call.status === 200 && typeof call.params.text === 'string').map((call) => call.params.text as string);
+    const shown = () =>
+      h.telegram.calls.filter((call) => inChat(call) && call.status === 200 && typeof call.params.text === 'string').map((call) => call.params.text as string);
     return {
       expectedKey: key,
       expectedBinding: `telegram:${chatId}`,

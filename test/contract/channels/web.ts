@@ -36,7 +36,11 @@ export async function startWeb(): Promise<ChannelUnderTest> {
     await socket.nextOfType('agent_state');
     let turnId = '';
     const ofTurn = (frame: any) => frame.payload?.turn_id === turnId;
-    const assembled = (id: string) => socket.frames.filter((frame) => frame.type === 'token' && frame.payload.turn_id === id).map((frame) => frame.payload.text).join('');
+    const assembled = (id: string) =>
+      socket.frames
+        .filter((frame) => frame.type === 'token' && frame.payload.turn_id === id)
+        .map((frame) => frame.payload.text)
+        .join('');
     const turnIds = () => [...new Set(socket.frames.map((frame) => frame.payload?.turn_id).filter(Boolean))] as string[];
     return {
       expectedKey: null,
@@ -57,7 +61,8 @@ export async function startWeb(): Promise<ChannelUnderTest> {
       },
       showsAnswer: async (text) => {
         const done = await socket.next((frame) => frame.type === 'done' && ofTurn(frame), 10_000);
-        if (done.payload.text !== text || assembled(turnId) !== text) throw new Error(`answer "${done.payload.text}", tokens "${assembled(turnId)}"; expected "${text}"`);
+        if (done.payload.text !== text || assembled(turnId) !== text)
+          throw new Error(`answer "${done.payload.text}", tokens "${assembled(turnId)}"; expected "${text}"`);
       },
       confirmation: async () => {
         const asked = await socket.next((frame) => frame.type === 'tool_confirm_request' && ofTurn(frame), 10_000);

@@ -7,7 +7,12 @@ import type { ChannelUnderTest, Conversation } from './channel-under-test';
 export async function startWebchat(): Promise<ChannelUnderTest> {
   const h = await startWebchatHarness({ confirmations: 'buttons' });
   // Visitors get only the tools a webchat workflow pins (issue 26): one for the notes the suite saves.
-  await h.admin('POST', '/assistant/workflows', { name: 'visitor-notes', tool_list: 'save_note', triggers: { keywords: ['note'] }, binding_channels: ['webchat'] });
+  await h.admin('POST', '/assistant/workflows', {
+    name: 'visitor-notes',
+    tool_list: 'save_note',
+    triggers: { keywords: ['note'] },
+    binding_channels: ['webchat'],
+  });
   const widgets: Widget[] = [];
 
   const conversation = async (): Promise<Conversation> => {
@@ -19,7 +24,9 @@ export async function startWebchat(): Promise<ChannelUnderTest> {
     const until = (condition: () => boolean, what: string, timeoutMs = 10_000) =>
       Promise.race([
         widget.until(condition),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out waiting for ${what}; widget got ${JSON.stringify(texts())}`)), timeoutMs).unref()),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error(`timed out waiting for ${what}; widget got ${JSON.stringify(texts())}`)), timeoutMs).unref(),
+        ),
       ]);
     let answeredBefore = 0;
     return {

@@ -34,13 +34,19 @@ const ANSWER = 'Hello there, friend.';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A long answer: paragraphs of words, far past one Telegram message (4,096) and in several Slack appends. */
-export const LONG_ANSWER = Array.from({ length: 14 }, (_, paragraph) => Array.from({ length: 120 }, (_, word) => `p${paragraph}w${word}`).join(' ')).join('\n\n');
+export const LONG_ANSWER = Array.from({ length: 14 }, (_, paragraph) => Array.from({ length: 120 }, (_, word) => `p${paragraph}w${word}`).join(' ')).join(
+  '\n\n',
+);
 
 let seq = 0;
-const frame = (event: AgentEvent): SessionFrame => ({ ...event, payload: { ...event.payload, turn_id: TURN }, session_id: SESSION, seq: ++seq, ts: new Date().toISOString() }) as SessionFrame;
+const frame = (event: AgentEvent): SessionFrame =>
+  ({ ...event, payload: { ...event.payload, turn_id: TURN }, session_id: SESSION, seq: ++seq, ts: new Date().toISOString() }) as SessionFrame;
 const state = (name: 'thinking' | 'writing') => frame({ type: 'agent_state', payload: { state: name } });
 const token = (text: string) => frame({ type: 'token', payload: { text, final: false } });
-const done = (text: string): TurnOutcome => ({ kind: 'done', done: { message_id: 'm1', total_tokens: 1, input_tokens: 1, output_tokens: 1, duration_ms: 1, tool_calls: 0, text } });
+const done = (text: string): TurnOutcome => ({
+  kind: 'done',
+  done: { message_id: 'm1', total_tokens: 1, input_tokens: 1, output_tokens: 1, duration_ms: 1, tool_calls: 0, text },
+});
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
 
 /** Plays frames (with a pause after each token, so interim updates happen), then the outcome. */
@@ -75,16 +81,38 @@ export function replySurfaceContract(harness: SurfaceHarness): void {
     it('shows tool progress, then the answer', async () => {
       const chat = harness.conversation();
       const call = { tool_name: 'lookup', tool_call_id: 'c1' };
-      await play(chat.surface, [state('thinking'), frame({ type: 'tool_start', payload: { ...call, input: {} } }), frame({ type: 'tool_end', payload: { ...call, duration_ms: 3, error: null } }), token('Found it.')], done('Found it.'));
+      await play(
+        chat.surface,
+        [
+          state('thinking'),
+          frame({ type: 'tool_start', payload: { ...call, input: {} } }),
+          frame({ type: 'tool_end', payload: { ...call, duration_ms: 3, error: null } }),
+          token('Found it.'),
+        ],
+        done('Found it.'),
+      );
       expect(chat.showedWork()).toBe(true);
       expect(chat.shown().at(-1)).toBe('Found it.');
     });
 
     it('asks for a confirmation (the six actions where it offers buttons) and, answered, shows the answer after it', async () => {
       const chat = harness.conversation();
-      const request = frame({ type: 'tool_confirm_request', payload: { confirmation_id: '2c5ea4c0-4067-11e9-8bad-9b1deb4d3b7d', tool: 'save_note', parameters: { text: 'x' }, message: 'Save a note?' } });
+      const request = frame({
+        type: 'tool_confirm_request',
+        payload: { confirmation_id: '2c5ea4c0-4067-11e9-8bad-9b1deb4d3b7d', tool: 'save_note', parameters: { text: 'x' }, message: 'Save a note?' },
+      });
       const call = { tool_name: 'save_note', tool_call_id: 'c2' };
-      await play(chat.surface, [state('thinking'), request, frame({ type: 'tool_start', payload: { ...call, input: {} } }), frame({ type: 'tool_end', payload: { ...call, duration_ms: 1, error: null } }), token('Saved it.')], done('Saved it.'));
+      await play(
+        chat.surface,
+        [
+          state('thinking'),
+          request,
+          frame({ type: 'tool_start', payload: { ...call, input: {} } }),
+          frame({ type: 'tool_end', payload: { ...call, duration_ms: 1, error: null } }),
+          token('Saved it.'),
+        ],
+        done('Saved it.'),
+      );
       const offered = chat.offered();
       if (offered !== null) expect(offered).toEqual([...CONFIRM_ACTIONS]);
       const shown = chat.shown();
@@ -100,15 +128,22 @@ export function replySurfaceContract(harness: SurfaceHarness): void {
 
     it('shows a failed turn as the apology, never the error', async () => {
       const chat = harness.conversation();
-      await play(chat.surface, [state('thinking'), token('Partial'), frame({ type: 'error', payload: { code: 'INTERNAL_ERROR', message: 'password hunter2' } })], { kind: 'error', code: 'INTERNAL_ERROR', message: 'password hunter2' });
+      await play(
+        chat.surface,
+        [state('thinking'), token('Partial'), frame({ type: 'error', payload: { code: 'INTERNAL_ERROR', message: 'password hunter2' } })],
+        { kind: 'error', code: 'INTERNAL_ERROR', message: 'password hunter2' },
+      );
       expect(chat.shown().at(-1)).toBe(chat.surface.cadence.texts.apology);
       expect(chat.shown().some((text) => text.includes('hunter2'))).toBe(false);
     });
 
-    it.each<TurnOutcome>([{ kind: 'merged', into: 'other-turn' }, { kind: 'dropped' }])('shows nothing for a message whose turn ended $kind', async (outcome) => {
-      const chat = harness.conversation();
-      await play(chat.surface, [], outcome);
-      expect(chat.shown()).toEqual([]);
-    });
+    it.each<TurnOutcome>([{ kind: 'merged', into: 'other-turn' }, { kind: 'dropped' }])(
+      'shows nothing for a message whose turn ended $kind',
+      async (outcome) => {
+        const chat = harness.conversation();
+        await play(chat.surface, [], outcome);
+        expect(chat.shown()).toEqual([]);
+      },
+    );
   });
 }

@@ -53,7 +53,11 @@ export const slackSurfaces: SurfaceHarness = {
         return true;
       },
     };
-    const surface = slackSurface(calls, { channel: 'C1', threadTs: '170.1', recipient: { userId: 'U1', teamId: 'T1' } }, { editIntervalMs: 20, nativeStreaming: true, threadStatus: true, logger: pino({ level: 'silent' }) });
+    const surface = slackSurface(
+      calls,
+      { channel: 'C1', threadTs: '170.1', recipient: { userId: 'U1', teamId: 'T1' } },
+      { editIntervalMs: 20, nativeStreaming: true, threadStatus: true, logger: pino({ level: 'silent' }) },
+    );
     return {
       surface,
       shown: () => messages.map((message) => message.text),

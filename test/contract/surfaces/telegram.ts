@@ -33,7 +33,16 @@ export function telegramSurfaces(group: boolean): SurfaceHarness {
         react: async () => undefined,
       };
       const typing = { hold: () => ((typed = true), async () => undefined) };
-      const surface = chatSurface({ sender, typing, chat: { id: group ? -5 : 5, group }, replyTo: 1, draftId: group ? null : 1, interimIntervalMs: 20, draftKeepAliveMs: TELEGRAM_DEFAULTS.draftKeepAliveMs, maxMessageChars: TELEGRAM_DEFAULTS.maxMessageChars });
+      const surface = chatSurface({
+        sender,
+        typing,
+        chat: { id: group ? -5 : 5, group },
+        replyTo: 1,
+        draftId: group ? null : 1,
+        interimIntervalMs: 20,
+        draftKeepAliveMs: TELEGRAM_DEFAULTS.draftKeepAliveMs,
+        maxMessageChars: TELEGRAM_DEFAULTS.maxMessageChars,
+      });
       return {
         surface,
         shown: () => messages.map((message) => message.text),

@@ -36,7 +36,16 @@ export const nowS = () => Math.floor(Date.now() / 1000);
 
 /** The claims the hub puts in an access token (src/auth/access-tokens.ts), for `sub`; overrides may delete with `undefined`. */
 export function accessClaims(sub: unknown, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  const all: Record<string, unknown> = { role: 'admin', typ: 'access', iat: nowS(), exp: nowS() + 600, aud: 'switchboard-api', iss: 'switchboard', sub, ...overrides };
+  const all: Record<string, unknown> = {
+    role: 'admin',
+    typ: 'access',
+    iat: nowS(),
+    exp: nowS() + 600,
+    aud: 'switchboard-api',
+    iss: 'switchboard',
+    sub,
+    ...overrides,
+  };
   return Object.fromEntries(Object.entries(all).filter(([, value]) => value !== undefined));
 }
 

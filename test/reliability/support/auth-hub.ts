@@ -99,7 +99,10 @@ export function telegramTextUpdate(text: string): Record<string, unknown> {
   updateCounter += 1;
   const id = 500_000 + updateCounter;
   const user = { id: 77, is_bot: false, first_name: 'Tess' };
-  return { update_id: id, message: { message_id: id, date: Math.floor(Date.now() / 1000), chat: { id: 77, type: 'private', first_name: 'Tess' }, from: user, text } };
+  return {
+    update_id: id,
+    message: { message_id: id, date: Math.floor(Date.now() / 1000), chat: { id: 77, type: 'private', first_name: 'Tess' }, from: user, text },
+  };
 }
 
 export async function startAuthHub(options: AuthHubOptions): Promise<AuthHub> {
@@ -155,7 +158,9 @@ export async function startAuthHub(options: AuthHubOptions): Promise<AuthHub> {
       SERVICE_SAML_ENABLED: 'true',
       SERVICE_SAML_ENTRY_POINT: SAML_ENTRY_POINT,
       SERVICE_SAML_IDP_CERT_FILE: idp.certFile,
-      ...(options.samlSigningKey ? { SERVICE_SAML_PRIVATE_KEY: options.samlSigningKey.keyPem, SERVICE_SAML_SP_CERT_FILE: options.samlSigningKey.certFile } : {}),
+      ...(options.samlSigningKey
+        ? { SERVICE_SAML_PRIVATE_KEY: options.samlSigningKey.keyPem, SERVICE_SAML_SP_CERT_FILE: options.samlSigningKey.certFile }
+        : {}),
       ...options.env,
       ...extra,
     });
@@ -193,7 +198,15 @@ export async function startAuthHub(options: AuthHubOptions): Promise<AuthHub> {
       processes,
       slackEventBody: (event) => {
         events += 1;
-        return JSON.stringify({ token: 'legacy', team_id: FAKE_SLACK.teamId, api_app_id: 'A1', type: 'event_callback', event_id: `EvRel${events}_${randomBytes(3).toString('hex')}`, event_time: Math.floor(Date.now() / 1000), event });
+        return JSON.stringify({
+          token: 'legacy',
+          team_id: FAKE_SLACK.teamId,
+          api_app_id: 'A1',
+          type: 'event_callback',
+          event_id: `EvRel${events}_${randomBytes(3).toString('hex')}`,
+          event_time: Math.floor(Date.now() / 1000),
+          event,
+        });
       },
       slackHeaders: (body, { secret = secrets.slackSigningSecret, timestamp = Math.floor(Date.now() / 1000) } = {}) => ({
         'content-type': 'application/json',

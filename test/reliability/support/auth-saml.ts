@@ -83,7 +83,12 @@ export const WRAPPINGS: Record<string, (pair: WrappingPair, saml: SamlResponses)
     return saml.responseXml(forged, pair.inResponseTo);
   },
   'forged assertion inside the signed one’s Signature (Object element)': (pair, saml) =>
-    saml.responseXml(pair.genuine.replace('</ds:SignatureValue>', `</ds:SignatureValue><ds:Object>${pair.forged}</ds:Object>`).replace('</SignatureValue>', `</SignatureValue><Object>${pair.forged}</Object>`), pair.inResponseTo),
+    saml.responseXml(
+      pair.genuine
+        .replace('</ds:SignatureValue>', `</ds:SignatureValue><ds:Object>${pair.forged}</ds:Object>`)
+        .replace('</SignatureValue>', `</SignatureValue><Object>${pair.forged}</Object>`),
+      pair.inResponseTo,
+    ),
 };
 
 /** A document type declaration before the Response: what each DTD attack puts there, and where it refers. */
@@ -92,6 +97,4 @@ export function doctype(internalSubset: string): string {
 }
 
 /** Ten levels of ten references each: 10^10 characters if expanded ("billion laughs"). */
-export const BILLION_LAUGHS =
-  '<!ENTITY l0 "lol">' +
-  Array.from({ length: 10 }, (_, level) => `<!ENTITY l${level + 1} "${`&l${level};`.repeat(10)}">`).join('');
+export const BILLION_LAUGHS = '<!ENTITY l0 "lol">' + Array.from({ length: 10 }, (_, level) => `<!ENTITY l${level + 1} "${`&l${level};`.repeat(10)}">`).join('');

@@ -16,7 +16,8 @@ export function restObservation(response: JsonResponse): string {
   if (body.data !== null) problems.push('data is not null');
   if (typeof body.error?.message !== 'string' || body.error.message === '') problems.push('no message');
   if (typeof body.error?.details !== 'object' || body.error.details === null) problems.push('no details');
-  if (typeof body.meta?.request_id !== 'string' || body.meta.request_id !== response.headers.get('x-request-id')) problems.push('meta.request_id is not X-Request-ID');
+  if (typeof body.meta?.request_id !== 'string' || body.meta.request_id !== response.headers.get('x-request-id'))
+    problems.push('meta.request_id is not X-Request-ID');
   if (!String(response.headers.get('content-type')).startsWith('application/json')) problems.push('not application/json');
   return `${response.status} ${String(body.error?.code)}${problems.length > 0 ? ` (${problems.join(', ')})` : ''}`;
 }

@@ -249,7 +249,11 @@ export class BadInputHub {
   /** A Slack Events API request signed with the hub's signing secret (or the given one). */
   slackRequest(body: string, options: { secret?: string; timestamp?: number; signature?: string; contentType?: string } = {}): RawRequest {
     const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-    const signature = options.signature ?? `v0=${createHmac('sha256', options.secret ?? this.slackSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+    const signature =
+      options.signature ??
+      `v0=${createHmac('sha256', options.secret ?? this.slackSecret)
+        .update(`v0:${timestamp}:${body}`)
+        .digest('hex')}`;
     return {
       method: 'POST',
       target: '/api/v1/channels/slack/events',
@@ -398,8 +402,21 @@ export interface RunBounds {
 export async function expectRunPassed(hub: BadInputHub, rssBaselineKiB: number, bounds: RunBounds = {}): Promise<void> {
   const health = await hub.stopProbe();
   const rssAfterKiB = await hub.settledRss(rssBaselineKiB);
-  console.log(hub.summary({ seed: SEED, health, rssBaselineKiB, rssAfterKiB, rssRatio: Number((rssAfterKiB / rssBaselineKiB).toFixed(2)), violations: hub.violations.length }));
-  expectPassed(hub, { health, rssBaselineKiB, rssAfterKiB }, { healthWaitMs: PASS_BOUNDS.healthWaitMs, rssRatio: PASS_BOUNDS.rssRatio, missedProbesFail: true, ...bounds });
+  console.log(
+    hub.summary({
+      seed: SEED,
+      health,
+      rssBaselineKiB,
+      rssAfterKiB,
+      rssRatio: Number((rssAfterKiB / rssBaselineKiB).toFixed(2)),
+      violations: hub.violations.length,
+    }),
+  );
+  expectPassed(
+    hub,
+    { health, rssBaselineKiB, rssAfterKiB },
+    { healthWaitMs: PASS_BOUNDS.healthWaitMs, rssRatio: PASS_BOUNDS.rssRatio, missedProbesFail: true, ...bounds },
+  );
 }
 
 /** The pass criteria. */

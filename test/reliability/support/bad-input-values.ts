@@ -13,21 +13,82 @@ export function draw<T>(arbitrary: fc.Arbitrary<T>, count: number, offset: numbe
 
 /** Characters that break naive code: lone surrogates, NUL, bidi controls, BOM, joiners, combining marks. */
 export const EDGE_CHARACTERS = [
-  '\ud800', '\udbff', '\udc00', '\udfff', '\u0000', '\u202e', '\u202d', '\u200f', '\u200e', '\u061c', '\u2066', '\u2069', '\ufeff', '\u200d',
-  '\u0301', '\uffff', '\ufffe', '\u2028', '\u2029', '\u0085', '\x7f', '\x1b', '😀', '👩‍👩‍👧', '中', 'é', 'ﷺ', '\u{10ffff}',
+  '\ud800',
+  '\udbff',
+  '\udc00',
+  '\udfff',
+  '\u0000',
+  '\u202e',
+  '\u202d',
+  '\u200f',
+  '\u200e',
+  '\u061c',
+  '\u2066',
+  '\u2069',
+  '\ufeff',
+  '\u200d',
+  '\u0301',
+  '\uffff',
+  '\ufffe',
+  '\u2028',
+  '\u2029',
+  '\u0085',
+  '\x7f',
+  '\x1b',
+  '😀',
+  '👩‍👩‍👧',
+  '中',
+  'é',
+  'ﷺ',
+  '\u{10ffff}',
 ] as const;
 
 /** A string mixing edge characters into ordinary and arbitrary (any code unit) text. */
 export const hostileString = (maxLength = 40): fc.Arbitrary<string> =>
   fc
-    .array(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...EDGE_CHARACTERS) }, { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 6 }) }, { weight: 2, arbitrary: fc.string({ maxLength: 6 }) }), {
-      minLength: 1,
-      maxLength: Math.max(1, Math.floor(maxLength / 3)),
-    })
+    .array(
+      fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom(...EDGE_CHARACTERS) },
+        { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 6 }) },
+        { weight: 2, arbitrary: fc.string({ maxLength: 6 }) },
+      ),
+      {
+        minLength: 1,
+        maxLength: Math.max(1, Math.floor(maxLength / 3)),
+      },
+    )
     .map((parts) => parts.join('').slice(0, maxLength));
 
 /** Numbers and number-like text no id or counter should choke on. */
-export const ODD_NUMBERS = ['-1', '0', '-0', '1.5', String(2 ** 50), String(2 ** 50 + 1), String(2 ** 53), String(2 ** 53 + 1), String(2 ** 64), '9'.repeat(400), 'NaN', 'Infinity', '-Infinity', '1e309', '-1e309', '0x10', '1_000', ' 1', '1 ', '+1', '', '%00', 'null', 'undefined', 'true', '[]', '{}'];
+export const ODD_NUMBERS = [
+  '-1',
+  '0',
+  '-0',
+  '1.5',
+  String(2 ** 50),
+  String(2 ** 50 + 1),
+  String(2 ** 53),
+  String(2 ** 53 + 1),
+  String(2 ** 64),
+  '9'.repeat(400),
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e309',
+  '-1e309',
+  '0x10',
+  '1_000',
+  ' 1',
+  '1 ',
+  '+1',
+  '',
+  '%00',
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
+];
 
 /** Things that are not a (v4) session or message id. */
 export const notUuid = (): fc.Arbitrary<string> =>
@@ -63,7 +124,27 @@ export function ofLength(count: number, alphabet: string): string {
 
 /** Path segments that try to leave a directory, in the spellings servers and file systems accept. */
 export const TRAVERSALS = [
-  '../../../../etc/passwd', '..\\..\\..\\windows\\win.ini', '/etc/passwd', 'C:\\Windows\\win.ini', '....//....//etc/passwd', '..%2f..%2fetc%2fpasswd',
-  '%2e%2e/%2e%2e/etc/passwd', '..%252f..%252fetc', '..', '.', './', 'a/../../b', 'a/./../..', '\u0000../x', '..\u2215..\u2215etc', '．．/．．/etc', '~/.ssh/id_rsa',
-  'a/'.repeat(40) + 'deep', 'CON', 'aux.txt', '.git/config', '.env', 'data/switchboard.sqlite',
+  '../../../../etc/passwd',
+  '..\\..\\..\\windows\\win.ini',
+  '/etc/passwd',
+  'C:\\Windows\\win.ini',
+  '....//....//etc/passwd',
+  '..%2f..%2fetc%2fpasswd',
+  '%2e%2e/%2e%2e/etc/passwd',
+  '..%252f..%252fetc',
+  '..',
+  '.',
+  './',
+  'a/../../b',
+  'a/./../..',
+  '\u0000../x',
+  '..\u2215..\u2215etc',
+  '．．/．．/etc',
+  '~/.ssh/id_rsa',
+  'a/'.repeat(40) + 'deep',
+  'CON',
+  'aux.txt',
+  '.git/config',
+  '.env',
+  'data/switchboard.sqlite',
 ] as const;

@@ -58,13 +58,16 @@ export async function verifyTurns(databaseUrl: string, turns: SentTurn[], effect
           done += 1;
           const reply = replies[0];
           if (!reply) failures.push(`${turn.key}: done but no reply stored`);
-          else if (reply.content !== dones[0]!.payload.text || reply.id !== dones[0]!.payload.message_id) failures.push(`${turn.key}: done says ${JSON.stringify(dones[0]!.payload.text)}, stored ${JSON.stringify(reply.content)}`);
-          if (!dones[0]!.payload.text.includes(`Answer for ${turn.key}:`)) failures.push(`${turn.key}: unexpected answer ${JSON.stringify(dones[0]!.payload.text)}`);
+          else if (reply.content !== dones[0]!.payload.text || reply.id !== dones[0]!.payload.message_id)
+            failures.push(`${turn.key}: done says ${JSON.stringify(dones[0]!.payload.text)}, stored ${JSON.stringify(reply.content)}`);
+          if (!dones[0]!.payload.text.includes(`Answer for ${turn.key}:`))
+            failures.push(`${turn.key}: unexpected answer ${JSON.stringify(dones[0]!.payload.text)}`);
           if (ends.length > 0) failures.push(`${turn.key}: both done and error ${ends[0]!.payload.code}`);
           // Killed between its claim and its effect, a call is not run again (at most once): the
           // turn says so ("outcome unknown") and the effect may not have happened.
           const unknown = frames.some((frame) => frame.type === 'tool_end' && /already started before an interruption/.test(String(frame.payload.error)));
-          if (turn.tool && effects.count(turn.key) !== 1 && !(unknown && effects.count(turn.key) === 0)) failures.push(`${turn.key}: side effect ran ${effects.count(turn.key)} times`);
+          if (turn.tool && effects.count(turn.key) !== 1 && !(unknown && effects.count(turn.key) === 0))
+            failures.push(`${turn.key}: side effect ran ${effects.count(turn.key)} times`);
         } else if (ends.length > 0) {
           errors.push({ key: turn.key, code: ends.at(-1)!.payload.code });
           if (replies.length > 0) failures.push(`${turn.key}: ended in error but a reply is stored`);

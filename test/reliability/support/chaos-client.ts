@@ -120,7 +120,11 @@ export class ResilientSession {
       };
       const timer = setTimeout(() => {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
-        reject(new Error(`${this.sessionId}: no ${what} in ${timeoutMs} ms; last frames ${JSON.stringify(this.frames.slice(-8).map((f) => [f.seq, f.type, f.payload.state ?? f.payload.code ?? '']))}`));
+        reject(
+          new Error(
+            `${this.sessionId}: no ${what} in ${timeoutMs} ms; last frames ${JSON.stringify(this.frames.slice(-8).map((f) => [f.seq, f.type, f.payload.state ?? f.payload.code ?? '']))}`,
+          ),
+        );
       }, timeoutMs);
       waiter.timer = timer;
       this.waiters.push(waiter);
@@ -129,7 +133,11 @@ export class ResilientSession {
 
   /** Resolves with the frame that ended turn `turnId`: its `done`, or an `error` that ends it. */
   turnEnd(turnId: string, timeoutMs = 60_000): Promise<ReceivedFrame> {
-    return this.next((frame) => frame.payload.turn_id === turnId && (frame.type === 'done' || (frame.type === 'error' && !NOTE_CODES.has(frame.payload.code))), timeoutMs, `end of turn ${turnId}`);
+    return this.next(
+      (frame) => frame.payload.turn_id === turnId && (frame.type === 'done' || (frame.type === 'error' && !NOTE_CODES.has(frame.payload.code))),
+      timeoutMs,
+      `end of turn ${turnId}`,
+    );
   }
 
   /**

@@ -110,7 +110,9 @@ export class ChaosCluster {
 
   /** Base URLs of the API processes that are up. */
   liveApis(): string[] {
-    return this.apiUrls.filter((url, index): url is string => url !== null && this.apis[index]?.child.exitCode === null && this.apis[index]?.child.signalCode === null);
+    return this.apiUrls.filter(
+      (url, index): url is string => url !== null && this.apis[index]?.child.exitCode === null && this.apis[index]?.child.signalCode === null,
+    );
   }
 
   async start(): Promise<void> {
@@ -170,10 +172,12 @@ export class ChaosCluster {
     const child = spawnService(this.env, { cwd: this.cwd, entry: 'dist/src/worker-main.js' });
     this.all.push(child);
     this.workers.push(child);
-    await child.waitForLog((entry) => entry.msg === 'Switchboard worker is ready', 30_000).catch((error: unknown) => {
-      // Killed while starting (a chaos run kills whatever holds a turn): not a failure to start.
-      if (child.child.signalCode !== 'SIGKILL') throw error;
-    });
+    await child
+      .waitForLog((entry) => entry.msg === 'Switchboard worker is ready', 30_000)
+      .catch((error: unknown) => {
+        // Killed while starting (a chaos run kills whatever holds a turn): not a failure to start.
+        if (child.child.signalCode !== 'SIGKILL') throw error;
+      });
     return child;
   }
 
@@ -221,7 +225,14 @@ export class ChaosCluster {
     for (const session of sessions) session.close();
     if (process.env.CHAOS_DEBUG) {
       this.dumpLogs(process.env.CHAOS_DEBUG);
-      writeFileSync(`${process.env.CHAOS_DEBUG}.frames.json`, JSON.stringify(sessions.map((session) => ({ id: session.sessionId, frames: session.frames })), null, 1));
+      writeFileSync(
+        `${process.env.CHAOS_DEBUG}.frames.json`,
+        JSON.stringify(
+          sessions.map((session) => ({ id: session.sessionId, frames: session.frames })),
+          null,
+          1,
+        ),
+      );
     }
     await this.stop();
   }
@@ -229,7 +240,17 @@ export class ChaosCluster {
   /** What every process wrote to stderr, and their error log lines (for a failure's message). */
   errors(): string {
     return this.all
-      .map((child) => [child.stderr(), ...child.stdout().split('\n').filter((line) => /"level":"(error|fatal)"/.test(line))].filter(Boolean).join('\n'))
+      .map((child) =>
+        [
+          child.stderr(),
+          ...child
+            .stdout()
+            .split('\n')
+            .filter((line) => /"level":"(error|fatal)"/.test(line)),
+        ]
+          .filter(Boolean)
+          .join('\n'),
+      )
       .filter(Boolean)
       .join('\n---\n');
   }

@@ -66,7 +66,10 @@ export class PgChaosProxy {
     const upstream = net.connect(this.target.port, this.target.host);
     const link = new Link(client, upstream, (message) => this.inspect(link, message));
     this.links.add(link);
-    link.closed.then(() => this.links.delete(link), () => this.links.delete(link));
+    link.closed.then(
+      () => this.links.delete(link),
+      () => this.links.delete(link),
+    );
   }
 
   /** Called for every complete client message: decides whether the link holds from here on. */

@@ -27,7 +27,12 @@ export class AddressedClient {
       const request = http.get(url, { agent: this.agent }, (response) => {
         response.resume();
         response.on('end', () => {
-          const answer = { status: response.statusCode ?? 0, remaining: response.headers['ratelimit-remaining'] as string | undefined, sentAt, receivedAt: Date.now() };
+          const answer = {
+            status: response.statusCode ?? 0,
+            remaining: response.headers['ratelimit-remaining'] as string | undefined,
+            sentAt,
+            receivedAt: Date.now(),
+          };
           this.answers.push(answer);
           resolve(answer);
         });

@@ -108,7 +108,9 @@ export class RedisTap {
   }
 
   async listen(prefix: string): Promise<void> {
-    this.redis.on('pmessageBuffer', (_pattern: Buffer, channel: Buffer, message: Buffer) => this.messages.push(`${channel.toString('utf8')} ${message.toString('utf8')}`));
+    this.redis.on('pmessageBuffer', (_pattern: Buffer, channel: Buffer, message: Buffer) =>
+      this.messages.push(`${channel.toString('utf8')} ${message.toString('utf8')}`),
+    );
     await this.redis.psubscribe(`${prefix}*`);
   }
 
@@ -128,10 +130,17 @@ export async function dumpDatabase(url: string): Promise<DatabaseDump> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`);
+    const { rows } = await client.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+    );
     const tables: Record<string, Record<string, unknown>[]> = {};
     for (const { table_name: table } of rows) tables[table] = (await client.query(`SELECT * FROM "${table}"`)).rows;
-    return { tables, text: Object.entries(tables).map(([table, tableRows]) => `${table} ${JSON.stringify(tableRows)}`).join('\n') };
+    return {
+      tables,
+      text: Object.entries(tables)
+        .map(([table, tableRows]) => `${table} ${JSON.stringify(tableRows)}`)
+        .join('\n'),
+    };
   } finally {
     await client.end();
   }

@@ -33,7 +33,14 @@ export function median(values: number[]): number {
  * window, plus 8 MB for garbage-collector sawtooth. A leak of 1 KB per turn at the full run's rate
  * projects well past it; GC noise does not.
  */
-export function rssTrend(samples: Sample[]): { steady: Sample[]; slopeBytesPerMinute: number; growthBytes: number; allowedBytes: number; medianBytes: number; ok: boolean } {
+export function rssTrend(samples: Sample[]): {
+  steady: Sample[];
+  slopeBytesPerMinute: number;
+  growthBytes: number;
+  allowedBytes: number;
+  medianBytes: number;
+  ok: boolean;
+} {
   const end = samples.at(-1)?.t ?? 0;
   const steady = samples.filter((sample) => sample.t >= end / 4);
   const { slope } = fitLine(steady);

@@ -46,7 +46,12 @@ export function LogViewer() {
       socket.onclose = (event) => {
         clearInterval(ping);
         if (disposed) return;
-        const message = event.code === 4001 ? 'Your sign-in has ended.' : event.code === 4003 ? 'Administrators only.' : `The log stream closed (${event.code}${event.reason ? `: ${event.reason}` : ''}).`;
+        const message =
+          event.code === 4001
+            ? 'Your sign-in has ended.'
+            : event.code === 4003
+              ? 'Administrators only.'
+              : `The log stream closed (${event.code}${event.reason ? `: ${event.reason}` : ''}).`;
         setState({ kind: 'closed', message });
       };
     });
@@ -99,11 +104,13 @@ export function LogViewer() {
           Clear
         </button>
       </div>
-      {state.kind === 'closed' && (
-        <ErrorNote onRetry={() => setAttempt((value) => value + 1)}>{state.message}</ErrorNote>
-      )}
+      {state.kind === 'closed' && <ErrorNote onRetry={() => setAttempt((value) => value + 1)}>{state.message}</ErrorNote>}
       <ol ref={listRef} className="log-lines" role="log" aria-label="Log lines" aria-live="off" tabIndex={0}>
-        {shown.length === 0 && <li className="muted empty">{lines.length === 0 ? `Waiting for ${level} lines or above… Use the hub (send a message, open a page) to see some.` : 'No line matches the search.'}</li>}
+        {shown.length === 0 && (
+          <li className="muted empty">
+            {lines.length === 0 ? `Waiting for ${level} lines or above… Use the hub (send a message, open a page) to see some.` : 'No line matches the search.'}
+          </li>
+        )}
         {shown.map((line) => (
           <li key={line.id} className={`level-${line.level.toLowerCase()}`}>
             <time dateTime={line.timestamp}>{line.timestamp.slice(11, 23)}</time>

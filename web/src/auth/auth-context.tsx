@@ -23,12 +23,15 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   useEffect(() => {
     let cancelled = false;
-    (async () => {
+    void (async () => {
       // A SAML login this tab started (its nonce matches): the one-time code becomes a sign-in. A
       // signed-in user is never replaced without being asked.
       const handoff = takeSamlHandoff();
       const signedIn = tokenStore.read();
-      if (handoff && (!signedIn || window.confirm(`You are signed in as ${signedIn.user.username}. Sign in with the account of your single sign-on instead?`))) {
+      if (
+        handoff &&
+        (!signedIn || window.confirm(`You are signed in as ${signedIn.user.username}. Sign in with the account of your single sign-on instead?`))
+      ) {
         try {
           tokenStore.save(await apiRequest<DeliveredPair>('POST', '/auth/saml/exchange', { body: handoff, anonymous: true, refreshCookie: true }));
         } catch {
@@ -65,7 +68,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     tokenStore.clear();
     // Ends this refresh-token family on the hub and clears its cookie; the UI is signed out either way.
     await apiRequest('DELETE', '/auth/refresh', { anonymous: true, refreshCookie: true }).catch(() => undefined);
-    if (current?.refresh_token) await apiRequest('POST', '/auth/logout', { body: { refresh_token: current.refresh_token }, anonymous: true }).catch(() => undefined);
+    if (current?.refresh_token)
+      await apiRequest('POST', '/auth/logout', { body: { refresh_token: current.refresh_token }, anonymous: true }).catch(() => undefined);
   }, []);
 
   const value = useMemo(() => ({ user: auth?.user ?? null, checking, signIn, register, signOut }), [auth, checking, signIn, register, signOut]);

@@ -7,7 +7,11 @@ export function ConnectionBanner({ status, onReconnect }: { status: SocketStatus
     case 'closed':
       return null;
     case 'connecting':
-      return <div className="banner subtle" role="status">Connecting to the live stream…</div>;
+      return (
+        <div className="banner subtle" role="status">
+          Connecting to the live stream…
+        </div>
+      );
     case 'reconnecting':
       return (
         <div className="banner warning" role="status">

@@ -83,7 +83,10 @@ describe('the transcript', () => {
       frame({ type: 'error', payload: { code: 'CANCELLED', message: 'Cancelled by the client.' } }),
     ]);
     expect(cancelled.items.at(-1)).toMatchObject({ kind: 'notice', tone: 'error', text: 'Cancelled.' });
-    const stale: TranscriptAction = { ...(frame({ type: 'error', payload: { code: 'CANCELLED', message: 'x' } }) as Extract<TranscriptAction, { type: 'frame' }>), replayed: true };
+    const stale: TranscriptAction = {
+      ...(frame({ type: 'error', payload: { code: 'CANCELLED', message: 'x' } }) as Extract<TranscriptAction, { type: 'frame' }>),
+      replayed: true,
+    };
     expect(run([stale]).items).toEqual([]);
   });
 
@@ -131,7 +134,9 @@ describe('the transcript', () => {
           message('t1', 'tool', 'wrote a'),
           message('a2', 'assistant', 'Saved.', { tool_calls: [] }),
           message('u2', 'user', 'again'),
-          message('a3', 'assistant', 'Done.', { tool_calls: [{ tool_call_id: 'c2', tool_name: 'write_file', input: { path: 'b' }, output: 'x', duration_ms: 3, error: 'denied' }] }),
+          message('a3', 'assistant', 'Done.', {
+            tool_calls: [{ tool_call_id: 'c2', tool_name: 'write_file', input: { path: 'b' }, output: 'x', duration_ms: 3, error: 'denied' }],
+          }),
         ],
       },
     ]);
@@ -140,12 +145,24 @@ describe('the transcript', () => {
       { kind: 'tool', call: { id: 'c1', name: 'write_file', input: { path: 'a' }, status: 'called', durationMs: null, error: null } },
       { kind: 'text', text: 'Saved.' },
     ]);
-    expect((state.items[3] as AssistantItem).parts[1]).toEqual({ kind: 'tool', call: { id: 'c2', name: 'write_file', input: { path: 'b' }, status: 'error', durationMs: 3, error: 'denied' } });
+    expect((state.items[3] as AssistantItem).parts[1]).toEqual({
+      kind: 'tool',
+      call: { id: 'c2', name: 'write_file', input: { path: 'b' }, status: 'error', durationMs: 3, error: 'denied' },
+    });
   });
 
   it('removes a message the hub refused and keeps the one it stored', () => {
-    const sending = run([{ type: 'user_sending', localId: 'l1', text: 'a' }, { type: 'user_sending', localId: 'l2', text: 'b' }]);
-    const after = run([{ type: 'user_failed', localId: 'l1' }, { type: 'user_sent', localId: 'l2', message: message('u9', 'user', 'b') }], sending);
+    const sending = run([
+      { type: 'user_sending', localId: 'l1', text: 'a' },
+      { type: 'user_sending', localId: 'l2', text: 'b' },
+    ]);
+    const after = run(
+      [
+        { type: 'user_failed', localId: 'l1' },
+        { type: 'user_sent', localId: 'l2', message: message('u9', 'user', 'b') },
+      ],
+      sending,
+    );
     expect(after.items).toEqual([{ kind: 'user', id: 'u9', text: 'b', pending: false }]);
   });
 });

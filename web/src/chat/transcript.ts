@@ -104,8 +104,7 @@ function mergeHistory(state: Transcript, messages: Message[]): Transcript {
       const item = historyAssistant(message);
       if (previous?.kind === 'assistant') fromHistory[fromHistory.length - 1] = { ...item, parts: [...previous.parts, ...item.parts] };
       else fromHistory.push(item);
-    }
-    else if (message.role === 'system') fromHistory.push({ kind: 'notice', id: message.id, tone: 'info', text: message.content });
+    } else if (message.role === 'system') fromHistory.push({ kind: 'notice', id: message.id, tone: 'info', text: message.content });
   }
   const live = state.items.filter((item) => {
     if (item.kind === 'user') return !stored.has(item.id);
@@ -190,16 +189,34 @@ function showFrame(state: Transcript, frame: SessionFrame, replayed: boolean): T
     case 'tool_start':
       return withLiveTurn(state, frame.payload.turn_id ?? null, (item) => {
         if (item.parts.some((part) => part.kind === 'tool' && part.call.id === frame.payload.tool_call_id)) return item;
-        const call: ToolCallView = { id: frame.payload.tool_call_id, name: frame.payload.tool_name, input: frame.payload.input ?? {}, status: 'running', durationMs: null, error: null };
+        const call: ToolCallView = {
+          id: frame.payload.tool_call_id,
+          name: frame.payload.tool_name,
+          input: frame.payload.input ?? {},
+          status: 'running',
+          durationMs: null,
+          error: null,
+        };
         return { ...item, parts: [...item.parts, { kind: 'tool', call }] };
       });
     case 'tool_end':
       return withLiveTurn(state, frame.payload.turn_id ?? null, (item) => {
         const payload = frame.payload;
         const known = item.parts.some((part) => part.kind === 'tool' && part.call.id === payload.tool_call_id);
-        const ended: ToolCallView = { id: payload.tool_call_id, name: payload.tool_name, input: {}, status: payload.error ? 'error' : 'ok', durationMs: payload.duration_ms, error: payload.error };
+        const ended: ToolCallView = {
+          id: payload.tool_call_id,
+          name: payload.tool_name,
+          input: {},
+          status: payload.error ? 'error' : 'ok',
+          durationMs: payload.duration_ms,
+          error: payload.error,
+        };
         const parts: AssistantPart[] = known
-          ? item.parts.map((part) => (part.kind === 'tool' && part.call.id === payload.tool_call_id ? { kind: 'tool', call: { ...part.call, status: ended.status, durationMs: ended.durationMs, error: ended.error } } : part))
+          ? item.parts.map((part) =>
+              part.kind === 'tool' && part.call.id === payload.tool_call_id
+                ? { kind: 'tool', call: { ...part.call, status: ended.status, durationMs: ended.durationMs, error: ended.error } }
+                : part,
+            )
           : [...item.parts, { kind: 'tool', call: ended }];
         return { ...item, parts };
       });
@@ -221,7 +238,13 @@ function showFrame(state: Transcript, frame: SessionFrame, replayed: boolean): T
       const done = frame.payload;
       // Replayed after a reload: the reply is already in the history; drop the rebuilt copy.
       if (state.items.some((item) => item.kind === 'assistant' && item.id === done.message_id && !item.streaming)) {
-        return { ...state, agentState: 'idle', running: false, confirm: null, items: state.items.filter((item) => !(item.kind === 'assistant' && item.streaming)) };
+        return {
+          ...state,
+          agentState: 'idle',
+          running: false,
+          confirm: null,
+          items: state.items.filter((item) => !(item.kind === 'assistant' && item.streaming)),
+        };
       }
       const next = withLiveTurn(state, done.turn_id ?? null, (item) => {
         const hasText = item.parts.some((part) => part.kind === 'text' && part.text !== '');
@@ -264,7 +287,15 @@ function withLiveTurn(state: Transcript, turnId: string | null, change: (item: A
 function endStreaming(items: TranscriptItem[]): TranscriptItem[] {
   return items.map((item) =>
     item.kind === 'assistant' && item.streaming
-      ? { ...item, streaming: false, parts: item.parts.map((part) => (part.kind === 'tool' && part.call.status === 'running' ? { kind: 'tool', call: { ...part.call, status: 'error', error: part.call.error ?? 'stopped' } } : part)) }
+      ? {
+          ...item,
+          streaming: false,
+          parts: item.parts.map((part) =>
+            part.kind === 'tool' && part.call.status === 'running'
+              ? { kind: 'tool', call: { ...part.call, status: 'error', error: part.call.error ?? 'stopped' } }
+              : part,
+          ),
+        }
       : item,
   );
 }

@@ -2,7 +2,12 @@ import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfirmDialog } from './confirm-dialog';
 
-const request = { confirmation_id: 'k1', tool: 'write_file', parameters: { path: 'notes.txt', content: 'hi' }, message: 'Allow "write_file" to write notes.txt?' };
+const request = {
+  confirmation_id: 'k1',
+  tool: 'write_file',
+  parameters: { path: 'notes.txt', content: 'hi' },
+  message: 'Allow "write_file" to write notes.txt?',
+};
 
 afterEach(cleanup);
 

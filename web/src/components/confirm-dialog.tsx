@@ -41,7 +41,15 @@ export function ConfirmDialog({ request, onAnswer }: { request: ConfirmRequest; 
   }, [request.confirmation_id]);
 
   return (
-    <Modal title={<>Allow <code>{request.tool}</code>?</>} className="confirm-dialog" describedBy={messageId}>
+    <Modal
+      title={
+        <>
+          Allow <code>{request.tool}</code>?
+        </>
+      }
+      className="confirm-dialog"
+      describedBy={messageId}
+    >
       <p id={messageId}>{request.message}</p>
       <h3 className="label">Parameters</h3>
       <pre className="parameters" tabIndex={0} aria-label="Parameters">

@@ -4,7 +4,19 @@ import { useEffect, useId, useRef, type ReactNode } from 'react';
  * A modal dialog on the native <dialog> (role `dialog`, focus kept inside, the page behind inert).
  * Escape calls `onDismiss` when given; without it, Escape does nothing (a choice must be made).
  */
-export function Modal({ title, children, onDismiss, className, describedBy }: { title: ReactNode; children: ReactNode; onDismiss?: () => void; className?: string; describedBy?: string }) {
+export function Modal({
+  title,
+  children,
+  onDismiss,
+  className,
+  describedBy,
+}: {
+  title: ReactNode;
+  children: ReactNode;
+  onDismiss?: () => void;
+  className?: string;
+  describedBy?: string;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {

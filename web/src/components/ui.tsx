@@ -90,7 +90,21 @@ export function Badge({ children, tone = 'neutral' }: { children: ReactNode; ton
 }
 
 /** "Previous / Next" over cursor pages: the caller keeps the stack of cursors. */
-export function Pager({ page, total, hasMore, onPrevious, onNext, label }: { page: number; total: number; hasMore: boolean; onPrevious(): void; onNext(): void; label: string }) {
+export function Pager({
+  page,
+  total,
+  hasMore,
+  onPrevious,
+  onNext,
+  label,
+}: {
+  page: number;
+  total: number;
+  hasMore: boolean;
+  onPrevious(): void;
+  onNext(): void;
+  label: string;
+}) {
   if (page === 0 && !hasMore) return null;
   return (
     <nav className="pager" aria-label={`${label} pages`}>

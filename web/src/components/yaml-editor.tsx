@@ -5,7 +5,19 @@ import type { YamlIssue } from '../workflows/workflow-yaml';
  * A YAML text box with line numbers; lines with a problem are marked in the gutter and the problems
  * are listed under it, each a button that puts the cursor on its line.
  */
-export function YamlEditor({ value, onChange, issues, readOnly, label = 'Workflow YAML' }: { value: string; onChange(value: string): void; issues: YamlIssue[]; readOnly?: boolean; label?: string }) {
+export function YamlEditor({
+  value,
+  onChange,
+  issues,
+  readOnly,
+  label = 'Workflow YAML',
+}: {
+  value: string;
+  onChange(value: string): void;
+  issues: YamlIssue[];
+  readOnly?: boolean;
+  label?: string;
+}) {
   const id = useId();
   const area = useRef<HTMLTextAreaElement>(null);
   const gutter = useRef<HTMLDivElement>(null);

@@ -47,7 +47,8 @@ function Users({ me }: { me: User }) {
 
   const change = async (user: User, patch: { role?: Role; is_active?: boolean }) => {
     setError(null);
-    const merge = (fields: Partial<User>) => users.set((page) => page && { ...page, items: page.items.map((item) => (item.id === user.id ? { ...item, ...fields } : item)) });
+    const merge = (fields: Partial<User>) =>
+      users.set((page) => page && { ...page, items: page.items.map((item) => (item.id === user.id ? { ...item, ...fields } : item)) });
     // Shown at once; the hub's answer replaces it, a refusal reloads the list.
     merge(patch);
     try {
@@ -88,7 +89,13 @@ function Users({ me }: { me: User }) {
                     </td>
                     <td>{user.email}</td>
                     <td>
-                      <select aria-label={`Role of ${user.username}`} value={user.role} disabled={self} title={self ? 'You cannot change your own role' : undefined} onChange={(event) => void change(user, { role: event.target.value as Role })}>
+                      <select
+                        aria-label={`Role of ${user.username}`}
+                        value={user.role}
+                        disabled={self}
+                        title={self ? 'You cannot change your own role' : undefined}
+                        onChange={(event) => void change(user, { role: event.target.value as Role })}
+                      >
                         <option value="user">Member</option>
                         <option value="admin">Administrator</option>
                       </select>
@@ -111,7 +118,16 @@ function Users({ me }: { me: User }) {
           </table>
         </div>
       )}
-      {users.data && <Pager label="Users" page={pages.page} total={users.data.total} hasMore={users.data.has_more} onPrevious={pages.previous} onNext={() => pages.next(users.data!.next_cursor)} />}
+      {users.data && (
+        <Pager
+          label="Users"
+          page={pages.page}
+          total={users.data.total}
+          hasMore={users.data.has_more}
+          onPrevious={pages.previous}
+          onNext={() => pages.next(users.data!.next_cursor)}
+        />
+      )}
     </>
   );
 }
@@ -144,9 +160,25 @@ function NewUser({ onCreated }: { onCreated(): void }) {
   return (
     <form className="card" onSubmit={submit} aria-label="Add a user">
       <div className="row align-end">
-        <Field label="New user’s username">{(props) => <input {...props} value={form.username} onChange={(event) => setForm({ ...form, username: event.target.value })} required />}</Field>
-        <Field label="New user’s email">{(props) => <input {...props} type="email" value={form.email} onChange={(event) => setForm({ ...form, email: event.target.value })} required />}</Field>
-        <Field label="Initial password">{(props) => <input {...props} type="password" autoComplete="new-password" value={form.password} onChange={(event) => setForm({ ...form, password: event.target.value })} required minLength={8} />}</Field>
+        <Field label="New user’s username">
+          {(props) => <input {...props} value={form.username} onChange={(event) => setForm({ ...form, username: event.target.value })} required />}
+        </Field>
+        <Field label="New user’s email">
+          {(props) => <input {...props} type="email" value={form.email} onChange={(event) => setForm({ ...form, email: event.target.value })} required />}
+        </Field>
+        <Field label="Initial password">
+          {(props) => (
+            <input
+              {...props}
+              type="password"
+              autoComplete="new-password"
+              value={form.password}
+              onChange={(event) => setForm({ ...form, password: event.target.value })}
+              required
+              minLength={8}
+            />
+          )}
+        </Field>
         <Field label="New user’s role">
           {(props) => (
             <select {...props} value={form.role} onChange={(event) => setForm({ ...form, role: event.target.value as Role })}>
@@ -169,7 +201,12 @@ function NewUser({ onCreated }: { onCreated(): void }) {
   );
 }
 
-const STATUS_TONE: Record<ChannelStatus['status'], 'neutral' | 'success' | 'warning' | 'danger'> = { disabled: 'neutral', starting: 'warning', running: 'success', failed: 'danger' };
+const STATUS_TONE: Record<ChannelStatus['status'], 'neutral' | 'success' | 'warning' | 'danger'> = {
+  disabled: 'neutral',
+  starting: 'warning',
+  running: 'success',
+  failed: 'danger',
+};
 
 function Channels() {
   const channels = useLoad(async (signal) => {

@@ -20,8 +20,20 @@ export function ApiKeysPage() {
 
   return (
     <>
-      <PageHeader title="API keys" description={<>For scripts, SDKs and the CLI: send <code>Authorization: Bearer svc_live_…</code>. A key acts as you, with your role.</>} />
-      <CreateKey onCreated={(key) => { setCreated(key); keys.reload(); }} />
+      <PageHeader
+        title="API keys"
+        description={
+          <>
+            For scripts, SDKs and the CLI: send <code>Authorization: Bearer svc_live_…</code>. A key acts as you, with your role.
+          </>
+        }
+      />
+      <CreateKey
+        onCreated={(key) => {
+          setCreated(key);
+          keys.reload();
+        }}
+      />
       <ErrorNote>{error}</ErrorNote>
       {keys.error ? (
         <ErrorNote onRetry={keys.reload}>{keys.error}</ErrorNote>
@@ -69,7 +81,16 @@ export function ApiKeysPage() {
           </table>
         </div>
       )}
-      {keys.data && <Pager label="API keys" page={pages.page} total={keys.data.total} hasMore={keys.data.has_more} onPrevious={pages.previous} onNext={() => pages.next(keys.data!.next_cursor)} />}
+      {keys.data && (
+        <Pager
+          label="API keys"
+          page={pages.page}
+          total={keys.data.total}
+          hasMore={keys.data.has_more}
+          onPrevious={pages.previous}
+          onNext={() => pages.next(keys.data!.next_cursor)}
+        />
+      )}
       {created && <ShowOnce apiKey={created} onClose={() => setCreated(null)} />}
       {revoking && (
         <Modal title={`Revoke “${revoking.label}”?`} onDismiss={() => setRevoking(null)}>

@@ -134,10 +134,13 @@ function Chat({ session }: { session: Session }) {
           stickToBottom.current = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
         }}
       >
-        <TranscriptView items={transcript.items} onExample={(text) => {
-          setDraft(text);
-          composer.current?.focus();
-        }} />
+        <TranscriptView
+          items={transcript.items}
+          onExample={(text) => {
+            setDraft(text);
+            composer.current?.focus();
+          }}
+        />
       </div>
       <form className="composer" onSubmit={send}>
         <label htmlFor="composer" className="sr-only">
@@ -149,7 +152,11 @@ function Chat({ session }: { session: Session }) {
           value={draft}
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onComposerKey}
-          placeholder={archived ? 'This session is archived: restore it to continue.' : 'Message the agent… (Enter to send, Shift+Enter for a new line, /help for commands)'}
+          placeholder={
+            archived
+              ? 'This session is archived: restore it to continue.'
+              : 'Message the agent… (Enter to send, Shift+Enter for a new line, /help for commands)'
+          }
           rows={2}
           maxLength={MAX_MESSAGE_CHARS}
           disabled={archived}
@@ -166,7 +173,11 @@ function Chat({ session }: { session: Session }) {
         </p>
       )}
       {transcript.confirm && (
-        <ConfirmDialog key={transcript.confirm.confirmation_id} request={transcript.confirm} onAnswer={(action) => stream.answerConfirm(transcript.confirm!.confirmation_id, action)} />
+        <ConfirmDialog
+          key={transcript.confirm.confirmation_id}
+          request={transcript.confirm}
+          onAnswer={(action) => stream.answerConfirm(transcript.confirm!.confirmation_id, action)}
+        />
       )}
     </div>
   );

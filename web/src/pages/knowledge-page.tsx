@@ -44,7 +44,14 @@ export function KnowledgePage() {
                 ))}
               </ul>
             )}
-            {isAdmin && <NewCollection onCreated={(collection) => { collections.reload(); setSelectedId(collection.id); }} />}
+            {isAdmin && (
+              <NewCollection
+                onCreated={(collection) => {
+                  collections.reload();
+                  setSelectedId(collection.id);
+                }}
+              />
+            )}
           </section>
           {selected ? (
             <div className="stack">
@@ -52,7 +59,9 @@ export function KnowledgePage() {
               <Search key={`search-${selected.id}`} collection={selected} />
             </div>
           ) : (
-            <EmptyState title="No collection selected">Create a collection, upload text, Markdown, HTML or PDF files to it, then list it in a workflow’s knowledge_base_ids.</EmptyState>
+            <EmptyState title="No collection selected">
+              Create a collection, upload text, Markdown, HTML or PDF files to it, then list it in a workflow’s knowledge_base_ids.
+            </EmptyState>
           )}
         </div>
       )}
@@ -131,7 +140,10 @@ function Upload({ collection, onUploaded }: { collection: Collection; onUploaded
       <ErrorNote>{error}</ErrorNote>
       {uploaded.length > 0 && (
         <Note tone="success">
-          Added: {uploaded.map((document) => `${document.title} (${bytes(document.size_bytes)}, ${document.chunk_count} passage${document.chunk_count === 1 ? '' : 's'})`).join('; ')}
+          Added:{' '}
+          {uploaded
+            .map((document) => `${document.title} (${bytes(document.size_bytes)}, ${document.chunk_count} passage${document.chunk_count === 1 ? '' : 's'})`)
+            .join('; ')}
         </Note>
       )}
     </section>
@@ -157,14 +169,27 @@ function Search({ collection }: { collection: Collection }) {
       <h2 id="search-title">Search {collection.name}</h2>
       <form onSubmit={submit} className="row align-end" role="search">
         <Field label="Search query">
-          {(props) => <input {...props} type="search" value={query} onChange={(event) => setQuery(event.target.value)} required placeholder="What the agent would look up" />}
+          {(props) => (
+            <input
+              {...props}
+              type="search"
+              value={query}
+              onChange={(event) => setQuery(event.target.value)}
+              required
+              placeholder="What the agent would look up"
+            />
+          )}
         </Field>
         <button type="submit" className="btn" disabled={!query.trim()}>
           Search
         </button>
       </form>
       <ErrorNote>{error}</ErrorNote>
-      {results && results.length === 0 && <p className="muted">No passage matches. {collection.document_count === 0 ? 'The collection is empty: upload a document first.' : 'Try other words.'}</p>}
+      {results && results.length === 0 && (
+        <p className="muted">
+          No passage matches. {collection.document_count === 0 ? 'The collection is empty: upload a document first.' : 'Try other words.'}
+        </p>
+      )}
       {results && results.length > 0 && (
         <ol className="results" aria-label="Search results">
           {results.map((chunk) => (

@@ -34,7 +34,7 @@ export function SessionsPage() {
     setActionError(null);
     try {
       const session = await api.post<Session>('/sessions', {});
-      navigate(`/sessions/${session.id}`);
+      void navigate(`/sessions/${session.id}`);
     } catch (error) {
       setActionError(errorMessage(error));
       setCreating(false);
@@ -76,7 +76,11 @@ export function SessionsPage() {
           </>
         }
       />
-      {welcomeAdmin && <Note tone="success">Welcome! Yours is the first account on this hub, so you are its administrator. The Admin page manages users, channels and logs.</Note>}
+      {welcomeAdmin && (
+        <Note tone="success">
+          Welcome! Yours is the first account on this hub, so you are its administrator. The Admin page manages users, channels and logs.
+        </Note>
+      )}
       <ErrorNote>{actionError}</ErrorNote>
       {sessions.error ? (
         <ErrorNote onRetry={sessions.reload}>{sessions.error}</ErrorNote>
@@ -121,7 +125,12 @@ export function SessionsPage() {
                   <td title={session.updated_at}>{timeAgo(session.updated_at)}</td>
                   <td className="row-actions">
                     {session.archived_at ? (
-                      <button type="button" className="btn small" onClick={() => void act(() => api.post(`/sessions/${session.id}/restore`))} aria-label={`Restore ${session.name}`}>
+                      <button
+                        type="button"
+                        className="btn small"
+                        onClick={() => void act(() => api.post(`/sessions/${session.id}/restore`))}
+                        aria-label={`Restore ${session.name}`}
+                      >
                         Restore
                       </button>
                     ) : (
@@ -129,7 +138,12 @@ export function SessionsPage() {
                         <button type="button" className="btn small ghost" onClick={() => setRenaming(session)} aria-label={`Rename ${session.name}`}>
                           Rename
                         </button>
-                        <button type="button" className="btn small ghost" onClick={() => void act(() => api.delete(`/sessions/${session.id}`))} aria-label={`Archive ${session.name}`}>
+                        <button
+                          type="button"
+                          className="btn small ghost"
+                          onClick={() => void act(() => api.delete(`/sessions/${session.id}`))}
+                          aria-label={`Archive ${session.name}`}
+                        >
                           Archive
                         </button>
                       </>
@@ -142,7 +156,14 @@ export function SessionsPage() {
         </div>
       )}
       {sessions.data && (
-        <Pager label="Sessions" page={pages.page} total={sessions.data.total} hasMore={sessions.data.has_more} onPrevious={pages.previous} onNext={() => pages.next(sessions.data!.next_cursor)} />
+        <Pager
+          label="Sessions"
+          page={pages.page}
+          total={sessions.data.total}
+          hasMore={sessions.data.has_more}
+          onPrevious={pages.previous}
+          onNext={() => pages.next(sessions.data!.next_cursor)}
+        />
       )}
       {renaming && (
         <RenameDialog

@@ -33,7 +33,7 @@ export function SignInPage() {
     try {
       if (mode === 'sign-in') await signIn(username, password);
       else if ((await register(username, email, password)).role === 'admin') sessionStorage.setItem(WELCOME_ADMIN_KEY, '1');
-      navigate(from === '/sign-in' ? '/sessions' : from, { replace: true });
+      void navigate(from === '/sign-in' ? '/sessions' : from, { replace: true });
     } catch (reason) {
       if (reason instanceof ApiError && reason.status === 422 && Object.keys(reason.fields).length > 0) {
         // Shown at the fields; the banner only points there.
@@ -75,11 +75,23 @@ export function SignInPage() {
             </p>
           )}
           <Field label="Username" hint={mode === 'register' ? '3–64 letters, digits, _ or -' : 'Your username or email'} error={fieldErrors.username}>
-            {(props) => <input {...props} name="username" autoComplete="username" required value={username} onChange={(event) => setUsername(event.target.value)} autoFocus />}
+            {(props) => (
+              <input
+                {...props}
+                name="username"
+                autoComplete="username"
+                required
+                value={username}
+                onChange={(event) => setUsername(event.target.value)}
+                autoFocus
+              />
+            )}
           </Field>
           {mode === 'register' && (
             <Field label="Email" error={fieldErrors.email}>
-              {(props) => <input {...props} name="email" type="email" autoComplete="email" required value={email} onChange={(event) => setEmail(event.target.value)} />}
+              {(props) => (
+                <input {...props} name="email" type="email" autoComplete="email" required value={email} onChange={(event) => setEmail(event.target.value)} />
+              )}
             </Field>
           )}
           <Field label="Password" hint={mode === 'register' ? 'At least 8 characters' : undefined} error={fieldErrors.password}>

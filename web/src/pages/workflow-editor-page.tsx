@@ -66,7 +66,7 @@ function Editor({ original, onSaved }: { original: Workflow | null; onSaved(work
         onSaved(result);
         setText(workflowToYaml(result));
       } else {
-        navigate(`/workflows/${result.name}`, { replace: true });
+        void navigate(`/workflows/${result.name}`, { replace: true });
       }
     } catch (reason) {
       if (reason instanceof ApiError && reason.status === 422 && Object.keys(reason.fields).length > 0) {
@@ -85,7 +85,7 @@ function Editor({ original, onSaved }: { original: Workflow | null; onSaved(work
     if (!original) return;
     try {
       await api.delete(`/assistant/workflows/${encodeURIComponent(original.name)}`);
-      navigate('/workflows', { replace: true });
+      void navigate('/workflows', { replace: true });
     } catch (reason) {
       setConfirmDelete(false);
       setError(errorMessage(reason));
@@ -122,16 +122,51 @@ function Editor({ original, onSaved }: { original: Workflow | null; onSaved(work
       {!canEdit && <Note>Read only: only administrators can change workflows.</Note>}
       {saved && !dirty && <Note tone="success">{saved}</Note>}
       <ErrorNote>{error}</ErrorNote>
-      <YamlEditor value={text} onChange={(value) => { setText(value); setServerIssues([]); setSaved(null); }} issues={issues} readOnly={!canEdit} />
+      <YamlEditor
+        value={text}
+        onChange={(value) => {
+          setText(value);
+          setServerIssues([]);
+          setSaved(null);
+        }}
+        issues={issues}
+        readOnly={!canEdit}
+      />
       <details className="card help">
         <summary>Fields</summary>
         <dl>
-          <dt><code>name</code></dt><dd>Lowercase letters, digits, <code>_</code> and <code>-</code>; unique.</dd>
-          <dt><code>tool_list</code></dt><dd>Comma-separated tool names, pinned: <code>/tools load</code> cannot add others.</dd>
-          <dt><code>knowledge_base_ids</code></dt><dd>Knowledge collections (ids or names) searched on every turn.</dd>
-          <dt><code>binding_channels</code></dt><dd><code>web</code>, <code>slack</code>, <code>telegram</code>, or <code>slack:&lt;channel id&gt;</code>, <code>telegram:&lt;chat id&gt;</code>.</dd>
-          <dt><code>triggers</code></dt><dd><code>keywords</code> (+1 each), <code>regex</code> (+2 each), <code>contact_tags</code> (+1 each), <code>min_score</code> (default 1).</dd>
-          <dt><code>system_prompt</code></dt><dd>Replaces the default system prompt; must fit the model’s context.</dd>
+          <dt>
+            <code>name</code>
+          </dt>
+          <dd>
+            Lowercase letters, digits, <code>_</code> and <code>-</code>; unique.
+          </dd>
+          <dt>
+            <code>tool_list</code>
+          </dt>
+          <dd>
+            Comma-separated tool names, pinned: <code>/tools load</code> cannot add others.
+          </dd>
+          <dt>
+            <code>knowledge_base_ids</code>
+          </dt>
+          <dd>Knowledge collections (ids or names) searched on every turn.</dd>
+          <dt>
+            <code>binding_channels</code>
+          </dt>
+          <dd>
+            <code>web</code>, <code>slack</code>, <code>telegram</code>, or <code>slack:&lt;channel id&gt;</code>, <code>telegram:&lt;chat id&gt;</code>.
+          </dd>
+          <dt>
+            <code>triggers</code>
+          </dt>
+          <dd>
+            <code>keywords</code> (+1 each), <code>regex</code> (+2 each), <code>contact_tags</code> (+1 each), <code>min_score</code> (default 1).
+          </dd>
+          <dt>
+            <code>system_prompt</code>
+          </dt>
+          <dd>Replaces the default system prompt; must fit the model’s context.</dd>
         </dl>
       </details>
       {confirmDelete && original && (

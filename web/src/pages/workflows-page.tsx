@@ -35,8 +35,18 @@ export function WorkflowsPage() {
       ) : workflows.loading && !workflows.data ? (
         <Loading />
       ) : items.length === 0 ? (
-        <EmptyState title="No workflows yet" action={isAdmin && <Link to="/workflows/new" className="btn primary">Write your first workflow</Link>}>
-          Without workflows every message gets the default system prompt and tools. {isAdmin ? 'Create one here, or sync workflows/*.yaml with the CLI (switchboard workflows sync).' : 'Ask an administrator to add one.'}
+        <EmptyState
+          title="No workflows yet"
+          action={
+            isAdmin && (
+              <Link to="/workflows/new" className="btn primary">
+                Write your first workflow
+              </Link>
+            )
+          }
+        >
+          Without workflows every message gets the default system prompt and tools.{' '}
+          {isAdmin ? 'Create one here, or sync workflows/*.yaml with the CLI (switchboard workflows sync).' : 'Ask an administrator to add one.'}
         </EmptyState>
       ) : (
         <div className="card flush">
@@ -58,7 +68,11 @@ export function WorkflowsPage() {
                     {workflow.description && <div className="muted small">{workflow.description}</div>}
                   </td>
                   <td>
-                    {workflow.binding_channels.length === 0 ? <span className="muted">none</span> : workflow.binding_channels.map((channel) => <Badge key={channel}>{channel}</Badge>)}
+                    {workflow.binding_channels.length === 0 ? (
+                      <span className="muted">none</span>
+                    ) : (
+                      workflow.binding_channels.map((channel) => <Badge key={channel}>{channel}</Badge>)
+                    )}
                   </td>
                   <td className="small">{triggerSummary(workflow)}</td>
                   <td className="small">{workflow.tool_list || <span className="muted">default</span>}</td>
@@ -69,7 +83,16 @@ export function WorkflowsPage() {
           </table>
         </div>
       )}
-      {workflows.data && <Pager label="Workflows" page={pages.page} total={workflows.data.total} hasMore={workflows.data.has_more} onPrevious={pages.previous} onNext={() => pages.next(workflows.data!.next_cursor)} />}
+      {workflows.data && (
+        <Pager
+          label="Workflows"
+          page={pages.page}
+          total={workflows.data.total}
+          hasMore={workflows.data.has_more}
+          onPrevious={pages.previous}
+          onNext={() => pages.next(workflows.data!.next_cursor)}
+        />
+      )}
       <div className="grid two">
         <RoutingTestBox />
         <ChannelBindings workflows={items} canEdit={isAdmin} onChanged={workflows.reload} />

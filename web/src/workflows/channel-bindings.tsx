@@ -29,7 +29,9 @@ export function ChannelBindings({ workflows, canEdit, onChanged }: { workflows: 
   return (
     <section className="card" aria-labelledby="bindings-title">
       <h2 id="bindings-title">Channel bindings</h2>
-      <p className="muted small">A message on a channel is scored only against the workflows bound to it. {canEdit ? '' : 'Only administrators can change bindings.'}</p>
+      <p className="muted small">
+        A message on a channel is scored only against the workflows bound to it. {canEdit ? '' : 'Only administrators can change bindings.'}
+      </p>
       <ErrorNote>{error}</ErrorNote>
       {bindings.error && <ErrorNote onRetry={bindings.reload}>{bindings.error}</ErrorNote>}
       {!bindings.data && !bindings.error ? (

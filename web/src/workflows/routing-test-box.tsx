@@ -28,8 +28,17 @@ export function RoutingTestBox() {
     setBusy(true);
     setError(null);
     try {
-      const contactTags = tags.split(',').map((tag) => tag.trim()).filter(Boolean);
-      setResult(await api.post<RoutingTestResult>('/assistant/routing/test', { text, channel: channel.trim(), ...(contactTags.length > 0 ? { contact_tags: contactTags } : {}) }));
+      const contactTags = tags
+        .split(',')
+        .map((tag) => tag.trim())
+        .filter(Boolean);
+      setResult(
+        await api.post<RoutingTestResult>('/assistant/routing/test', {
+          text,
+          channel: channel.trim(),
+          ...(contactTags.length > 0 ? { contact_tags: contactTags } : {}),
+        }),
+      );
     } catch (reason) {
       setResult(null);
       setError(errorMessage(reason));
@@ -44,7 +53,16 @@ export function RoutingTestBox() {
       <p className="muted small">Which workflow would answer this message? Nothing is sent to the agent.</p>
       <form onSubmit={run} className="stack">
         <Field label="Test message">
-          {(props) => <textarea {...props} rows={2} value={text} onChange={(event) => setText(event.target.value)} required placeholder="e.g. I need a refund for invoice INV-20931" />}
+          {(props) => (
+            <textarea
+              {...props}
+              rows={2}
+              value={text}
+              onChange={(event) => setText(event.target.value)}
+              required
+              placeholder="e.g. I need a refund for invoice INV-20931"
+            />
+          )}
         </Field>
         <div className="row">
           <Field label="Channel" hint="e.g. web, slack, slack:<channel id>, telegram:<chat id>">

@@ -21,7 +21,18 @@ describe('workflow YAML', () => {
     expect(text).not.toContain('created_at');
     expect(text).toMatch(/system_prompt: \|/);
     const parsed = parseWorkflowYaml(text);
-    expect(parsed).toEqual({ ok: true, value: { name: 'billing', description: 'Invoices', tool_list: 'calculator', knowledge_base_ids: [], binding_channels: ['web'], triggers: workflow.triggers, system_prompt: 'You handle billing.\nBe brief.' } });
+    expect(parsed).toEqual({
+      ok: true,
+      value: {
+        name: 'billing',
+        description: 'Invoices',
+        tool_list: 'calculator',
+        knowledge_base_ids: [],
+        binding_channels: ['web'],
+        triggers: workflow.triggers,
+        system_prompt: 'You handle billing.\nBe brief.',
+      },
+    });
   });
 
   it('reports syntax errors at their line', () => {
