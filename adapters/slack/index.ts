@@ -1,4 +1,5 @@
-export { SLACK_PATHS, type SlackAdapterConfig } from './slack-adapter';
+export { SLACK_PATHS } from './events-receiver';
+export type { SlackAdapterConfig } from './slack-adapter';
 export { SLACK_LIMITS } from './limits';
 import { SlackAdapter, type SlackAdapterConfig } from './slack-adapter';
 

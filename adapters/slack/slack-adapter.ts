@@ -1,30 +1,17 @@
-import {
-  App,
-  ExpressReceiver,
-  SocketModeReceiver,
-  type AllMiddlewareArgs,
-  type BlockAction,
-  type ButtonAction,
-  type SlackActionMiddlewareArgs,
-  type webApi,
-} from '@slack/bolt';
+import { App, SocketModeReceiver, type AllMiddlewareArgs, type BlockAction, type ButtonAction, type SlackActionMiddlewareArgs, type webApi } from '@slack/bolt';
 type WebClient = webApi.WebClient;
 import type { Logger } from 'pino';
-import type { RequestHandler } from 'express';
 import type { ChannelAdapter } from '../../src/core/channel';
 import { AppError } from '../../src/core/errors';
 import type { Hub } from '../../src/core/hub';
 import { boltLogger } from './bolt-logger';
+import { IngestFailure, notRunning, slackEventsReceiver } from './events-receiver';
 import { platformReason } from './platform-reason';
 import { answeredBlocks, CONFIRM_ACTION_PREFIX, decodeChoice } from './confirm-buttons';
-import { SLACK_LIMITS } from './limits';
-import { slackSignatureCheck } from './signature';
-import { unhandledPayload } from './unhandled';
 import {
   conversationOf,
   isConversationalEvent,
   messageEventIssues,
-  payloadIssues,
   normalizeChange,
   normalizeMessage,
   SLACK_CHANNEL,
@@ -66,10 +53,6 @@ export interface SlackAdapterConfig {
 }
 
 /** Seconds Slack is asked to wait before delivering again while the channel is not running. */
-const NOT_RUNNING_RETRY_AFTER_S = 30;
-
-/** Paths under /api/v1/channels/slack (decisions.md §7). */
-export const SLACK_PATHS = { base: '/channels/slack', events: '/events', interactions: '/interactions' } as const;
 
 /**
  * The Slack channel on bolt: messages become `Hub.ingest` calls, acknowledged only once stored and
@@ -99,62 +82,9 @@ export class SlackAdapter implements ChannelAdapter {
       const receiver = new SocketModeReceiver({ appToken: config.appToken ?? '', logger, installerOptions: { clientOptions } });
       this.app = new App({ token: config.botToken, receiver, socketMode: true, logger, clientOptions, deferInitialization });
     } else {
-      const receiver = new ExpressReceiver({
-        signingSecret: config.signingSecret ?? '',
-        endpoints: { events: SLACK_PATHS.events, interactions: SLACK_PATHS.interactions },
-        // Answer Slack only after the listener stored and queued the message (and 503 if it could not, so Slack retries).
-        processBeforeResponse: true,
-        logger,
-        // Runs once the signature is verified and the body parsed, before bolt reads it: a body that
-        // is no Slack payload is refused (422) here, rather than left unanswered (bolt: 404 after 3 s)
-        // or failing inside bolt (500). Thrown, it reaches the app's error handler.
-        customPropertiesExtractor: (request) => {
-          const issues = payloadIssues(request.body);
-          if (issues) throw AppError.validation(issues, 'The body is not a Slack event or interaction.');
-          return {};
-        },
-        // A listener's failure goes to the app's error handler: the documented envelope.
-        processEventErrorHandler: async ({ error, request }) => {
-          const refusal = listenerRefusal(error);
-          if (refusal.code === 'VALIDATION_ERROR' && !(error instanceof AppError))
-            config.logger.warn({ err: error }, 'slack: a signed payload could not be read (refused with 422)');
-          nextOf.get(request)?.(refusal);
-          return false;
-        },
-      });
-      this.app = new App({ token: config.botToken, receiver, logger, clientOptions, deferInitialization });
-      const router = receiver.router as unknown as RequestHandler;
-      const signed = slackSignatureCheck(config.signingSecret ?? '', SLACK_LIMITS.maxRequestBytes);
-      const nextOf = new WeakMap<object, (error: AppError) => void>();
-      // Until the token is verified (or while the channel is failed) Slack is told to deliver again later.
-      this.routes = [
-        {
-          path: SLACK_PATHS.base,
-          handler: (req, res, next) => {
-            if (!this.hub) return next(notRunning());
-            nextOf.set(req, next);
-            // The signature is checked first (401 in the envelope). bolt's own refusals of what is left
-            // (an unparseable body) come as an empty 400: answered in the envelope too, through the
-            // app's error handler.
-            const send = res.send.bind(res);
-            res.send = ((body?: unknown) => {
-              res.send = send;
-              if (res.statusCode >= 400 && (body === undefined || body === '')) {
-                next(receiverRefusal(res.statusCode));
-                return res;
-              }
-              return send(body);
-            }) as typeof res.send;
-            return signed(req, res, (error?: unknown) => {
-              if (error) return next(error);
-              const unhandled = unhandledPayload((req as typeof req & { rawBody: Buffer }).rawBody, req.get('content-type'));
-              if (unhandled === null) return router(req, res, next);
-              this.config.logger.info({ payload: unhandled }, 'slack: a payload this channel does not handle was acknowledged and dropped');
-              res.status(200).send('');
-            });
-          },
-        },
-      ];
+      const events = slackEventsReceiver(config, () => this.hub !== null);
+      this.app = new App({ token: config.botToken, receiver: events.receiver, logger, clientOptions, deferInitialization });
+      this.routes = [events.route];
     }
     this.users = new UserNames(config.logger);
     this.app.event('message', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
@@ -306,47 +236,4 @@ export class SlackAdapter implements ChannelAdapter {
     if (!this.hub) throw notRunning();
     return this.hub;
   }
-}
-
-/** While the channel is not running: 503 (the error envelope), which makes Slack deliver the event again later. */
-/** bolt's empty refusals as our codes. */
-function receiverRefusal(status: number): AppError {
-  if (status === 401) return new AppError('UNAUTHORIZED', 'The Slack request signature is missing, stale or wrong.');
-  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The Slack request body is too large.');
-  return new AppError('BAD_REQUEST', 'The Slack request body could not be read or parsed.');
-}
-
-/**
- * A listener's error, unwrapped from bolt's (it wraps them, several for several listeners): a
- * refusal of ours as it is; anything else a 503, so that Slack delivers the event again (the
- * message was not stored: the database or the queue failed).
- */
-function listenerRefusal(error: unknown): AppError {
-  let cause: unknown = error;
-  for (let depth = 0; depth < 5 && cause && typeof cause === 'object' && !(cause instanceof AppError); depth += 1) {
-    const wrapped = cause as { original?: unknown; originals?: unknown[] };
-    cause = wrapped.original ?? wrapped.originals?.[0];
-  }
-  if (cause instanceof AppError && cause.status < 500) return cause;
-  if (cause instanceof AppError || cause instanceof IngestFailure) {
-    return new AppError('SERVICE_UNAVAILABLE', 'The Slack event could not be taken in; deliver it again later.', {
-      cause: error,
-      headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) },
-    });
-  }
-  // Anything else was thrown reading the payload (inside bolt or a listener): a signed body whose
-  // fields have types Slack never sends. Delivering it again would fail the same way: a 422, not a 503.
-  return AppError.validation(
-    { body: [{ code: 'invalid_type', message: 'A field of the Slack payload has a type Slack never sends.' }] },
-    'The Slack payload could not be read.',
-  );
-}
-
-/** The hub could not store or queue a message (database, queue): Slack should deliver it again. */
-class IngestFailure extends Error {}
-
-function notRunning(): AppError {
-  return new AppError('SERVICE_UNAVAILABLE', 'The Slack channel is not running; deliver again later.', {
-    headers: { 'Retry-After': String(NOT_RUNNING_RETRY_AFTER_S) },
-  });
 }

@@ -1,5 +1,6 @@
-export { WEBCHAT_DEFAULTS, type WebchatAdapterConfig } from './webchat-adapter';
-import { WebchatAdapter, type WebchatAdapterConfig } from './webchat-adapter';
+export { WEBCHAT_DEFAULTS, type WebchatAdapterConfig } from './adapter-config';
+import type { WebchatAdapterConfig } from './adapter-config';
+import { WebchatAdapter } from './webchat-adapter';
 
 /** The website widget channel: Rasa Webchat's Socket.IO protocol at `channels.webchat.path`. */
 export function createWebchatAdapter(config: WebchatAdapterConfig): WebchatAdapter {

@@ -1,11 +1,8 @@
-import type { IncomingMessage } from 'node:http';
-import type { Logger } from 'pino';
 import type { Socket } from 'socket.io';
 import type { ChannelAdapter } from '../../src/core/channel';
 import { isAppError } from '../../src/core/errors';
 import type { Hub } from '../../src/core/hub';
 import type { ConfirmAction } from '../../src/core/events';
-import type { RenderLeases } from '../../src/core/render-lease';
 import { DEMO_PATH, demoRoutes, TYPING_EVENT } from './demo-page';
 import { HeldMessages } from './held-messages';
 import { DistinctWindow, SlidingWindow } from './limits';
@@ -22,38 +19,12 @@ import {
   type BotMessage,
 } from './render';
 import { SessionIds } from './session-ids';
-import type { WebchatSettings } from './settings';
 import { createSocketServer } from './socket-server';
-import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
+import { NO_CHANNEL_TELEMETRY } from '../../src/core/telemetry';
 import { ChatFollower } from '../shared/chat-follower';
 import type { ConfirmRequest } from '../shared/reply-surface';
 import { widgetSurface, type WidgetOutput } from './widget-surface';
-
-export interface WebchatAdapterConfig {
-  settings: WebchatSettings;
-  logger: Logger;
-  /** The hub's own browser origins (`api.allowed_origins`), allowed besides `settings.allowed_origins`. */
-  allowedOrigins: ReadonlySet<string>;
-  clientAddress(request: IncomingMessage): string;
-  /** The hub's metrics (sockets, events received, answers delivered); absent: none. */
-  telemetry?: ChannelTelemetry;
-  /** True once the process shuts down: new widget connections are refused. */
-  draining?(): boolean;
-  /** Chats' rendering leases (ChannelContext.renderLeases): a conversation's turns are shown in the order they ran. */
-  renderLeases?: RenderLeases;
-}
-
-/** The channel's fixed limits (its configurable ones are `channels.webchat.*`). */
-export const WEBCHAT_DEFAULTS = {
-  /** Answers for a visitor who is away (a page load) wait this long for the widget to reconnect. */
-  heldKeepMs: 120_000,
-  heldPerConversation: 50,
-  heldConversations: 10_000,
-  /** How often expired limit counters and held answers are dropped. */
-  sweepIntervalMs: 60_000,
-  /** A packet's room beyond its text (6 bytes per character, JSON's worst): customData and framing. */
-  packetOverheadBytes: 16 * 1024,
-} as const;
+import { WEBCHAT_DEFAULTS, type WebchatAdapterConfig } from './adapter-config';
 
 const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;

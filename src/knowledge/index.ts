@@ -3,7 +3,8 @@ import type { Models } from '../db/models';
 import { KnowledgeService } from './knowledge-service';
 import { initKnowledgeModels } from './models';
 
-export { KnowledgeService, type CollectionView, type DocumentView, type NewDocument, type ScoredChunk } from './knowledge-service';
+export { KnowledgeService } from './knowledge-service';
+export type { CollectionView, DocumentView, NewDocument, ScoredChunk } from './views';
 export { formatPassages, parsePassages, PASSAGES_HEADER, type Passage } from '../agent/passages';
 export { KNOWLEDGE_DEFAULTS, ACCEPTED_TYPES } from './limits';
 

@@ -9,47 +9,7 @@ import { chunkText } from './chunk';
 import { KNOWLEDGE_DEFAULTS } from './limits';
 import type { CollectionRow, DocumentRow, KnowledgeModels } from './models';
 import { SearchIndexes } from './search-index';
-
-export interface NewDocument {
-  title: string;
-  /** The uploaded file's name; null for a JSON `{title, text}` document. */
-  source: string | null;
-  mediaType: string;
-  sizeBytes: number;
-  text: string;
-  /** Its chunks when already cut (uploads are, off the event loop: extract.ts); else cut here. */
-  chunks?: string[];
-}
-
-export interface CollectionView {
-  id: string;
-  name: string;
-  document_count: number;
-  created_at: string;
-}
-
-export interface DocumentView {
-  id: string;
-  collection_id: string;
-  title: string;
-  source: string | null;
-  media_type: string;
-  size_bytes: number;
-  chunk_count: number;
-  created_at: string;
-}
-
-/** A search result: one chunk with its score and where it comes from. */
-export interface ScoredChunk {
-  chunk_id: string;
-  collection_id: string;
-  document_id: string;
-  title: string;
-  source: string | null;
-  position: number;
-  text: string;
-  score: number;
-}
+import { chunkId, collectionView, documentView, type CollectionView, type DocumentView, type NewDocument, type ScoredChunk } from './views';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -286,25 +246,4 @@ export class KnowledgeService implements KnowledgeCollections, KnowledgeSearch {
     });
     return next;
   }
-}
-
-function chunkId(documentId: string, position: number): string {
-  return `${documentId}:${position}`;
-}
-
-function collectionView(row: CollectionRow, documentCount: number): CollectionView {
-  return { id: row.id, name: row.name, document_count: documentCount, created_at: row.created_at.toISOString() };
-}
-
-function documentView(row: DocumentRow): DocumentView {
-  return {
-    id: row.id,
-    collection_id: row.collection_id,
-    title: row.title,
-    source: row.source,
-    media_type: row.media_type,
-    size_bytes: row.size_bytes,
-    chunk_count: row.chunk_count,
-    created_at: row.created_at.toISOString(),
-  };
 }

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import { AppError } from '../core/errors';
-import { usageDay, type UsageQuery, type UsageToday } from '../db/turn-store';
+import { type UsageQuery, type UsageToday } from '../db/turn-store';
+import { usageDay } from '../db/turn-store-rows';
 
 type BudgetSettings = Readonly<Config>['usage']['budgets'];
 

@@ -1,5 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { usageDay } from '../db/turn-store';
+import { usageDay } from '../db/turn-store-rows';
 
 /** The dimensions usage rows are kept by; GET /api/v1/usage groups by any of them. */
 export const USAGE_DIMENSIONS = ['day', 'user', 'workflow', 'channel'] as const;

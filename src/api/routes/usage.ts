@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../core/errors';
-import { usageDay } from '../../db/turn-store';
+import { usageDay } from '../../db/turn-store-rows';
 import { USAGE_DIMENSIONS, type UsageDimension, type UsageService } from '../../usage/usage-service';
 import type { ApiModule } from '../app';
 import { listQueryShape, offsetFromCursor, toPage } from '../pagination';

@@ -1,16 +1,6 @@
 import { Pool, type QueryResultRow } from 'pg';
 import type { ToolState } from '../models';
 import {
-  MESSAGE_COLUMNS,
-  MESSAGE_INSERT_COLUMNS,
-  messageValues,
-  rowToMessage,
-  rowToSession,
-  rowToUsage,
-  SESSION_COLUMNS,
-  SESSION_INSERT_COLUMNS,
-  sessionValues,
-  type DateColumn,
   type MessageRecord,
   type NewMessage,
   type NewSession,
@@ -21,6 +11,18 @@ import {
   type UsageQuery,
   type UsageToday,
 } from '../turn-store';
+import {
+  MESSAGE_COLUMNS,
+  MESSAGE_INSERT_COLUMNS,
+  messageValues,
+  rowToMessage,
+  rowToSession,
+  rowToUsage,
+  SESSION_COLUMNS,
+  SESSION_INSERT_COLUMNS,
+  sessionValues,
+  type DateColumn,
+} from '../turn-store-rows';
 
 /** PostgreSQL types of the inserted message columns, so `INSERT … SELECT $n` parameters are typed. */
 const MESSAGE_TYPES: Record<(typeof MESSAGE_INSERT_COLUMNS)[number], string> = {

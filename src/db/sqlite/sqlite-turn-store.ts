@@ -1,5 +1,16 @@
 import type { ToolState } from '../models';
 import {
+  type MessageRecord,
+  type NewMessage,
+  type NewSession,
+  type SessionRecord,
+  type StatementCount,
+  type TurnEnd,
+  type TurnStore,
+  type UsageQuery,
+  type UsageToday,
+} from '../turn-store';
+import {
   MESSAGE_COLUMNS,
   MESSAGE_INSERT_COLUMNS,
   messageValues,
@@ -11,16 +22,7 @@ import {
   SESSION_COLUMNS,
   SESSION_INSERT_COLUMNS,
   sessionValues,
-  type MessageRecord,
-  type NewMessage,
-  type NewSession,
-  type SessionRecord,
-  type StatementCount,
-  type TurnEnd,
-  type TurnStore,
-  type UsageQuery,
-  type UsageToday,
-} from '../turn-store';
+} from '../turn-store-rows';
 import { fromSqliteDate, SqliteConnection, toSqliteDate } from './connection';
 import { GroupCommitWriter } from './group-commit';
 
