@@ -26,7 +26,12 @@ function functionsOf(source) {
     if (ts.isFunctionLike(node) && 'body' in node && node.body) {
       const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
       const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
-      const name = node.name && ts.isIdentifier(node.name) ? node.name.text : ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node) ? (node.name?.getText(source) ?? 'constructor') : '(anonymous)';
+      const name =
+        node.name && ts.isIdentifier(node.name)
+          ? node.name.text
+          : ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node)
+            ? (node.name?.getText(source) ?? 'constructor')
+            : '(anonymous)';
       found.push({ name, line: start + 1, lines: end - start + 1 });
     }
     ts.forEachChild(node, visit);
