@@ -226,7 +226,11 @@ export class TurnPresenter {
     const text = this.text;
     if (this.ended || text.trim() === '') return;
     const expired = this.live.expires === true && Date.now() - this.shownAt >= (this.surface.cadence.keepAliveMs ?? Infinity);
-    if (text === this.shownText && !expired) return;
+    if (text === this.shownText && !expired) {
+      // A timer can fire a millisecond before the keep-alive is due by the wall clock: keep the chain going.
+      if (this.live.expires && this.surface.cadence.keepAliveMs !== undefined) this.schedule(this.shownAt + this.surface.cadence.keepAliveMs);
+      return;
+    }
     this.nextUpdateAt = Date.now() + this.surface.cadence.editIntervalMs;
     const result = await this.write((live) => live.update(text));
     if (result === 'shown') {
