@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Op, UniqueConstraintError } from 'sequelize';
+import { ContactService } from './contact-service';
 import type { ToolCatalog } from '../agent/tool-box';
 import { countTokens } from '../agent/tokens';
 import { regexCostProblems } from './regex-safety';
-import { describeBindings, isKnownBinding, parseSessionKey, type ChannelScope } from '../core/channel';
+import { describeBindings, isKnownBinding, type ChannelScope } from '../core/channel';
 import { AppError, type FieldIssues } from '../core/errors';
-import type { MidTurnPolicy } from '../core/turns';
-import type { ContactRow, Models, WorkflowRow } from '../db/models';
+import type { Models, WorkflowRow } from '../db/models';
 import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import { mergePatch } from '../core/merge-patch';
+import { workflowView, type WorkflowView } from './workflow-view';
 import { toolNames, workflowInputSchema, type WorkflowInput, type WorkflowPatch } from './workflow-schema';
 
 /** Finds knowledge collections by id or name (the knowledge module implements it). */
@@ -41,30 +42,17 @@ export interface SyncResult {
   dry_run: boolean;
 }
 
-export function workflowView(row: WorkflowRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    system_prompt: row.system_prompt,
-    tool_list: row.tool_list,
-    knowledge_base_ids: row.knowledge_base_ids,
-    triggers: row.triggers,
-    binding_channels: row.binding_channels,
-    mid_turn: (row.mid_turn ?? null) as MidTurnPolicy | null,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
-
-export type WorkflowView = ReturnType<typeof workflowView>;
-
-/** Workflows, their channel bindings and contacts: validated writes, one place for every rule. */
+/** Workflows and their channel bindings (and, through `contacts`, contacts): validated writes, one place for every rule. */
 export class WorkflowService {
+  /** Contacts of the chat channels: the binding of a person to a workflow (the router's second rule). */
+  readonly contacts: ContactService;
+
   constructor(
     private readonly models: Models,
     private readonly options: WorkflowServiceOptions,
-  ) {}
+  ) {
+    this.contacts = new ContactService(models, options.channels, (name) => this.find(name));
+  }
 
   async list(options: { cursor?: string; limit: number }) {
     const total = await this.models.Workflow.count();
@@ -228,68 +216,6 @@ export class WorkflowService {
     }
     await this.changed();
     return { channel, workflows: [...names].sort() };
-  }
-
-  async contacts(options: { cursor?: string; limit: number }) {
-    const rows = await this.models.Contact.findAll({ order: [['session_key', 'ASC']] });
-    const start = options.cursor ? rows.findIndex((row) => row.session_key > Buffer.from(options.cursor!, 'base64url').toString('utf8')) : 0;
-    const page = rows.slice(start < 0 ? rows.length : start, (start < 0 ? rows.length : start) + options.limit);
-    const hasMore = (start < 0 ? rows.length : start) + options.limit < rows.length;
-    const views = await Promise.all(page.map((row) => this.contactView(row)));
-    return { items: views, next_cursor: hasMore ? Buffer.from(page.at(-1)!.session_key).toString('base64url') : null, has_more: hasMore, total: rows.length };
-  }
-
-  async upsertContact(sessionKey: string, input: { display_name?: string | null; tags?: string[]; workflow?: string | null }) {
-    const channel = parseSessionKey(sessionKey)?.channel;
-    if (!this.options.channels.some((scope) => scope.name === channel)) {
-      throw AppError.validation({
-        'path.session_key': [
-          {
-            code: 'unknown_channel',
-            message: `No channel "${channel}": a session key starts with one of ${this.options.channels.map((scope) => scope.name).join(', ')}, then "::".`,
-          },
-        ],
-      });
-    }
-    const workflowId = input.workflow === undefined ? undefined : input.workflow === null ? null : (await this.find(input.workflow)).id;
-    try {
-      return await this.writeContact(sessionKey, input, workflowId);
-    } catch (error) {
-      // A concurrent PUT created the contact first: ours becomes an update of it (the last write wins).
-      if (!(error instanceof UniqueConstraintError)) throw error;
-      return this.writeContact(sessionKey, input, workflowId);
-    }
-  }
-
-  private async writeContact(sessionKey: string, input: { display_name?: string | null; tags?: string[] }, workflowId: string | null | undefined) {
-    const row = await this.models.Contact.findOne({ where: { session_key: sessionKey } });
-    if (row) {
-      await row.update({
-        ...(input.display_name !== undefined ? { display_name: input.display_name } : {}),
-        ...(input.tags !== undefined ? { tags: input.tags } : {}),
-        ...(workflowId !== undefined ? { workflow_id: workflowId } : {}),
-      });
-      return this.contactView(row);
-    }
-    const created = await this.models.Contact.create({
-      session_key: sessionKey,
-      display_name: input.display_name ?? null,
-      tags: input.tags ?? [],
-      workflow_id: workflowId ?? null,
-    });
-    return this.contactView(created);
-  }
-
-  private async contactView(row: ContactRow) {
-    const workflow = row.workflow_id ? await this.models.Workflow.findOne({ where: { id: row.workflow_id } }) : null;
-    return {
-      session_key: row.session_key,
-      display_name: row.display_name,
-      tags: row.tags,
-      workflow: workflow?.name ?? null,
-      created_at: row.created_at.toISOString(),
-      updated_at: row.updated_at.toISOString(),
-    };
   }
 
   private unknownChannel(value: string) {

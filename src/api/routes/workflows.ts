@@ -4,7 +4,8 @@ import type { Principal } from '../../core/principal';
 import { z } from 'zod';
 import { BINDING_CHANNEL, SESSION_KEY } from '../../core/channel';
 import { BINDING_CHANNEL_HINT, WORKFLOW_NAME, triggersSchema, workflowInputSchema, workflowPatchSchema, workflowSchema } from '../../workflows/workflow-schema';
-import { workflowView, type SyncResult, type WorkflowService } from '../../workflows/workflow-service';
+import { type SyncResult, type WorkflowService } from '../../workflows/workflow-service';
+import { workflowView } from '../../workflows/workflow-view';
 import type { ApiRouter } from '../endpoint';
 import { listPage } from '../schemas/envelope';
 import { listQuery } from '../schemas/sessions';
@@ -200,7 +201,7 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     access: 'admin',
     query: listQuery,
     response: { status: 200, description: 'A page of contacts.', data: listPage(contactSchema) },
-    handler: ({ query }) => workflows.contacts(query),
+    handler: ({ query }) => workflows.contacts.list(query),
   });
 
   api.add({
@@ -217,7 +218,7 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     }),
     errors: ['WORKFLOW_NOT_FOUND'],
     response: { status: 200, description: 'The contact.', data: contactSchema },
-    handler: ({ params, body }) => workflows.upsertContact(params.session_key, body),
+    handler: ({ params, body }) => workflows.contacts.upsert(params.session_key, body),
   });
 }
 
