@@ -8,7 +8,7 @@ import { changeEnds, type Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
 import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
 import { CLOSE_CODES, CLOSE_REASONS } from '../../src/protocol/close-codes';
-import { CLOSE, SessionConnection } from './session-connection';
+import { CLOSE, SessionConnection, type ConnectionLimits } from './session-connection';
 
 export const SESSION_SOCKET_PATH = /^\/ws\/v1\/sessions\/([^/]+)$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -59,10 +59,13 @@ export class WebAdapter implements ChannelAdapter {
   private hub: Hub | null = null;
   private readonly wss: WebSocketServer;
   private readonly connections = new Map<string, Set<SessionConnection>>();
+  /** One object for every connection (each would otherwise keep a copy). */
+  private readonly limits: ConnectionLimits;
   private stopTakeovers: Unsubscribe | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly config: WebAdapterConfig) {
+    this.limits = { maxBufferedBytes: config.maxBufferedBytes };
     this.wss = new WebSocketServer({
       noServer: true,
       maxPayload: config.maxPayloadBytes,
@@ -150,7 +153,7 @@ export class WebAdapter implements ChannelAdapter {
       principal,
       hub,
       this.config.logger,
-      { maxBufferedBytes: this.config.maxBufferedBytes },
+      this.limits,
       state,
       telemetry,
     );

@@ -32,7 +32,7 @@ export function attachUpgradeRouter(
   guard?: (request: IncomingMessage, socket: Duplex) => Promise<boolean>,
 ): void {
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', () => socket.destroy());
+    socket.on('error', destroySocket);
     void (async () => {
       if (guard && !(await guard(request, socket))) return;
       const pathname = pathnameOf(request.url);
@@ -43,6 +43,14 @@ export function attachUpgradeRouter(
       await route.handle(request, socket, head);
     })().catch(() => refuseUpgrade(socket, 500, 'Internal Server Error'));
   });
+}
+
+/**
+ * A function of its own, not a closure: a listener written inline shares the upgrade handler's
+ * context and would keep the request (headers, credential, head buffer) alive as long as the socket.
+ */
+function destroySocket(this: Duplex): void {
+  this.destroy();
 }
 
 /** The path of an origin-form request-target, or null when it does not parse as a URL path. */
