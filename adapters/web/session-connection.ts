@@ -61,21 +61,37 @@ export class SessionConnection {
     // Listen from the first moment: ws drops frames nobody listens to, and the client may send
     // before `open` has run (it awaits Redis round trips). Frames wait until the on-connect frames
     // are out, then are handled one at a time, in order (a `cancel` must see the message before it).
-    const opened = new Promise<void>((resolve) => (this.markOpen = resolve));
-    let inbox: Promise<void> = opened;
-    this.socket.on('message', (data, isBinary) => {
-      this.lastClientFrameAt = Date.now();
-      const text = isBinary ? null : data.toString();
-      inbox = inbox
-        .then(() => this.onClientFrame(text))
-        .catch((error: unknown) => {
-          this.logger.error({ err: error, session_id: this.sessionId }, 'session socket failed');
-          this.close(CLOSE.INTERNAL_ERROR, 'internal error');
-        });
-    });
+    this.socket.on('message', (data, isBinary) => this.receive(isBinary ? null : data.toString()));
   }
 
-  private markOpen!: () => void;
+  /** Client frames waiting (null text: a binary frame); null while none waits or runs. A plain array, not a promise chain, since every idle socket keeps this. */
+  private inbox: (string | null)[] | null = null;
+  private opened = false;
+
+  private receive(text: string | null): void {
+    this.lastClientFrameAt = Date.now();
+    if (this.inbox) {
+      this.inbox.push(text);
+      return;
+    }
+    this.inbox = [text];
+    if (this.opened) void this.drain();
+  }
+
+  /** Handles the waiting frames in order, including those that arrive meanwhile. */
+  private async drain(): Promise<void> {
+    const inbox = this.inbox;
+    while (inbox && inbox.length > 0) {
+      const text = inbox.shift() as string | null;
+      try {
+        await this.onClientFrame(text);
+      } catch (error) {
+        this.logger.error({ err: error, session_id: this.sessionId }, 'session socket failed');
+        this.close(CLOSE.INTERNAL_ERROR, 'internal error');
+      }
+    }
+    this.inbox = null;
+  }
 
   /**
    * Subscribes, replays after `lastSeq` (null: no replay), then asks the hub to announce the current
@@ -100,7 +116,8 @@ export class SessionConnection {
     const buffered = this.pending ?? [];
     this.pending = null;
     for (const [frame, text] of buffered) this.send(frame, text);
-    this.markOpen();
+    this.opened = true;
+    if (this.inbox) void this.drain();
   }
 
   /**

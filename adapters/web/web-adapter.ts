@@ -58,7 +58,8 @@ export class WebAdapter implements ChannelAdapter {
   };
   private hub: Hub | null = null;
   private readonly wss: WebSocketServer;
-  private readonly connections = new Map<string, Set<SessionConnection>>();
+  /** A session's open sockets: almost always one (a newer one takes over), so an array, not a Set. */
+  private readonly connections = new Map<string, SessionConnection[]>();
   /** One object for every connection (each would otherwise keep a copy). */
   private readonly limits: ConnectionLimits;
   private stopTakeovers: Unsubscribe | null = null;
@@ -147,27 +148,17 @@ export class WebAdapter implements ChannelAdapter {
     const sessionId = session.id;
     const state = session.state;
     const telemetry = this.config.telemetry ?? NO_CHANNEL_TELEMETRY;
-    const connection = new SessionConnection(
-      ws,
-      sessionId,
-      principal,
-      hub,
-      this.config.logger,
-      this.limits,
-      state,
-      telemetry,
-    );
+    const connection = new SessionConnection(ws, sessionId, principal, hub, this.config.logger, this.limits, state, telemetry);
     telemetry.socketOpened();
-    const set = this.connections.get(sessionId) ?? new Set<SessionConnection>();
-    set.add(connection);
-    this.connections.set(sessionId, set);
+    const open = this.connections.get(sessionId);
+    if (open) open.push(connection);
+    else this.connections.set(sessionId, [connection]);
     ws.on('close', () => {
       telemetry.socketClosed();
       connection.dispose();
-      set.delete(connection);
-      if (set.size === 0) this.connections.delete(sessionId);
+      this.forget(connection);
     });
-    ws.on('error', () => undefined); // 1009 (too big) and resets end in 'close'
+    ws.on('error', ignoreError); // 1009 (too big) and resets end in 'close'
     try {
       await hub.control.publish({ kind: 'takeover', sessionId, connectionId: connection.id });
       await connection.open(lastSeq);
@@ -175,6 +166,13 @@ export class WebAdapter implements ChannelAdapter {
       this.config.logger.error({ err: error, session_id: sessionId }, 'could not open a session socket');
       connection.close(CLOSE.INTERNAL_ERROR, 'internal error');
     }
+  }
+
+  private forget(connection: SessionConnection): void {
+    const open = this.connections.get(connection.sessionId);
+    const rest = open?.filter((other) => other !== connection) ?? [];
+    if (rest.length > 0) this.connections.set(connection.sessionId, rest);
+    else this.connections.delete(connection.sessionId);
   }
 
   /** Completes the handshake and closes at once, so browsers see the close code (they cannot read a 4xx). */
@@ -191,6 +189,9 @@ export class WebAdapter implements ChannelAdapter {
     }
   }
 }
+
+/** A module-level listener: an inline one would be one more closure kept per socket. */
+function ignoreError(): void {}
 
 /**
  * Largest `last_seq` taken: far past any seq a session reaches (a million frames a second for 35

@@ -9,7 +9,8 @@ interface SessionBuffer {
   seq: number;
   frames: SessionFrame[];
   expiresAt: number;
-  listeners: Set<FrameListener>;
+  /** Almost always none or one (a socket; a newer one takes over): an array, replaced on removal. */
+  listeners: FrameListener[];
 }
 
 /**
@@ -36,10 +37,12 @@ export class InProcessEventLog implements EventLog {
     buffer.seq += 1;
     // Key order is the spec's envelope order: type, session_id, payload, seq, ts.
     const frame = { type: body.type, session_id: sessionId, payload: body.payload, seq: buffer.seq, ts: new Date().toISOString() } as SessionFrame;
-    buffer.frames.push(frame);
+    // The first frame in an exact-size array: push() on an empty one reserves 17 slots (136 bytes per idle socket).
+    if (buffer.frames.length === 0) buffer.frames = [frame];
+    else buffer.frames.push(frame);
     if (buffer.frames.length > this.limits.maxFramesPerSession) buffer.frames.shift();
     buffer.expiresAt = Math.max(buffer.expiresAt, Date.now() + this.limits.retentionAfterAppendMs);
-    if (buffer.listeners.size > 0) {
+    if (buffer.listeners.length > 0) {
       const text = JSON.stringify(frame); // once, for every socket
       for (const listener of buffer.listeners) listener(frame, text);
     }
@@ -62,10 +65,10 @@ export class InProcessEventLog implements EventLog {
 
   async subscribe(sessionId: string, listener: FrameListener): Promise<Unsubscribe> {
     const buffer = this.buffer(sessionId);
-    buffer.listeners.add(listener);
+    buffer.listeners = buffer.listeners.concat(listener); // exact size, unlike a spread
     return () => {
-      buffer.listeners.delete(listener);
-      if (buffer.listeners.size === 0) {
+      buffer.listeners = buffer.listeners.filter((other) => other !== listener);
+      if (buffer.listeners.length === 0) {
         // The 30-second replay window starts when the last socket goes.
         buffer.expiresAt = Date.now() + this.limits.retentionAfterDisconnectMs;
       }
@@ -85,7 +88,7 @@ export class InProcessEventLog implements EventLog {
     let buffer = this.sessions.get(sessionId);
     if (!buffer) {
       // Nothing kept yet, so nothing to expire: the first append or the last unsubscribe sets the time.
-      buffer = { seq: this.counters.get(sessionId) ?? 0, frames: [], expiresAt: 0, listeners: new Set() };
+      buffer = { seq: this.counters.get(sessionId) ?? 0, frames: [], expiresAt: 0, listeners: [] };
       this.counters.delete(sessionId);
       this.sessions.set(sessionId, buffer);
     }
@@ -93,14 +96,14 @@ export class InProcessEventLog implements EventLog {
   }
 
   private expireIfDue(buffer: SessionBuffer): void {
-    if (buffer.listeners.size === 0 && buffer.expiresAt <= Date.now()) buffer.frames = [];
+    if (buffer.listeners.length === 0 && buffer.expiresAt <= Date.now()) buffer.frames = [];
   }
 
   /** Frees the frames of sessions nobody watches, then lets go of them but for their counter. */
   private dropExpired(): void {
     for (const [sessionId, buffer] of this.sessions) {
       this.expireIfDue(buffer);
-      if (buffer.listeners.size === 0 && buffer.frames.length === 0) this.retire(sessionId, buffer);
+      if (buffer.listeners.length === 0 && buffer.frames.length === 0) this.retire(sessionId, buffer);
     }
   }
 
