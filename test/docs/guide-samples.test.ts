@@ -47,7 +47,7 @@ function pageDirectory(): { dir: string; bin: string } {
   symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   const bin = path.join(dir, '.bin');
   mkdirSync(bin);
-  writeFileSync(path.join(bin, 'switchboard'), `#!/bin/sh\nexec "${process.execPath}" "${path.join(REPO_ROOT, 'dist/src/cli/index.js')}" "$@"\n`);
+  writeFileSync(path.join(bin, 'switchboard'), `#!/bin/sh\nexec "${process.execPath}" "${path.join(REPO_ROOT, 'dist/src/compose/cli.js')}" "$@"\n`);
   chmodSync(path.join(bin, 'switchboard'), 0o755);
   return { dir, bin };
 }
