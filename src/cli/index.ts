@@ -47,7 +47,11 @@ export function createProgram(context: CliContext, setExitCode: (code: ExitCode)
 }
 
 /** Runs the CLI and resolves with its exit status; every failure is one line on stderr, never a stack. */
-export async function run(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, extensions: Pick<CliContext, 'workflowTests'> = {}): Promise<ExitCode> {
+export async function run(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  extensions: Pick<CliContext, 'workflowTests'> = {},
+): Promise<ExitCode> {
   const context: CliContext = {
     ...extensions,
     env,

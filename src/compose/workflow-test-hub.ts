@@ -94,7 +94,12 @@ async function modelFor(options: LocalTargetOptions, real: () => LlmProvider): P
     }
     case 'replay': {
       const replay = new ReplayModel(await readTape(model.file), model.file);
-      return { provider: replay, prepare: (testCase) => replay.use(testCase.id), finish: async () => undefined, description: `the model replayed from ${model.file}` };
+      return {
+        provider: replay,
+        prepare: (testCase) => replay.use(testCase.id),
+        finish: async () => undefined,
+        description: `the model replayed from ${model.file}`,
+      };
     }
   }
 }

@@ -105,7 +105,9 @@ describe('switchboard workflows test (offline)', () => {
 
   it('--model record keeps the configured model’s answers; replay plays them without it', async () => {
     // The configured model here is the built-in offline one: deterministic, it calls current_time when asked the time.
-    const dir = filesWorkflowDir('- {name: time, message: "save: what time is it?", model: [{say: unused}], expect: {workflow: notes, tools: [current_time]}}\n');
+    const dir = filesWorkflowDir(
+      '- {name: time, message: "save: what time is it?", model: [{say: unused}], expect: {workflow: notes, tools: [current_time]}}\n',
+    );
     const tape = path.join(dir, 'tape.json');
     const recorded = await runCli(['workflows', 'test', '--workflows', dir, '--model', 'record', tape], OFFLINE_ENV);
     expect(recorded.stdout).toContain('1 passed');

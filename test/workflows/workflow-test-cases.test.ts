@@ -39,7 +39,10 @@ describe('test files', () => {
     ['- {name: a, message: m}', `${FILE}: case 1 "a": expect: `],
     ['- {name: a, message: m, channel: "Slack!", expect: {workflow: x}}', `${FILE}: case 1 "a": channel: `],
     ['- {name: a, message: m, expect: {workflow: x, tools: [calculator]}}', `${FILE}: case 1 "a": expect.tools: needs a \`model\` script`],
-    ['- {name: a, message: m, model: [{sing: la}], expect: {workflow: x}}', `${FILE}: case 1 "a": model.0: a step is {tool: <name>, input?: {...}} or {say: <text>}`],
+    [
+      '- {name: a, message: m, model: [{sing: la}], expect: {workflow: x}}',
+      `${FILE}: case 1 "a": model.0: a step is {tool: <name>, input?: {...}} or {say: <text>}`,
+    ],
     ['- {message: m, expect: {workflow: x}}', `${FILE}: case 1: name: `],
     ['- {name: a, message: m, expect: {workflow: x}}\n- {name: a, message: m, expect: {workflow: x}}', `${FILE}: case 2 "a": name: another case`],
     ['name: a\nmessage: m', `${FILE}: not a test file: it must hold a list of cases`],
@@ -102,7 +105,9 @@ describe('reports', () => {
     const failing = { ...toSupport, file: 'tests/a&b.yaml' };
     const xml = junitXml([result(failing, 'sales', ['routed to "sales" <x>\u0001']), result(toDefault, null)]);
     const errors: string[] = [];
-    const document = new DOMParser({ errorHandler: { warning: () => undefined, error: (message) => errors.push(message), fatalError: (message) => errors.push(message) } }).parseFromString(xml, 'text/xml');
+    const document = new DOMParser({
+      errorHandler: { warning: () => undefined, error: (message) => errors.push(message), fatalError: (message) => errors.push(message) },
+    }).parseFromString(xml, 'text/xml');
     expect(errors).toEqual([]);
     const root = document.documentElement!;
     expect(root.tagName).toBe('testsuites');

@@ -27,7 +27,11 @@ export function withTestOptions(command: Command): Command {
     .option('--junit <file>', 'also write the results as JUnit XML, for CI systems')
     .option('--against <url>', 'run on a live hub instead (routing cases: POST /assistant/routing/test; whole cases: a session, with its real model)')
     .addOption(apiKeyOption())
-    .addOption(new Option('--model <mode-and-file...>', "offline: `record FILE` (the configured model's answers, SERVICE_LLM_*) or `replay FILE`").argParser(modelChoice))
+    .addOption(
+      new Option('--model <mode-and-file...>', "offline: `record FILE` (the configured model's answers, SERVICE_LLM_*) or `replay FILE`").argParser(
+        modelChoice,
+      ),
+    )
     .option('--config <file>', 'offline: the hub config.yaml to run with (tool settings); default: the built-in defaults');
 }
 

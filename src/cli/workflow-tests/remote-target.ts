@@ -95,7 +95,9 @@ export class RemoteTarget implements CaseTarget {
         follow,
         {
           confirm: async (confirmationId) => {
-            await this.client.post(`/sessions/${session.id}/confirmations/${encodeURIComponent(confirmationId)}`, { action: testCase.expect.confirm ?? 'deny' });
+            await this.client.post(`/sessions/${session.id}/confirmations/${encodeURIComponent(confirmationId)}`, {
+              action: testCase.expect.confirm ?? 'deny',
+            });
           },
           cancel: () => open.cancel(),
         },

@@ -64,8 +64,14 @@ async function casesOf(paths: readonly string[]) {
 async function startTarget(context: CliContext, options: TestRunOptions): Promise<CaseTarget> {
   const { target } = options;
   if (target.kind === 'remote') return target.start();
-  if (!context.workflowTests) throw new CliError('This build of the CLI cannot run workflow tests offline (start it as `switchboard`, dist/src/compose/cli.js).');
-  const local: LocalTargetOptions = { workflows: await readWorkflowDir(options.workflowsDir), model: target.model, configFile: target.configFile, env: options.env };
+  if (!context.workflowTests)
+    throw new CliError('This build of the CLI cannot run workflow tests offline (start it as `switchboard`, dist/src/compose/cli.js).');
+  const local: LocalTargetOptions = {
+    workflows: await readWorkflowDir(options.workflowsDir),
+    model: target.model,
+    configFile: target.configFile,
+    env: options.env,
+  };
   try {
     return await context.workflowTests.startLocal(local);
   } catch (error) {

@@ -58,7 +58,8 @@ export function parseCaseFile(text: string, file: string): { cases: TestCase[]; 
     return { cases: [], problems: [`${file}: not a test file: it must hold a list of cases (- name: …, message: …, expect: …)`] };
   }
   const items = (document.toJS({ maxAliasCount: 0 }) ?? []) as unknown[];
-  if (items.length > CASE_LIMITS.maxCasesPerFile) return { cases: [], problems: [`${file}: ${items.length} cases; at most ${CASE_LIMITS.maxCasesPerFile} per file`] };
+  if (items.length > CASE_LIMITS.maxCasesPerFile)
+    return { cases: [], problems: [`${file}: ${items.length} cases; at most ${CASE_LIMITS.maxCasesPerFile} per file`] };
   const cases: TestCase[] = [];
   const problems: string[] = [];
   const names = new Set<string>();
@@ -88,7 +89,8 @@ function caseLabel(index: number, item: unknown): string {
 function issueLines(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.map((issue) => {
     const field = issue.path.length > 0 ? issue.path.map(String).join('.') : '(the case)';
-    if (issue.code === 'unrecognized_keys') return `${field === '(the case)' ? '' : `${field}: `}unknown field ${issue.keys.map((key) => `"${key}"`).join(', ')}`;
+    if (issue.code === 'unrecognized_keys')
+      return `${field === '(the case)' ? '' : `${field}: `}unknown field ${issue.keys.map((key) => `"${key}"`).join(', ')}`;
     if (issue.code === 'invalid_union' && issue.path[0] === 'model') return `${field}: a step is {tool: <name>, input?: {...}} or {say: <text>}`;
     return `${field}: ${issue.message}`;
   });

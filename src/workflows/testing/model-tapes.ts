@@ -92,7 +92,6 @@ export class ReplayModel implements LlmProvider {
     this.rounds = rounds.map((round) => [...round]);
   }
 
-  // eslint-disable-next-line @typescript-eslint/require-await -- the provider contract is an async iterable
   async *stream(): AsyncIterable<ProviderChunk> {
     const round = this.rounds.shift();
     if (!round) throw new TapeError(`${this.file}: the turn asked the model more often than the recording answered`);

@@ -52,6 +52,13 @@ export function matrixLines(matrix: ConfusionMatrix): string[] {
   return [
     'Routing (rows: expected, columns: picked; ! = routed elsewhere):',
     row(head, matrix.labels),
-    ...matrix.labels.filter((expected) => matrix.counts.has(expected)).map((expected) => row(expected, matrix.labels.map((picked) => cell(expected, picked)))),
+    ...matrix.labels
+      .filter((expected) => matrix.counts.has(expected))
+      .map((expected) =>
+        row(
+          expected,
+          matrix.labels.map((picked) => cell(expected, picked)),
+        ),
+      ),
   ];
 }
