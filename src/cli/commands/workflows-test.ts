@@ -1,7 +1,7 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { CaseModelChoice } from '../../workflows/testing/local-target';
 import { connect, type CliContext } from '../context';
-import type { ExitCode } from '../exit-codes';
+import { CliError, type ExitCode } from '../exit-codes';
 import { RemoteTarget } from '../workflow-tests/remote-target';
 import { runWorkflowTests, type TestTargetChoice } from '../workflow-tests/run-tests';
 import { apiKeyOption } from './hub-options';
@@ -39,7 +39,7 @@ export function withTestOptions(command: Command): Command {
 export function parseModel(values: string[] | undefined): CaseModelChoice {
   if (!values) return { kind: 'scripted' };
   const [mode, file, ...rest] = values;
-  if ((mode !== 'record' && mode !== 'replay') || !file || rest.length > 0) throw new InvalidArgumentError('--model takes `record FILE` or `replay FILE`.');
+  if ((mode !== 'record' && mode !== 'replay') || !file || rest.length > 0) throw new CliError('--model takes `record FILE` or `replay FILE`.');
   return { kind: mode, file };
 }
 
@@ -47,7 +47,7 @@ export function parseModel(values: string[] | undefined): CaseModelChoice {
 export function testTarget(context: CliContext, options: Omit<WorkflowTestOptions, 'model'> & { model?: string[] }): TestTargetChoice {
   const model = parseModel(options.model);
   if (!options.against) return { kind: 'local', model, configFile: options.config };
-  if (model.kind !== 'scripted') throw new InvalidArgumentError('--model records or replays offline runs only; --against uses the hub’s own model.');
+  if (model.kind !== 'scripted') throw new CliError('--model records or replays offline runs only; --against uses the hub’s own model.');
   const client = connect(context, { url: options.against, apiKey: options.apiKey });
   return { kind: 'remote', start: () => RemoteTarget.start(client, options.against!) };
 }
