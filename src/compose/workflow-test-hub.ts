@@ -33,6 +33,12 @@ export async function startWorkflowTestHub(options: LocalTargetOptions): Promise
     SERVICE_JWT_SECRET: randomBytes(32).toString('hex'),
     SERVICE_DATA_DIR: dataDir,
     SERVICE_LOG_LEVEL: 'warn',
+    // Whatever a --config file says: the test hub's own SQLite, in-process drivers, nothing exported.
+    SERVICE_DATABASE_URL: '',
+    SERVICE_REDIS_URL: '',
+    SERVICE_SHARED_STORE_URL: '',
+    SERVICE_METRICS_ENABLED: 'false',
+    SERVICE_TRACES_OTLP_URL: '',
     // Without --config, the built-in defaults: a config.yaml in the working directory is not read.
     SERVICE_CONFIG_FILE: options.configFile ? path.resolve(options.configFile) : defaults,
   };

@@ -1,4 +1,4 @@
-import { DOMParser } from '@xmldom/xmldom';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runCli, startHubProcess, type HubProcess } from '../helpers/cli';
@@ -8,6 +8,7 @@ import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { registerUser } from '../helpers/users';
 
 const EXAMPLES = path.join(REPO_ROOT, 'workflows');
+const junitParser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase'].includes(name) });
 /** No hub, no login: offline runs need neither. */
 const OFFLINE_ENV = { SWITCHBOARD_CONFIG_DIR: '/nonexistent/switchboard-config' };
 
@@ -49,10 +50,11 @@ describe('switchboard workflows test (offline)', () => {
     expect(run.stdout).toMatch(/^13 case\(s\): 13 passed, 0 failed \(\d+ ms\)$/m);
     expect(run.stdout).toMatch(/^support-triage +· +· +4 +·$/m);
     expect(run.stdout).not.toMatch(/\d!/);
-    const document = new DOMParser().parseFromString(readFileSync(junit, 'utf8'), 'text/xml');
-    expect(document.documentElement!.getAttribute('tests')).toBe('13');
-    expect(document.documentElement!.getAttribute('failures')).toBe('0');
-    expect(document.getElementsByTagName('testsuite').length).toBe(3);
+    const xml = readFileSync(junit, 'utf8');
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const { testsuites } = junitParser.parse(xml);
+    expect(testsuites).toMatchObject({ tests: '13', failures: '0' });
+    expect(testsuites.testsuite).toHaveLength(3);
   });
 
   it('fails a routing case when another workflow takes an overlapping keyword, and the matrix shows where it went', async () => {
@@ -65,9 +67,10 @@ describe('switchboard workflows test (offline)', () => {
     expect(run.stdout).toContain('routed to "sales-faq" (trigger), expected "support-triage": scores: sales-faq 1 (error), support-triage 1 (error)');
     expect(run.stdout).toMatch(/^support-triage +· +1! +3 +·$/m);
     expect(run.stdout).toContain('13 case(s): 12 passed, 1 failed');
-    const failures = new DOMParser().parseFromString(readFileSync(junit, 'utf8'), 'text/xml').getElementsByTagName('failure');
-    expect(failures.length).toBe(1);
-    expect(failures[0]!.getAttribute('message')).toContain('routed to "sales-faq"');
+    const { testsuites } = junitParser.parse(readFileSync(junit, 'utf8'));
+    const failures = testsuites.testsuite.flatMap((suite: { testcase: { failure?: { message: string } }[] }) => suite.testcase.flatMap((entry) => entry.failure ?? []));
+    expect(failures).toHaveLength(1);
+    expect(failures[0].message).toContain('routed to "sales-faq"');
   });
 
   it('fails a case whose expected workflow does not exist, naming it', async () => {
