@@ -52,6 +52,8 @@ export async function startWorkflowTestHub(options: LocalTargetOptions): Promise
     const model = await modelFor(options, () => createProvider(core.config.llm));
     const parts = await composeHub(core, model.provider);
     await startWorker(core, model.provider);
+    // Linked knowledge collections exist, empty, so the workflows validate (knowledge_search finds nothing).
+    for (const name of linkedCollections(options)) await core.knowledge.createCollection(name);
     const synced = await parts.workflows.sync(
       options.workflows.map((entry) => entry.workflow),
       { prune: false, dryRun: false },
@@ -73,6 +75,12 @@ export async function startWorkflowTestHub(options: LocalTargetOptions): Promise
     await closeAll();
     throw error;
   }
+}
+
+/** The `knowledge_base_ids` the workflow files name (ids or names), once each. */
+function linkedCollections(options: LocalTargetOptions): string[] {
+  const linked = options.workflows.flatMap((entry) => (Array.isArray(entry.workflow.knowledge_base_ids) ? entry.workflow.knowledge_base_ids : []));
+  return [...new Set(linked.filter((value): value is string => typeof value === 'string' && value.length > 0 && value.length <= 128))];
 }
 
 interface CaseModel {

@@ -31,7 +31,8 @@ function filesWorkflowDir(cases: string): string {
   const dir = makeTempDir('switchboard-workflow-tests-');
   writeFileSync(
     path.join(dir, 'notes.yaml'),
-    'name: notes\ntool_list: write_file, current_time\nbinding_channels: [web]\ntriggers:\n  keywords: [save]\nsystem_prompt: Save notes.\n',
+    // A linked collection the test hub has no copy of: it exists there, empty.
+    'name: notes\ntool_list: write_file, current_time\nknowledge_base_ids: [runbooks]\nbinding_channels: [web]\ntriggers:\n  keywords: [save]\nsystem_prompt: Save notes.\n',
   );
   mkdirSync(path.join(dir, 'tests'));
   writeFileSync(path.join(dir, 'tests', 'notes.yaml'), cases);
@@ -135,6 +136,8 @@ describe('with a hub', () => {
     token = (await registerUser(hub.api, 'tests_admin')).token;
     const key = await request(`${hub.api}/auth/api-keys`, jsonBody({ label: 'ci' }, { authorization: `Bearer ${token}` }));
     apiKey = key.body.data.key;
+    // The collection the test workflow links.
+    expect((await request(`${hub.api}/knowledge/collections`, jsonBody({ name: 'runbooks' }, { authorization: `Bearer ${token}` }))).status).toBe(201);
   });
 
   afterAll(() => hub.stop());
