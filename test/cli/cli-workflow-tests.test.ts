@@ -171,15 +171,19 @@ describe('with a hub', () => {
         '- {name: elsewhere, message: hello, expect: {workflow: notes}}',
         // The hub's built-in model calls current_time when asked the time.
         '- {name: whole, message: "save: what time is it?", model: [{say: ignored}], expect: {workflow: notes, tools: [current_time]}}',
+        // Its write_file asks for a confirmation: answered over REST as the case says.
+        '- {name: confirmed, message: "save a file notes.txt containing hello", model: [{say: ignored}], expect: {workflow: notes, confirm: allow, tools: [write_file]}}',
       ].join('\n'),
     );
     const env = { SWITCHBOARD_API_KEY: apiKey, SWITCHBOARD_CONFIG_DIR: makeTempDir() };
     expect((await runCli(['workflows', 'sync', dir, '--url', hub.url], env)).code).toBe(0);
     const run = await runCli(['workflows', 'test', '--workflows', dir, '--against', hub.url], env);
-    expect(run.stdout).toContain(`Running 3 case(s) against ${hub.url}`);
+    expect(run.stdout).toContain(`Running 4 case(s) against ${hub.url}`);
     expect(run.stdout).toMatch(/✓ .* › routed/);
     expect(run.stdout).toMatch(/✗ .* › elsewhere \(\d+ ms\)\n {4}routed to the default \(default\), expected "notes": /);
     expect(run.stdout).toMatch(/✓ .* › whole/);
+    expect(run.stdout).toMatch(/✓ .* › confirmed/);
+    expect(run.stdout).toContain('4 case(s): 3 passed, 1 failed');
     expect(run.code).toBe(1);
   });
 });
