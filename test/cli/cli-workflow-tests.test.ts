@@ -69,7 +69,9 @@ describe('switchboard workflows test (offline)', () => {
     expect(run.stdout).toMatch(/^support-triage +· +1! +3 +·$/m);
     expect(run.stdout).toContain('13 case(s): 12 passed, 1 failed');
     const { testsuites } = junitParser.parse(readFileSync(junit, 'utf8'));
-    const failures = testsuites.testsuite.flatMap((suite: { testcase: { failure?: { message: string } }[] }) => suite.testcase.flatMap((entry) => entry.failure ?? []));
+    const failures = testsuites.testsuite.flatMap((suite: { testcase: { failure?: { message: string } }[] }) =>
+      suite.testcase.flatMap((entry) => entry.failure ?? []),
+    );
     expect(failures).toHaveLength(1);
     expect(failures[0].message).toContain('routed to "sales-faq"');
   });

@@ -18,7 +18,12 @@ const deploy = { name: 'deploy', triggers: { keywords: ['deploy', 'rollback'] },
 
 beforeAll(async () => {
   const cwd = makeTempDir();
-  service = await startService({ env: testEnv(path.join(cwd, 'data'), GENEROUS_RATE_LIMITS), cwd, logDestination: new LogCapture(), provider: new ScriptedProvider() });
+  service = await startService({
+    env: testEnv(path.join(cwd, 'data'), GENEROUS_RATE_LIMITS),
+    cwd,
+    logDestination: new LogCapture(),
+    provider: new ScriptedProvider(),
+  });
   api = `http://127.0.0.1:${service.port}/api/v1`;
   admin = await registerUser(api, 'root');
   user = await registerUser(api, 'ann');
@@ -50,7 +55,11 @@ describe('POST /assistant/workflows/tests (the editor’s Tests panel)', () => {
     const response = await runTests({ workflow: billing, replaces: 'billing', cases: CASES });
     expect(response.status).toBe(200);
     expect(response.body.data).toMatchObject({ passed: 2, failed: 0 });
-    expect(response.body.data.cases[0]).toMatchObject({ name: 'an invoice goes to billing', passed: true, routing: { workflow: 'billing', reason: 'trigger' } });
+    expect(response.body.data.cases[0]).toMatchObject({
+      name: 'an invoice goes to billing',
+      passed: true,
+      routing: { workflow: 'billing', reason: 'trigger' },
+    });
     expect(response.body.data.cases[1].turn).toMatchObject({ ending: 'done', tools: [{ name: 'calculator', error: null }], reply: 'That is 4.' });
   });
 

@@ -9,8 +9,15 @@ import type { ApiModule } from '../app';
 const MAX_CASES_CHARS = 256_000;
 
 const bodySchema = z.strictObject({
-  workflow: z.record(z.string(), z.unknown()).describe('The workflow as edited (the fields of a workflow file); it stands in for the stored one while the cases run.'),
-  replaces: z.string().regex(WORKFLOW_NAME).nullable().default(null).describe('The stored workflow the draft replaces (its name before a rename); null for a new one.'),
+  workflow: z
+    .record(z.string(), z.unknown())
+    .describe('The workflow as edited (the fields of a workflow file); it stands in for the stored one while the cases run.'),
+  replaces: z
+    .string()
+    .regex(WORKFLOW_NAME)
+    .nullable()
+    .default(null)
+    .describe('The stored workflow the draft replaces (its name before a rename); null for a new one.'),
   cases: z.string().min(1).max(MAX_CASES_CHARS).describe('The cases, as a workflows/tests/*.yaml file.'),
 });
 
@@ -20,14 +27,17 @@ const caseResultSchema = z.object({
   failures: z.array(z.string()),
   routing: z.object({ workflow: z.string().nullable(), reason: z.string(), rule: z.string().nullable() }).nullable(),
   turn: z
-    .object({ ending: z.string(), workflow: z.string().nullable(), tools: z.array(z.object({ name: z.string(), error: z.string().nullable() })), reply: z.string() })
+    .object({
+      ending: z.string(),
+      workflow: z.string().nullable(),
+      tools: z.array(z.object({ name: z.string(), error: z.string().nullable() })),
+      reply: z.string(),
+    })
     .nullable(),
   duration_ms: z.number().int(),
 });
 
-const resultSchema = z
-  .object({ passed: z.number().int(), failed: z.number().int(), cases: z.array(caseResultSchema) })
-  .meta({ id: 'WorkflowTestRun' });
+const resultSchema = z.object({ passed: z.number().int(), failed: z.number().int(), cases: z.array(caseResultSchema) }).meta({ id: 'WorkflowTestRun' });
 
 /**
  * `POST /assistant/workflows/tests`: runs test cases (the `workflows test` file format) on the hub's
@@ -55,7 +65,8 @@ export function workflowTestRoutes(runner: WorkflowCaseRunner): ApiModule {
             details: { fields: { cases: problems.map((message) => ({ code: 'invalid_case', message })) } },
           });
         }
-        if (cases.length === 0) throw new AppError('VALIDATION_ERROR', 'No test cases.', { details: { fields: { cases: [{ code: 'empty', message: 'Give at least one case.' }] } } });
+        if (cases.length === 0)
+          throw new AppError('VALIDATION_ERROR', 'No test cases.', { details: { fields: { cases: [{ code: 'empty', message: 'Give at least one case.' }] } } });
         const results = await runner.run(body.workflow, body.replaces, cases);
         const passed = results.filter((result) => result.failures.length === 0).length;
         return {

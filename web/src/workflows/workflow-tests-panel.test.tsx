@@ -13,7 +13,14 @@ const RUN: WorkflowTestRun = {
   passed: 1,
   failed: 1,
   cases: [
-    { name: 'invoice', passed: true, failures: [], routing: { workflow: 'billing', reason: 'trigger', rule: 'scores: billing 1 (invoice)' }, turn: null, duration_ms: 3 },
+    {
+      name: 'invoice',
+      passed: true,
+      failures: [],
+      routing: { workflow: 'billing', reason: 'trigger', rule: 'scores: billing 1 (invoice)' },
+      turn: null,
+      duration_ms: 3,
+    },
     {
       name: 'refund',
       passed: false,
@@ -43,7 +50,9 @@ describe('WorkflowTestsPanel', () => {
     fireEvent.change(box, { target: { value: '- {name: invoice, message: my invoice, expect: {workflow: billing}}' } });
     fireEvent.click(screen.getByRole('button', { name: 'Run tests' }));
     const results = await screen.findByLabelText('Test results');
-    expect(sent).toEqual([{ workflow: { name: 'billing' }, replaces: 'billing', cases: '- {name: invoice, message: my invoice, expect: {workflow: billing}}' }]);
+    expect(sent).toEqual([
+      { workflow: { name: 'billing' }, replaces: 'billing', cases: '- {name: invoice, message: my invoice, expect: {workflow: billing}}' },
+    ]);
     expect(results.textContent).toContain('1 failed');
     const rows = screen.getAllByRole('row').slice(1);
     expect(rows.map((row) => row.textContent)).toEqual([
