@@ -48,6 +48,7 @@ export class HubTarget implements CaseTarget {
   }
 
   async route(testCase: TestCase): Promise<RoutingAnswer> {
+    this.scopeOf(testCase.channel);
     const { decision, workflow, scores } = await this.parts.routing.explain({
       text: testCase.message,
       channel: testCase.channel,
@@ -89,11 +90,18 @@ export class HubTarget implements CaseTarget {
     return this.parts.close();
   }
 
+  /** The registry's channel a case's `channel` names; an unknown one fails the case. */
+  private scopeOf(channel: string): ChannelScope {
+    const name = channel.split(':')[0]!;
+    const scope = this.parts.channels.find((candidate) => candidate.name === name);
+    if (!scope) throw new Error(`channel "${name}" is not a channel of this hub (${this.parts.channels.map((entry) => entry.name).join(', ')})`);
+    return scope;
+  }
+
   /** A conversation of the channel's own key format that routes as `channel` (the scope reads keys; we only try shapes). */
   private conversationFor(channel: string): string {
     const [name, narrowed] = channel.split(':') as [string, string | undefined];
-    const scope = this.parts.channels.find((candidate) => candidate.name === name);
-    if (!scope) throw new Error(`channel "${name}" is not a channel of this hub (${this.parts.channels.map((entry) => entry.name).join(', ')})`);
+    const scope = this.scopeOf(channel);
     this.sessions += 1;
     const id = narrowed ?? `WFTEST${this.sessions}`;
     // Shapes of the registry's chat channels: `<chat id>` (Telegram), `<team>:<channel>[:<thread>]` (Slack).
