@@ -34,6 +34,11 @@ function filesWorkflowDir(cases: string): string {
     // A linked collection the test hub has no copy of: it exists there, empty.
     'name: notes\ntool_list: write_file, current_time\nknowledge_base_ids: [runbooks]\nbinding_channels: [web]\ntriggers:\n  keywords: [save]\nsystem_prompt: Save notes.\n',
   );
+  // Bound to one Slack channel and one Telegram chat only: cases on them run in sessions that route as that channel.
+  writeFileSync(
+    path.join(dir, 'ops.yaml'),
+    'name: ops\ntool_list: current_time\nbinding_channels: [slack:COPS, telegram:-42]\ntriggers:\n  keywords: [outage]\nsystem_prompt: Ops.\n',
+  );
   mkdirSync(path.join(dir, 'tests'));
   writeFileSync(path.join(dir, 'tests', 'notes.yaml'), cases);
   return dir;
@@ -80,7 +85,7 @@ describe('switchboard workflows test (offline)', () => {
     const dir = filesWorkflowDir('- {name: ghost, message: save this, expect: {workflow: no-such-flow}}\n');
     const run = await runCli(['workflows', 'test', '--workflows', dir], OFFLINE_ENV);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain('expected workflow "no-such-flow" does not exist (workflows: notes)');
+    expect(run.stdout).toContain('expected workflow "no-such-flow" does not exist (workflows: notes, ops)');
   });
 
   it('refuses invalid test files naming file, case and field, and runs nothing', async () => {
@@ -98,6 +103,9 @@ describe('switchboard workflows test (offline)', () => {
         `- {name: denied, message: save this, model: [${WRITE}, {say: Not saved.}], expect: {workflow: notes, confirm: deny, tools: []}}`,
         `- {name: unanswered, message: save this, model: [${WRITE}, {say: Hm.}], expect: {workflow: notes}}`,
         `- {name: unpinned, message: save this, model: [{tool: calculator, input: {expression: 1+1}}, {say: "2"}], expect: {workflow: notes, tools: [calculator]}}`,
+        `- {name: slack channel, message: an outage, channel: "slack:COPS", model: [{say: On it.}], expect: {workflow: ops, reason: trigger}}`,
+        `- {name: telegram chat, message: an outage, channel: "telegram:-42", model: [{say: On it.}], expect: {workflow: ops}}`,
+        `- {name: other slack channel, message: an outage, channel: slack, model: [{say: Hm.}], expect: {workflow: null}}`,
       ].join('\n'),
     );
     const run = await runCli(['workflows', 'test', '--workflows', dir], OFFLINE_ENV);
@@ -106,7 +114,10 @@ describe('switchboard workflows test (offline)', () => {
     expect(run.stdout).toMatch(/✓ .* › denied/);
     expect(run.stdout).toContain('a confirmation was asked for write_file and the case gives no expect.confirm (denied)');
     expect(run.stdout).toContain('tools ran [], expected [calculator] (not run: calculator: ');
-    expect(run.stdout).toContain('4 case(s): 2 passed, 2 failed');
+    expect(run.stdout).toMatch(/✓ .* › slack channel/);
+    expect(run.stdout).toMatch(/✓ .* › telegram chat/);
+    expect(run.stdout).toMatch(/✓ .* › other slack channel/);
+    expect(run.stdout).toContain('7 case(s): 5 passed, 2 failed');
   });
 
   it('--model record keeps the configured model’s answers; replay plays them without it', async () => {

@@ -104,8 +104,9 @@ export class HubTarget implements CaseTarget {
     const scope = this.scopeOf(channel);
     this.sessions += 1;
     const id = narrowed ?? `WFTEST${this.sessions}`;
-    // Shapes of the registry's chat channels: `<chat id>` (Telegram), `<team>:<channel>[:<thread>]` (Slack).
-    for (const conversation of [id, `TWFTEST:${id}`, `TWFTEST:${id}:0`]) {
+    // Shapes of the registry's chat channels, a session of its own per case first: `<team>:<channel>:<thread>`
+    // (Slack), then `<chat id>` (Telegram: a narrowed chat is one conversation, shared by its cases).
+    for (const conversation of [`TWFTEST:${id}:${this.sessions}`, id, `TWFTEST:${id}`]) {
       const routed = scope.routingChannel(conversation);
       if (narrowed ? routed === channel : bindingCovers(name, routed)) return conversation;
     }
