@@ -69,24 +69,26 @@ export function WorkflowTestsPanel({
         Cases in the format of <code>workflows/tests/*.yaml</code>, run against the workflow as edited here (unsaved changes included), in a sandbox with the
         scripted model. Nothing is saved or sent to a session; the cases are kept in this browser.
       </p>
-      <Field label="Test cases (YAML)">
-        {(props) => <textarea {...props} rows={8} spellCheck={false} className="mono" value={cases} onChange={(event) => setCases(event.target.value)} />}
-      </Field>
-      <div>
-        <button type="button" className="btn" onClick={() => void start()} disabled={busy || !draft || !cases.trim()}>
-          {busy ? 'Running…' : 'Run tests'}
-        </button>
-        {!draft && <span className="muted small"> Fix the workflow’s YAML first.</span>}
+      <div className="stack">
+        <Field label="Test cases (YAML)">
+          {(props) => <textarea {...props} rows={8} spellCheck={false} className="mono" value={cases} onChange={(event) => setCases(event.target.value)} />}
+        </Field>
+        <div>
+          <button type="button" className="btn" onClick={() => void start()} disabled={busy || !draft || !cases.trim()}>
+            {busy ? 'Running…' : 'Run tests'}
+          </button>
+          {!draft && <span className="muted small"> Fix the workflow’s YAML first.</span>}
+        </div>
+        <ErrorNote>{error}</ErrorNote>
+        {problems.length > 0 && (
+          <ul className="issues" aria-label="Problems in the cases">
+            {problems.map((problem) => (
+              <li key={problem}>{problem}</li>
+            ))}
+          </ul>
+        )}
+        {result && <Results result={result} />}
       </div>
-      <ErrorNote>{error}</ErrorNote>
-      {problems.length > 0 && (
-        <ul className="issues" aria-label="Problems in the cases">
-          {problems.map((problem) => (
-            <li key={problem}>{problem}</li>
-          ))}
-        </ul>
-      )}
-      {result && <Results result={result} />}
     </section>
   );
 }
