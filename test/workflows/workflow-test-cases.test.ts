@@ -86,6 +86,20 @@ describe('comparing', () => {
       'the reply does not contain "Total": "nothing"',
     ]);
   });
+
+  it('takes a cancelled turn as the ending a `confirm: cancel` case asks for, and no other', () => {
+    const cancelling = oneCase('- {name: c, message: m, model: [{tool: write_file}], expect: {workflow: sales, confirm: cancel, tools: []}}');
+    const turn = {
+      ending: 'cancelled',
+      workflow: null,
+      reason: null,
+      confirmations: ['write_file'],
+      reply: '',
+      tools: [{ name: 'write_file', error: 'cancelled' }],
+    };
+    expect(turnFailures(cancelling, turn)).toEqual([]);
+    expect(turnFailures(whole, { ...turn, ending: 'cancelled' })[0]).toBe('the turn ended with cancelled');
+  });
 });
 
 describe('reports', () => {
