@@ -56,6 +56,7 @@ export default withMermaid(
             { text: 'Connect a Telegram bot', link: '/telegram' },
             { text: 'Put a chat widget on your website', link: '/webchat' },
             { text: 'Workflows as YAML from CI', link: '/guides/workflows-ci' },
+            { text: 'Testing workflows', link: '/guides/testing-workflows' },
             { text: 'Scale out', link: '/guides/scale-out' },
             { text: 'Messages sent mid-answer', link: '/guides/mid-turn-policy' },
             { text: 'Behind a reverse proxy', link: '/guides/reverse-proxy' },

@@ -3,6 +3,8 @@ import { CredentialStore } from './credentials';
 import { API_KEY_PREFIX, HubClient, normaliseHubUrl, type Credential } from './api-client';
 import type { HubOptions } from './commands/hub-options';
 import { CliError } from './exit-codes';
+import type { LocalTargetOptions } from '../workflows/testing/local-target';
+import type { CaseTarget } from '../workflows/testing/target';
 
 /** Everything a command needs from the outside world, read once in index.ts (commands never read process.env). */
 export interface CliContext {
@@ -13,6 +15,13 @@ export interface CliContext {
   colors: Colors;
   out(line: string): void;
   err(line: string): void;
+  /**
+   * The offline hub of `workflows test` (src/compose/workflow-test-hub.ts), given by the entry that
+   * composes it (src/compose/cli.ts); absent, offline tests refuse to run.
+   */
+  workflowTests?: { startLocal(options: LocalTargetOptions): Promise<CaseTarget> };
+  /** The environment the CLI was started with (for the model variables of `workflows test --model record`). */
+  env?: Record<string, string | undefined>;
 }
 
 /** The client for `--url`, authenticated by `--api-key` / SWITCHBOARD_API_KEY or else the stored login. */

@@ -47,8 +47,14 @@ export function createProgram(context: CliContext, setExitCode: (code: ExitCode)
 }
 
 /** Runs the CLI and resolves with its exit status; every failure is one line on stderr, never a stack. */
-export async function run(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<ExitCode> {
+export async function run(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  extensions: Pick<CliContext, 'workflowTests'> = {},
+): Promise<ExitCode> {
   const context: CliContext = {
+    ...extensions,
+    env,
     configDir: configDir(env),
     stdin: process.stdin,
     stdout: process.stdout,
@@ -77,6 +83,8 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   }
 }
 
+// The `switchboard` entry is src/compose/cli.ts (it adds the offline test hub); this one runs the
+// rest of the CLI for a build that has no composition root.
 if (require.main === module) {
   void run(process.argv.slice(2)).then((code) => {
     process.exitCode = code;

@@ -16,6 +16,7 @@ import { registerToolRoutes } from '../api/routes/tools';
 import { usageRoutes } from '../api/routes/usage';
 import { userRoutes } from '../api/routes/users';
 import { registerWorkflowRoutes } from '../api/routes/workflows';
+import { workflowTestRoutes } from '../api/routes/workflow-tests';
 import type { AuditService } from '../audit/audit-service';
 import type { ChannelStatusBoard } from '../server/channel-status';
 import { SessionMemory } from '../sessions/session-memory';
@@ -23,6 +24,7 @@ import type { UsageService } from '../usage/usage-service';
 import type { AuthParts } from './auth';
 import type { HubParts } from './hub';
 import type { Core } from './service-types';
+import { sandboxCaseRunner } from './workflow-tests';
 
 /** The REST resources of an API process, each a module of `src/api/routes/` given its services. */
 export function apiModules(
@@ -53,6 +55,8 @@ export function apiModules(
     (api: ApiRouter) => registerWorkflowRoutes(api, workflows, core.audit),
     // The routing test box asks the process's running router, which follows every workflow change.
     routingTestRoutes(core.routing),
+    // The editor's Tests panel: the cases run in a sandbox hub of their own.
+    workflowTestRoutes(sandboxCaseRunner(models)),
     (api: ApiRouter) =>
       registerToolRoutes(api, {
         catalog: core.tools,

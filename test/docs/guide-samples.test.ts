@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { CHANNELS } from '../../adapters';
 import { loadConfig } from '../../src/config';
+import { parseCaseFile } from '../../src/workflows/testing/case-files';
 import { TEST_JWT_SECRET, testEnv } from '../helpers/env';
 import { REPO_ROOT, readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
 import { createTestIdp } from '../helpers/saml-idp';
@@ -47,7 +48,7 @@ function pageDirectory(): { dir: string; bin: string } {
   symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   const bin = path.join(dir, '.bin');
   mkdirSync(bin);
-  writeFileSync(path.join(bin, 'switchboard'), `#!/bin/sh\nexec "${process.execPath}" "${path.join(REPO_ROOT, 'dist/src/cli/index.js')}" "$@"\n`);
+  writeFileSync(path.join(bin, 'switchboard'), `#!/bin/sh\nexec "${process.execPath}" "${path.join(REPO_ROOT, 'dist/src/compose/cli.js')}" "$@"\n`);
   chmodSync(path.join(bin, 'switchboard'), 0o755);
   return { dir, bin };
 }
@@ -149,6 +150,13 @@ describe('the samples of the documentation site', () => {
     const result = await post(`${url}/api/v1/assistant/workflows/sync`, { workflows: samples.map((sample) => parseYaml(sample.code)), dry_run: true }, token);
     expect(result.errors).toEqual([]);
     expect(result.created).toHaveLength(samples.length);
+  });
+
+  it('validates every workflow test file', () => {
+    const samples = pages.flatMap((page) => page.samples).filter((entry) => entry.kind === 'workflow-test');
+    expect(samples.length).toBeGreaterThan(0);
+    const problems = samples.flatMap((sample) => parseCaseFile(sample.code, `${sample.file}:${sample.line}`).problems);
+    expect(problems).toEqual([]);
   });
 
   const runnable = pages.filter((page) => page.samples.some((sample) => sample.kind === 'run' || sample.kind === 'ci-job'));

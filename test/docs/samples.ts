@@ -15,6 +15,8 @@ export const SAMPLE_KINDS = {
   config: 'validated',
   /** A workflow file: the hub must accept it (dry-run sync). */
   workflow: 'validated',
+  /** A workflow test file (`workflows/tests/*.yaml`): every case must be valid. */
+  'workflow-test': 'validated',
   /** `npm start` and the like: the test starts the hub itself, the same program. */
   'started-by-test': 'not run',
   /** Servers that run until stopped; the detail names the test that covers the arrangement. */

@@ -12,9 +12,9 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the built CLI (`node dist/src/cli/index.js …`) as a real process; `input` is piped to stdin. */
+/** Runs the built CLI (`node dist/src/compose/cli.js …`) as a real process; `input` is piped to stdin. */
 export function runCli(args: readonly string[], env: Record<string, string>, input = ''): Promise<CliRun> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/src/cli/index.js'), ...args], {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/src/compose/cli.js'), ...args], {
     cwd: REPO_ROOT,
     // Only what is given: no HOME credentials, no CI variable turning colours on.
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
@@ -40,7 +40,7 @@ export interface RunningCli {
 
 /** Starts the built CLI with pipes (not a terminal) and leaves it running. */
 export function spawnCli(args: readonly string[], env: Record<string, string>): RunningCli {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/src/cli/index.js'), ...args], {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/src/compose/cli.js'), ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,7 +10,7 @@ export interface PtyOptions {
 }
 
 /**
- * The built CLI (`node dist/src/cli/index.js …`) on a pseudo-terminal, its output rendered by a
+ * The built CLI (`node dist/src/compose/cli.js …`) on a pseudo-terminal, its output rendered by a
  * headless xterm, so a test reads what a person would see on the screen (and the scrollback), not
  * the escape sequences that drew it.
  */
@@ -27,7 +27,7 @@ export class PtySession {
     const columns = options.columns ?? 100;
     const rows = options.rows ?? 30;
     this.terminal = new Terminal({ cols: columns, rows, scrollback: 5_000, allowProposedApi: true });
-    this.pty = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/src/cli/index.js'), ...args], {
+    this.pty = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/src/compose/cli.js'), ...args], {
       name: 'xterm-256color',
       cols: columns,
       rows,

@@ -354,6 +354,34 @@ describe('the web UI', () => {
     await result.getByText(/No workflow is bound to telegram/).waitFor();
   });
 
+  it('runs the edited workflow’s test cases in the Tests panel, unsaved changes included (issue 32)', async () => {
+    await page.getByRole('link', { name: 'billing' }).click();
+    await page.getByRole('heading', { name: 'billing' }).waitFor();
+    const cases = page.getByRole('textbox', { name: 'Test cases (YAML)' });
+    await cases.fill(
+      [
+        '- name: an invoice number goes to billing',
+        '  message: where is INV-20931?',
+        '  expect: {workflow: billing, reason: trigger}',
+        '- name: small talk does not',
+        '  message: good morning',
+        '  expect: {workflow: null}',
+      ].join('\n'),
+    );
+    await page.getByRole('button', { name: 'Run tests' }).click();
+    const results = page.getByLabel('Test results');
+    await results.getByText('All passed').waitFor();
+    expect(await results.getByRole('row').nth(1).textContent()).toContain('billing by trigger');
+    await screenshot(page, 'dark-15b-workflow-tests');
+    // The draft, not the stored workflow: without its regex the invoice number no longer routes to billing.
+    const editor = page.getByRole('textbox', { name: 'Workflow YAML' });
+    await editor.fill((await editor.inputValue()).replace(/  regex:\n    - .*\n/, '  regex: []\n'));
+    await page.getByRole('button', { name: 'Run tests' }).click();
+    await results.getByText('1 failed').waitFor();
+    expect(await results.getByRole('row').nth(1).textContent()).toContain('routed to the default (default), expected "billing"');
+    await page.getByRole('button', { name: 'Revert' }).click();
+  });
+
   it('creates a knowledge collection, uploads with progress and searches', async () => {
     await page.getByRole('link', { name: 'Knowledge' }).click();
     await page.getByText('No collections yet').waitFor();

@@ -9,6 +9,8 @@ import { EXIT, type ExitCode } from '../exit-codes';
 import { formatPlan, summary, type PlanMode, type SyncResult } from '../plan';
 import { readWorkflowDir, type WorkflowFile } from '../workflow-files';
 import { withHubOptions, type HubOptions } from './hub-options';
+import { registerWorkflowTest } from './workflows-test';
+import { gateOnTests, type SyncTestOptions } from '../workflow-tests/sync-gate';
 
 /** `switchboard workflows sync | export | diff`: workflow files ⇄ a hub, through the sync API. */
 export function registerWorkflows(program: Command, context: CliContext, setExitCode: (code: ExitCode) => void): void {
@@ -19,7 +21,10 @@ export function registerWorkflows(program: Command, context: CliContext, setExit
     .argument('<dir>', 'directory of workflow files, one workflow per file')
     .option('--dry-run', 'only print what would change')
     .option('--prune', 'also delete workflows that have no file in <dir>')
-    .action(async (dir: string, options: HubOptions & { dryRun?: boolean; prune?: boolean }) => {
+    .option('--test', 'first run the test cases of <dir>/tests offline (`workflows test`); sync only when every case passes')
+    .option('--junit <file>', 'with --test: also write the test results as JUnit XML')
+    .action(async (dir: string, options: HubOptions & SyncTestOptions & { dryRun?: boolean; prune?: boolean }) => {
+      if (options.test && !(await gateOnTests(context, dir, options))) return setExitCode(EXIT.REFUSED);
       const files = await readWorkflowDir(dir);
       const client = connect(context, options);
       const prune = options.prune === true;
@@ -29,6 +34,8 @@ export function registerWorkflows(program: Command, context: CliContext, setExit
       if (options.dryRun || preview.errors.length > 0) return setExitCode(report(context, preview, files, 'dry-run'));
       setExitCode(report(context, await sync(client, files, { prune, dryRun: false }), files, 'applied'));
     });
+
+  registerWorkflowTest(workflows, context, setExitCode);
 
   withHubOptions(workflows.command('diff'))
     .description('show what `workflows sync <dir>` would change on the hub (changes nothing)')

@@ -83,3 +83,17 @@ export interface ChannelStatus {
   last_event_at: string | null;
   started_at: string | null;
 }
+
+/** `POST /assistant/workflows/tests`: the editor's Tests panel (docs/guides/testing-workflows.md). */
+export interface WorkflowTestRun {
+  passed: number;
+  failed: number;
+  cases: {
+    name: string;
+    passed: boolean;
+    failures: string[];
+    routing: { workflow: string | null; reason: string; rule: string | null } | null;
+    turn: { ending: string; workflow: string | null; tools: { name: string; error: string | null }[]; reply: string } | null;
+    duration_ms: number;
+  }[];
+}

@@ -7,6 +7,8 @@ import { Modal } from '../components/modal';
 import { ErrorNote, Loading, Note, PageHeader } from '../components/ui';
 import { YamlEditor } from '../components/yaml-editor';
 import { useLoad } from '../lib/use-load';
+import { WorkflowTestsPanel } from '../workflows/workflow-tests-panel';
+import type { WorkflowTestRun } from '../api/types';
 import { NEW_WORKFLOW_YAML, issuesAtLines, parseWorkflowYaml, workflowToYaml, type YamlIssue } from '../workflows/workflow-yaml';
 
 /** View and edit one workflow as YAML (or write a new one); problems are shown at their lines. */
@@ -132,6 +134,14 @@ function Editor({ original, onSaved }: { original: Workflow | null; onSaved(work
         issues={issues}
         readOnly={!canEdit}
       />
+      {canEdit && (
+        <WorkflowTestsPanel
+          name={original?.name ?? 'new-workflow'}
+          draft={parsed.ok ? (parsed.value as unknown as Record<string, unknown>) : null}
+          replaces={original?.name ?? null}
+          run={(request) => api.post<WorkflowTestRun>('/assistant/workflows/tests', request)}
+        />
+      )}
       <details className="card help">
         <summary>Fields</summary>
         <dl>
