@@ -127,6 +127,20 @@ export class FakeMattermostServer {
     return post;
   }
 
+  /** The `posted` event of `postId` once more, as a server replaying its queue to a reconnected client does. */
+  repost(postId: string): void {
+    this.broadcastPosted(this.posts.get(postId)!);
+  }
+
+  /** Every message text the bot wrote in `channelId`, in order: posts created and each edit (what a person saw go by). */
+  writtenIn(channelId: string): string[] {
+    return this.calls
+      .filter((call) => call.status < 300 && call.path.startsWith('/api/v4/posts'))
+      .filter((call) => (call.method === 'POST' ? call.body?.channel_id === channelId : this.posts.get(call.path.split('/')[4]!)?.channel_id === channelId))
+      .flatMap((call) => [call.body?.message ?? '', ...((call.body?.props?.attachments ?? []) as any[]).map((attachment) => String(attachment.text ?? ''))])
+      .filter((text) => text !== '');
+  }
+
   /** A person posts while no socket hears it (the hub is disconnected): only catch-up finds it. */
   userPostsUnheard(userId: string, channelId: string, message: string, rootId = ''): FakePost {
     return this.store(userId, channelId, message, rootId, {});
