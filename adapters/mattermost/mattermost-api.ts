@@ -86,6 +86,12 @@ export class MattermostApi {
     throw new MattermostCallError(answer.status, answer.reason);
   }
 
+  /** Sets (or takes away) the bot's reaction `emoji` on a post; a reaction is not a message and spends no slot. */
+  async react(botUserId: string, postId: string, emoji: string, on: boolean): Promise<void> {
+    if (on) await this.read('reactions.add', (client) => client.addReaction(botUserId, postId, emoji));
+    else await this.read('reactions.remove', (client) => client.removeReaction(botUserId, postId, emoji));
+  }
+
   /** Rejects the writes still waiting for a slot (shutdown). */
   close(): void {
     this.budget.close();

@@ -3,8 +3,11 @@ import { confirmationProps } from './confirm-buttons';
 import { MattermostCallError, type MattermostApi } from './mattermost-api';
 import { APOLOGY_TEXT, CANCELLED_TEXT, MAX_POST_CHARS, mattermostText, STILL_ANSWERING_TEXT, WAITING_EMOJI } from './reply-text';
 
+/** The Mattermost calls a reply makes (MattermostApi: posts and edits through the bot's send budget). */
+export type PostCalls = Pick<MattermostApi, 'send' | 'trySend' | 'react'>;
+
 export interface PostSurfaceOptions {
-  api: MattermostApi;
+  api: PostCalls;
   /** "The bot is typing" over the event socket. */
   typing(channelId: string, parentId: string): void;
   botUserId: string;
@@ -72,16 +75,12 @@ export function postSurface(options: PostSurfaceOptions): ReplySurface {
             void (await api.send({ ...where, message: '', props: confirmationProps(buttons.key, buttons.actionsUrl, sessionId, request) })),
         }
       : {}),
-    react: async (waiting) => {
-      const { client } = api;
-      if (waiting) await api.read('reactions.add', () => client.addReaction(options.botUserId, options.postId, WAITING_EMOJI));
-      else await api.read('reactions.remove', () => client.removeReaction(options.botUserId, options.postId, WAITING_EMOJI));
-    },
+    react: (waiting) => api.react(options.botUserId, options.postId, WAITING_EMOJI, waiting),
   };
 }
 
 /** The streamed post: created once, then edited; a post deleted meanwhile (404) gets the answer as a new post. */
-function editPosts(api: MattermostApi, where: { channel_id: string; root_id?: string }): EditCapability {
+function editPosts(api: PostCalls, where: { channel_id: string; root_id?: string }): EditCapability {
   return {
     open: async (text, { interim }) => {
       const write = { ...where, message: mattermostText(text) };
