@@ -104,7 +104,7 @@ export class MattermostAdapter implements ChannelAdapter {
     this.socket?.close();
     this.socket = null;
     await this.chain;
-    await this.follower.stop(() => this.api.close());
+    await this.follower.stop(() => this.api.abandonWaiting());
   }
 
   private enqueue(work: () => Promise<void>): void {

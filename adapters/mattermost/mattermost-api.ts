@@ -38,12 +38,12 @@ export interface PostWrite {
  */
 export class MattermostApi {
   readonly client = new Client4();
-  private readonly budget: SendBudget;
+  private budget: SendBudget;
 
   constructor(
     url: string,
     token: string,
-    limits: SendBudgetLimits,
+    private readonly limits: SendBudgetLimits,
     private readonly logger: Logger,
     private readonly telemetry: ChannelTelemetry = NO_CHANNEL_TELEMETRY,
   ) {
@@ -92,9 +92,10 @@ export class MattermostApi {
     else await this.read('reactions.remove', (client) => client.removeReaction(botUserId, postId, emoji));
   }
 
-  /** Rejects the writes still waiting for a slot (shutdown). */
-  close(): void {
+  /** Rejects the writes still waiting for a slot (shutdown); a later start spends a fresh budget. */
+  abandonWaiting(): void {
     this.budget.close();
+    this.budget = new SendBudget(this.limits);
   }
 
   private async write(write: PostWrite, postId?: string): Promise<{ post: Post | null; status: number; reason: string }> {

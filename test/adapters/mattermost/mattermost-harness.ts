@@ -30,6 +30,8 @@ export interface HarnessOptions {
   settings?: Record<string, unknown>;
   /** The token the hub is given (default: the one the fake accepts). */
   token?: string;
+  /** The server URL the hub is given (default: the fake's). */
+  url?: string;
 }
 
 export async function startMattermostHarness(options: HarnessOptions = {}): Promise<MattermostHarness> {
@@ -58,7 +60,7 @@ export async function startMattermostHarness(options: HarnessOptions = {}): Prom
   const env = testEnv(path.join(cwd, 'data'), {
     ...GENEROUS_RATE_LIMITS,
     SERVICE_PORT: String(port),
-    SERVICE_MATTERMOST_URL: mattermost.url,
+    SERVICE_MATTERMOST_URL: options.url ?? mattermost.url,
     SERVICE_MATTERMOST_BOT_TOKEN: options.token ?? BOT_TOKEN,
   });
   const service = await startService({ env, cwd, logDestination: logs, provider, tools }).catch(async (error: unknown) => {
