@@ -40,7 +40,12 @@ export function actionsHandler(options: ActionsRouteOptions): RequestHandler {
     }
     const userName = typeof body.user_name === 'string' ? body.user_name : body.user_id;
     try {
-      await hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action, { kind: 'contact', channel: MATTERMOST_CHANNEL, id: body.user_id, name: userName });
+      await hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action, {
+        kind: 'contact',
+        channel: MATTERMOST_CHANNEL,
+        id: body.user_id,
+        name: userName,
+      });
     } catch (error) {
       if (!isAppError(error) || error.status >= 500) return next(error);
       response.status(200).json({ ephemeral_text: STALE_CONFIRMATION_TEXT });

@@ -77,6 +77,8 @@ export function confirmationProps(key: Buffer, actionsUrl: string, sessionId: st
 /** The clicked post once answered: the buttons are gone, the decision and who made it shown. */
 export function answeredProps(choice: ConfirmChoice, userName: string) {
   return {
-    attachments: [{ fallback: `${choice.tool}: ${ACTION_TITLES[choice.action]}`, text: `\`${choice.tool}\`: **${ACTION_TITLES[choice.action]}** — chosen by @${userName}` }],
+    attachments: [
+      { fallback: `${choice.tool}: ${ACTION_TITLES[choice.action]}`, text: `\`${choice.tool}\`: **${ACTION_TITLES[choice.action]}** — chosen by @${userName}` },
+    ],
   };
 }

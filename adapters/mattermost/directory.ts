@@ -45,7 +45,12 @@ export class Directory {
     const mine = await api.read('users.me.teams', (client) => client.getMyTeams());
     const wanted = new Set(teams.map((team) => team.toLowerCase()));
     const served = mine.filter((team) => wanted.size === 0 || wanted.has(team.name.toLowerCase()) || wanted.has(team.id.toLowerCase()));
-    const directory = new Directory(api, bot, wanted.size === 0 ? null : new Set(served.map((team) => team.id)), served.map((team) => team.id));
+    const directory = new Directory(
+      api,
+      bot,
+      wanted.size === 0 ? null : new Set(served.map((team) => team.id)),
+      served.map((team) => team.id),
+    );
     for (const team of mine) directory.teamNames.set(team.id, team.name);
     return directory;
   }

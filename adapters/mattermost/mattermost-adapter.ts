@@ -75,9 +75,11 @@ export class MattermostAdapter implements ChannelAdapter {
 
   /** Checks the token (`GET /users/me`), learns the teams, opens the event socket; throws with Mattermost's reason. */
   async start(hub: Hub, reporter: ChannelReporter): Promise<void> {
-    const me = await this.api.read('users.me', (client) => client.getMe()).catch((error: unknown) => {
-      throw new Error(`GET /api/v4/users/me failed: ${(error as Error).message}`);
-    });
+    const me = await this.api
+      .read('users.me', (client) => client.getMe())
+      .catch((error: unknown) => {
+        throw new Error(`GET /api/v4/users/me failed: ${(error as Error).message}`);
+      });
     const directory = await Directory.load(this.api, { id: me.id, username: me.username }, this.config.teams);
     this.directory = directory;
     const socket = new EventSocket({
@@ -130,7 +132,12 @@ export class MattermostAdapter implements ChannelAdapter {
     if (!isPersonPost(post, directory.bot.id)) return;
     const channel = await directory.channel(post.channel_id);
     if (!channel || !directory.serves(channel)) return;
-    const context = { botUserId: directory.bot.id, botUsername: directory.bot.username, channelType: seen.channelType ?? channel.type, mentions: seen.mentions };
+    const context = {
+      botUserId: directory.bot.id,
+      botUsername: directory.bot.username,
+      channelType: seen.channelType ?? channel.type,
+      mentions: seen.mentions,
+    };
     const wanted = context.channelType === 'D' || mentionsBot(post, context) || (post.root_id !== '' && (await directory.isBotThread(post.root_id)));
     if (!wanted) return;
     const inbound = normalizePost(post, context, await directory.sender(post.user_id, channel));

@@ -129,7 +129,8 @@ export class MattermostApi {
     if (!(waitS > 0)) return;
     const ms = Math.min(waitS, MATTERMOST_API_LIMITS.maxRetryAfterS) * 1000;
     this.budget.pause(ms);
-    if (response.status === 429) this.logger.warn({ mattermost_method: method, retry_after_s: waitS }, 'Mattermost answered 429; the bot pauses for Retry-After');
+    if (response.status === 429)
+      this.logger.warn({ mattermost_method: method, retry_after_s: waitS }, 'Mattermost answered 429; the bot pauses for Retry-After');
   }
 }
 

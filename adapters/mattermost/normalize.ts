@@ -84,9 +84,7 @@ export function normalizePost(post: Post, context: PostContext, sender: { displa
 
 /** `@switchboard what is up` → `what is up` (every mention of the bot, case-insensitive). */
 export function stripMention(text: string, botUsername: string): string {
-  return text
-    .replace(new RegExp(`(^|[^\\w.-])@${escapeRegExp(botUsername)}(?![\\w-])[:,]?`, 'gi'), '$1')
-    .trim();
+  return text.replace(new RegExp(`(^|[^\\w.-])@${escapeRegExp(botUsername)}(?![\\w-])[:,]?`, 'gi'), '$1').trim();
 }
 
 /** A post of a `posted` / `post_edited` / `post_deleted` event (Mattermost sends it as a JSON string). */

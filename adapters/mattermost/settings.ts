@@ -20,7 +20,10 @@ export const mattermostSettingsSchema = z
     /** Team names (or ids) whose channels the bot answers in; empty: every team. Direct messages always. */
     teams: z.array(z.string().min(1)).default([]),
     /** The URL Mattermost posts button clicks to: `<hub>/api/v1/channels/mattermost/actions`. Null: confirmations are asked as text. */
-    actions_url: z.url({ protocol: /^https?$/ }).nullable().default(null),
+    actions_url: z
+      .url({ protocol: /^https?$/ })
+      .nullable()
+      .default(null),
     /** Least milliseconds between two edits of a streamed answer. */
     edit_interval_ms: z.number().int().positive().max(60_000).default(1000),
     /** Milliseconds between two typing events while a turn works (Mattermost shows one about 5 s). */
@@ -29,9 +32,7 @@ export const mattermostSettingsSchema = z
     reconnect_min_ms: z.number().int().positive().max(60_000).default(1000),
     reconnect_max_ms: z.number().int().positive().max(600_000).default(60_000),
     /** The bot's send budget: posts and edits per channel, and overall (Mattermost's default limit is 10 requests a second). */
-    send_budget: z
-      .strictObject({ per_channel: sendWindowSetting(3, 1000), overall: sendWindowSetting(8, 1000) })
-      .prefault({}),
+    send_budget: z.strictObject({ per_channel: sendWindowSetting(3, 1000), overall: sendWindowSetting(8, 1000) }).prefault({}),
   })
   .superRefine((settings, context) => {
     if (!mattermostEnabled(settings)) return;

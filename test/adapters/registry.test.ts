@@ -95,9 +95,7 @@ describe('session keys and routing scopes', () => {
   it('knows which binding channels exist', () => {
     expect(['web', 'slack', 'telegram', 'slack:C1', 'telegram:-42'].filter((value) => !isKnownBinding(value, CHANNELS))).toEqual([]);
     expect(['web:x', 'irc', 'irc:1', 'Slack', 'slack:'].filter((value) => isKnownBinding(value, CHANNELS))).toEqual([]);
-    expect(describeBindings(CHANNELS)).toBe(
-      'slack, telegram, web, webchat, mattermost, slack:<channel id>, telegram:<chat id> or mattermost:<channel id>',
-    );
+    expect(describeBindings(CHANNELS)).toBe('slack, telegram, web, webchat, mattermost, slack:<channel id>, telegram:<chat id> or mattermost:<channel id>');
   });
 });
 

@@ -375,7 +375,8 @@ export class FakeMattermostServer {
     if (resource === 'users' && id !== undefined && sub === undefined) return this.users.has(id) ? ok(this.users.get(id)) : notFound;
     if (resource === 'teams' && id === this.team.id) return ok(this.team);
     if (resource === 'channels' && id !== undefined && sub === undefined) return this.channels.has(id) ? ok(this.channels.get(id)) : notFound;
-    if (resource === 'channels' && id !== undefined && sub === 'posts' && method === 'GET') return ok(this.postsSince(id, Number(url.searchParams.get('since') ?? 0)));
+    if (resource === 'channels' && id !== undefined && sub === 'posts' && method === 'GET')
+      return ok(this.postsSince(id, Number(url.searchParams.get('since') ?? 0)));
     if (resource === 'posts' && method === 'POST' && id === undefined) return this.create(body);
     if (resource === 'posts' && id !== undefined && sub === 'patch' && method === 'PUT') return this.patch(id, body);
     if (resource === 'posts' && id !== undefined && sub === 'thread') return this.thread(id);
@@ -393,7 +394,8 @@ export class FakeMattermostServer {
   }
 
   private create(body: any): { status: number; body: unknown } {
-    if (!this.channels.has(body?.channel_id)) return { status: 400, body: { id: 'api.post.create_post.bad_channel', message: 'Invalid channel_id.', status_code: 400 } };
+    if (!this.channels.has(body?.channel_id))
+      return { status: 400, body: { id: 'api.post.create_post.bad_channel', message: 'Invalid channel_id.', status_code: 400 } };
     if (typeof body.message === 'string' && body.message.length > 16383) {
       return { status: 400, body: { id: 'model.post.is_valid.msg.app_error', message: 'Invalid message.', status_code: 400 } };
     }

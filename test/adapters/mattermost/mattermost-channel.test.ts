@@ -76,7 +76,10 @@ describe('the Mattermost channel against a fake Mattermost server', () => {
 
   it('asks a confirmation with six buttons; a click runs the tool, answers, and the clicked post shows the decision', async () => {
     const dm = h.mattermost.directChannel(ADA);
-    h.provider.rounds = [{ calls: [{ id: 'call-mm', name: 'save_note', arguments: JSON.stringify({ text: 'from mattermost' }) }] }, { text: ['Saved', ' it.'] }];
+    h.provider.rounds = [
+      { calls: [{ id: 'call-mm', name: 'save_note', arguments: JSON.stringify({ text: 'from mattermost' }) }] },
+      { text: ['Saved', ' it.'] },
+    ];
     h.mattermost.userPosts(ADA, dm, 'save a note please');
     const asked = await waitForButtons(h.mattermost, dm);
     const actions = asked.props.attachments[0].actions as any[];

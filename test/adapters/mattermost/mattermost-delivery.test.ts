@@ -75,7 +75,9 @@ describe('Mattermost delivery', () => {
     await h.provider.paused();
     const second = h.mattermost.userPosts(user, dm, 'second, before the edit');
     const third = h.mattermost.userPosts(user, dm, 'third, to be deleted');
-    await h.mattermost.waitFor(() => h.mattermost.reactions.has(`${second.id}:hourglass_flowing_sand`) && h.mattermost.reactions.has(`${third.id}:hourglass_flowing_sand`));
+    await h.mattermost.waitFor(
+      () => h.mattermost.reactions.has(`${second.id}:hourglass_flowing_sand`) && h.mattermost.reactions.has(`${third.id}:hourglass_flowing_sand`),
+    );
     h.mattermost.userEdits(second.id, 'second, as edited');
     h.mattermost.userDeletes(third.id);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -84,7 +86,12 @@ describe('Mattermost delivery', () => {
     await h.mattermost.waitFor(() => botMessages(h.mattermost, dm).length === 2 && botMessages(h.mattermost, dm)[1] === 'Hello there, friend.', 10_000);
     await new Promise((resolve) => setTimeout(resolve, 300));
     // History is oldest first by when each message arrived: the edited one keeps its place.
-    expect(await history(`mattermost::${dm}`)).toEqual(['user: first', 'user: second, as edited', 'assistant: Hello there, friend.', 'assistant: Hello there, friend.']);
+    expect(await history(`mattermost::${dm}`)).toEqual([
+      'user: first',
+      'user: second, as edited',
+      'assistant: Hello there, friend.',
+      'assistant: Hello there, friend.',
+    ]);
     expect(h.provider.requests.at(-1)!.messages.at(-1)).toMatchObject({ content: 'second, as edited' });
     expect(h.mattermost.reactions.has(`${second.id}:hourglass_flowing_sand`)).toBe(false);
   });

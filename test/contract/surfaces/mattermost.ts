@@ -38,7 +38,10 @@ export const mattermostSurfaces: SurfaceHarness = {
       // A post reads as its message, or as its attachment (a confirmation: title and text).
       shown: () =>
         posts
-          .map((post) => post.message || ((post.props?.attachments ?? []) as any[]).map((attachment) => `${attachment.title ?? ''}\n${attachment.text ?? ''}`).join('\n'))
+          .map(
+            (post) =>
+              post.message || ((post.props?.attachments ?? []) as any[]).map((attachment) => `${attachment.title ?? ''}\n${attachment.text ?? ''}`).join('\n'),
+          )
           .filter((text) => text !== ''),
       offered: () => {
         const asked = [...posts].reverse().find((post) => post.props?.attachments);
