@@ -159,6 +159,11 @@ export class FakeMattermostServer {
     this.broadcast('post_deleted', { post: JSON.stringify(post) }, post.channel_id);
   }
 
+  /** Every socket's next event number is skipped, as when the server lost an event for this client: the client sees a gap. */
+  skipSeq(): void {
+    for (const entry of this.sockets) entry.seq += 1;
+  }
+
   /** Drops every event socket, as a network failure or a server restart would (no close handshake). */
   dropSockets(): void {
     for (const entry of this.sockets) entry.socket.terminate();
