@@ -47,12 +47,14 @@ export function mentionsBot(post: Pick<Post, 'message'>, context: PostContext): 
 }
 
 /**
- * Whether the channel takes this post at all: a person's ordinary post (not the bot's own, not a
- * system message, not deleted) with text. Where it is (a DM, a mention, a thread of the bot's) is
+ * Whether the channel takes this post at all: a person's ordinary post (not the bot's own, not another
+ * bot's or a webhook's, not a system message, not deleted) with text. Where it is (a DM, a mention, a thread of the bot's) is
  * decided by the adapter.
  */
 export function isPersonPost(post: Post, botUserId: string): boolean {
-  return post.user_id !== botUserId && !post.type && !post.delete_at && typeof post.message === 'string' && post.message.trim() !== '';
+  // Other bots and incoming webhooks are not people: answering them could make two bots talk forever.
+  const automated = post.props?.from_bot === 'true' || post.props?.from_webhook === 'true';
+  return post.user_id !== botUserId && !automated && !post.type && !post.delete_at && typeof post.message === 'string' && post.message.trim() !== '';
 }
 
 /**

@@ -35,11 +35,13 @@ describe('Mattermost translation', () => {
     expect(normalizePost(post({ message: '@switchboard' }), { ...BOT, channelType: 'O' }, sender)).toBeNull();
   });
 
-  it("ignores the bot's own posts, system messages and deleted posts; reads posts and mentions sent as JSON strings", () => {
+  it("ignores the bot's own posts, other bots' and webhooks', system messages and deleted posts; reads posts and mentions sent as JSON strings", () => {
     expect(isPersonPost(post({}), 'bot1')).toBe(true);
     expect(isPersonPost(post({ user_id: 'bot1' }), 'bot1')).toBe(false);
     expect(isPersonPost(post({ type: 'system_join_channel' as Post['type'] }), 'bot1')).toBe(false);
     expect(isPersonPost(post({ delete_at: 5 }), 'bot1')).toBe(false);
+    expect(isPersonPost(post({ props: { from_bot: 'true' } }), 'bot1')).toBe(false);
+    expect(isPersonPost(post({ props: { from_webhook: 'true' } }), 'bot1')).toBe(false);
     expect(eventPost({ post: JSON.stringify(post({})) })?.id).toBe('p1');
     expect(eventPost({ post: '{not json' })).toBeNull();
     expect(eventPost({ post: { id: 'p1' } })).toBeNull();
