@@ -68,6 +68,11 @@ export class EventSocket {
     await this.connect();
   }
 
+  /** When the last event (or hello) arrived, 0 before the first: where a later catch-up starts. */
+  get lastHeard(): number {
+    return this.lastHeardAt;
+  }
+
   /** Whether the socket is authenticated and open now. */
   get connected(): boolean {
     return this.socket !== null && this.socket.readyState === WebSocket.OPEN && this.expectedSeq > 0;

@@ -57,6 +57,8 @@ export class MattermostAdapter implements ChannelAdapter {
   private socket: EventSocket | null = null;
   private directory: Directory | null = null;
   private hub: Hub | null = null;
+  /** When the previous run's socket last heard an event: a restarted channel catches up from there. */
+  private heardUntil = 0;
   /** Posts are taken in one after the other, in the order they arrived (socket and catch-up alike). */
   private chain: Promise<void> = Promise.resolve();
 
@@ -98,11 +100,14 @@ export class MattermostAdapter implements ChannelAdapter {
     await socket.open();
     this.socket = socket;
     this.hub = hub;
+    // Started again after a failure: the posts made while it was down come from the catch-up.
+    if (this.heardUntil > 0) this.enqueue(() => this.catchUp(this.heardUntil));
     if (!this.config.actionsUrl) this.config.logger.warn('mattermost: channels.mattermost.actions_url is not set; confirmations are asked as text');
   }
 
   async stop(): Promise<void> {
     this.hub = null;
+    this.heardUntil = Math.max(this.heardUntil, this.socket?.lastHeard ?? 0);
     this.socket?.close();
     this.socket = null;
     await this.chain;

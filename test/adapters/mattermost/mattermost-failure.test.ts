@@ -69,12 +69,17 @@ it('the server goes away after the start: reconnects fail, the channel reports f
     h.mattermost.dropSockets();
     const failed = await waitForStatus(h, 'failed');
     expect(failed.error).toMatch(/event socket|expired session/);
+    // A post made while the channel is down: no socket hears it.
+    const dm = h.mattermost.directChannel('user00000000000000000000001');
+    h.mattermost.userPostsUnheard('user00000000000000000000001', dm, 'made while you were down');
     h.mattermost.token = BOT_TOKEN;
     await waitForStatus(h, 'running', 20_000);
-    // Started again, it answers (its send budget is not the one abandoned at the stop).
-    const dm = h.mattermost.directChannel('user00000000000000000000001');
-    h.mattermost.userPosts('user00000000000000000000001', dm, 'still there?');
+    // Started again, it catches up on that post and answers it (with a send budget not the one abandoned at the stop).
     await waitForBotPost(h.mattermost, dm, 'Hello there, friend.');
+    h.provider.pieces = ['Still', ' here.'];
+    h.mattermost.userPosts('user00000000000000000000001', dm, 'still there?');
+    await waitForBotPost(h.mattermost, dm, 'Still here.');
+    expect(h.mattermost.botPosts(dm).map((post) => post.message)).toEqual(['Hello there, friend.', 'Still here.']);
   } finally {
     await h.stop();
   }
