@@ -12,22 +12,18 @@ import type { MattermostApi } from './mattermost-api';
 export async function catchUp(api: MattermostApi, directory: Directory, since: number, logger: Logger): Promise<Post[]> {
   const channelIds = new Set<string>();
   for (const teamId of directory.teamIds) {
-    const channels = await api
-      .read('channels.mine', (client) => client.getMyChannels(teamId))
-      .catch((error: unknown) => {
-        logger.warn({ err: error, team_id: teamId }, 'mattermost: could not list the channels to catch up on');
-        return [];
-      });
+    const channels = await api.myChannels(teamId).catch((error: unknown) => {
+      logger.warn({ err: error, team_id: teamId }, 'mattermost: could not list the channels to catch up on');
+      return [];
+    });
     for (const channel of channels) channelIds.add(channel.id);
   }
   const posts: Post[] = [];
   for (const channelId of channelIds) {
-    const list = await api
-      .read('channels.posts.since', (client) => client.getPostsSince(channelId, since))
-      .catch((error: unknown) => {
-        logger.warn({ err: error, channel_id: channelId }, 'mattermost: could not catch up on a channel');
-        return null;
-      });
+    const list = await api.postsSince(channelId, since).catch((error: unknown) => {
+      logger.warn({ err: error, channel_id: channelId }, 'mattermost: could not catch up on a channel');
+      return null;
+    });
     if (list) posts.push(...Object.values(list.posts).filter((post) => post.create_at >= since && !post.delete_at));
   }
   posts.sort((a, b) => a.create_at - b.create_at);

@@ -42,7 +42,7 @@ export class Directory {
 
   /** The bot's teams (`GET /users/me/teams`), narrowed to `teams` (names or ids) when given. */
   static async load(api: MattermostApi, bot: { id: string; username: string }, teams: readonly string[]): Promise<Directory> {
-    const mine = await api.read('users.me.teams', (client) => client.getMyTeams());
+    const mine = await api.myTeams();
     const wanted = new Set(teams.map((team) => team.toLowerCase()));
     const served = mine.filter((team) => wanted.size === 0 || wanted.has(team.name.toLowerCase()) || wanted.has(team.id.toLowerCase()));
     const directory = new Directory(
@@ -62,7 +62,7 @@ export class Directory {
 
   async channel(channelId: string): Promise<ChannelInfo | null> {
     return this.cached(this.channels, channelId, async () => {
-      const channel = await this.api.read('channels.get', (client) => client.getChannel(channelId));
+      const channel = await this.api.channel(channelId);
       return { id: channel.id, type: channel.type as ChannelType, teamId: channel.team_id ?? '' };
     });
   }
@@ -70,7 +70,7 @@ export class Directory {
   /** Who posted: a display name and the contact's tags (`team:<name>` of the channel's team, `position:<position>`). */
   async sender(userId: string, channel: ChannelInfo): Promise<{ displayName: string; tags: string[] }> {
     const user = await this.cached(this.senders, userId, async () => {
-      const found = await this.api.read('users.get', (client) => client.getUser(userId));
+      const found = await this.api.user(userId);
       const full = [found.first_name, found.last_name].filter(Boolean).join(' ');
       return { displayName: full || found.nickname || found.username, position: found.position ?? '' };
     }).catch(() => ({ displayName: userId, position: '' }));
@@ -85,7 +85,7 @@ export class Directory {
   async isBotThread(rootId: string): Promise<boolean> {
     const known = this.threads.get(rootId);
     if (known !== undefined) return known;
-    const thread = await this.api.read('posts.thread', (client) => client.getPostThread(rootId, false)).catch(() => null);
+    const thread = await this.api.thread(rootId).catch(() => null);
     const mine = thread !== null && Object.values(thread.posts).some((post) => post.user_id === this.bot.id);
     this.remember(rootId, mine);
     return mine;

@@ -77,11 +77,9 @@ export class MattermostAdapter implements ChannelAdapter {
 
   /** Checks the token (`GET /users/me`), learns the teams, opens the event socket; throws with Mattermost's reason. */
   async start(hub: Hub, reporter: ChannelReporter): Promise<void> {
-    const me = await this.api
-      .read('users.me', (client) => client.getMe())
-      .catch((error: unknown) => {
-        throw new Error(`GET /api/v4/users/me failed: ${(error as Error).message}`);
-      });
+    const me = await this.api.me().catch((error: unknown) => {
+      throw new Error(`GET /api/v4/users/me failed: ${(error as Error).message}`);
+    });
     const directory = await Directory.load(this.api, { id: me.id, username: me.username }, this.config.teams);
     this.directory = directory;
     const socket = new EventSocket({

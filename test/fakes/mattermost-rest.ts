@@ -22,6 +22,8 @@ export interface MattermostCall {
   body: any;
   status: number;
   at: number;
+  /** The X-Ratelimit-Remaining it was answered with. */
+  remaining?: number;
 }
 
 interface FakeChannel {

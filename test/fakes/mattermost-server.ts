@@ -263,9 +263,11 @@ export class FakeMattermostServer extends FakeMattermostState {
     const call: MattermostCall = { method: request.method ?? 'GET', path: url.pathname, body, status: 0, at: Date.now() };
     const answer = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       call.status = status;
+      const limits = this.limitHeaders();
+      call.remaining = Number(limits['X-Ratelimit-Remaining']);
       this.calls.push(call);
       const json = typeof payload === 'string' ? null : JSON.stringify(payload);
-      response.writeHead(status, { 'content-type': json === null ? 'text/plain' : 'application/json', ...this.limitHeaders(), ...headers });
+      response.writeHead(status, { 'content-type': json === null ? 'text/plain' : 'application/json', ...limits, ...headers });
       response.end(json ?? payload);
       this.notify();
     };

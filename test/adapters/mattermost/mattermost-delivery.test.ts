@@ -68,6 +68,20 @@ describe('Mattermost delivery', () => {
     expect(botMessages(h.mattermost, dm)).toEqual(['Hello there, friend.']);
   });
 
+  it('under a tight server limit (X-Ratelimit-Remaining runs out, 429s) a burst of conversations is answered whole', async () => {
+    const chats = [newDm(), newDm(), newDm(), newDm()];
+    h.provider.pieces = ['One', ' two', ' three', ' four', ' five', '.'];
+    h.mattermost.rateLimit = { perSecond: 4 };
+    const before = h.mattermost.calls.length;
+    for (const { user, dm } of chats) h.mattermost.userPosts(user, dm, 'count to five');
+    for (const { dm } of chats) await waitForBotPost(h.mattermost, dm, 'One two three four five.', 30_000);
+    for (const { dm } of chats) expect(botMessages(h.mattermost, dm)).toEqual(['One two three four five.']);
+    // The server's limit was reached (reads and writes alike are paced by X-Ratelimit-Remaining/Reset and
+    // Retry-After), and no post was lost for it: every conversation answered exactly once.
+    const limited = h.mattermost.calls.slice(before).filter((call) => call.status === 429 || call.remaining === 0);
+    expect(limited.length).toBeGreaterThan(0);
+  }, 40_000);
+
   it('an edited waiting post is answered as edited; a deleted one is not answered; ⏳ marks a post while it waits', async () => {
     const { user, dm } = newDm();
     h.provider.pauseBefore = 1;
