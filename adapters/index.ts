@@ -6,9 +6,10 @@
  * (adapters/README.md).
  */
 import type { ChannelDescriptor } from '../src/core/channel';
+import { mattermostChannel } from './mattermost';
 import { slackChannel } from './slack';
 import { telegramChannel } from './telegram';
 import { webChannel } from './web';
 import { webchatChannel } from './webchat';
 
-export const CHANNELS: readonly ChannelDescriptor[] = [slackChannel, telegramChannel, webChannel, webchatChannel];
+export const CHANNELS: readonly ChannelDescriptor[] = [slackChannel, telegramChannel, webChannel, webchatChannel, mattermostChannel];

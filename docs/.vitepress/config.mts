@@ -55,6 +55,7 @@ export default withMermaid(
             { text: 'Connect a Slack app', link: '/slack' },
             { text: 'Connect a Telegram bot', link: '/telegram' },
             { text: 'Put a chat widget on your website', link: '/webchat' },
+            { text: 'Connect Mattermost', link: '/mattermost' },
             { text: 'Workflows as YAML from CI', link: '/guides/workflows-ci' },
             { text: 'Testing workflows', link: '/guides/testing-workflows' },
             { text: 'Scale out', link: '/guides/scale-out' },

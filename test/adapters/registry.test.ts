@@ -35,8 +35,8 @@ afterAll(removeTempDirs);
 const byName = (name: string) => CHANNELS.find((channel) => channel.name === name)!;
 
 describe('the registry', () => {
-  it('lists slack, telegram, web and webchat once each, in the order the admin API shows them', () => {
-    expect(CHANNELS.map((channel) => channel.name)).toEqual(['slack', 'telegram', 'web', 'webchat']);
+  it('lists slack, telegram, web, webchat and mattermost once each, in the order the admin API shows them', () => {
+    expect(CHANNELS.map((channel) => channel.name)).toEqual(['slack', 'telegram', 'web', 'webchat', 'mattermost']);
     for (const channel of CHANNELS) expect(channel.name).toMatch(CHANNEL_NAME);
   });
 
@@ -95,7 +95,7 @@ describe('session keys and routing scopes', () => {
   it('knows which binding channels exist', () => {
     expect(['web', 'slack', 'telegram', 'slack:C1', 'telegram:-42'].filter((value) => !isKnownBinding(value, CHANNELS))).toEqual([]);
     expect(['web:x', 'irc', 'irc:1', 'Slack', 'slack:'].filter((value) => isKnownBinding(value, CHANNELS))).toEqual([]);
-    expect(describeBindings(CHANNELS)).toBe('slack, telegram, web, webchat, slack:<channel id> or telegram:<chat id>');
+    expect(describeBindings(CHANNELS)).toBe('slack, telegram, web, webchat, mattermost, slack:<channel id>, telegram:<chat id> or mattermost:<channel id>');
   });
 });
 
@@ -187,6 +187,7 @@ describe('a further channel, added to the list and nowhere else', () => {
         { name: 'telegram', status: 'disabled', mode: 'webhook' },
         { name: 'web', status: 'running', mode: 'rest+websocket' },
         { name: 'webchat', status: 'disabled', mode: 'socket.io' },
+        { name: 'mattermost', status: 'disabled', mode: 'websocket' },
         { name: 'relay', status: 'running', mode: 'poll' },
       ]);
       const created = await request(
@@ -195,7 +196,7 @@ describe('a further channel, added to the list and nowhere else', () => {
       );
       expect(created.status).toBe(201);
       const bindings = (await request(`${api}/assistant/binding-channels`, { headers: admin })).body.data as { channel: string }[];
-      expect(bindings.map((entry) => entry.channel)).toEqual(['relay', 'relay:ops', 'slack', 'telegram', 'web', 'webchat']);
+      expect(bindings.map((entry) => entry.channel)).toEqual(['mattermost', 'relay', 'relay:ops', 'slack', 'telegram', 'web', 'webchat']);
       // The room's key routes as `relay:ops` (the descriptor's scope), where the workflow is bound.
       expect(await relay!.say('ops', 'please deploy the api')).toMatchObject({ workflow: 'deploys', routing_reason: 'trigger' });
       expect(await relay!.say('lobby', 'please deploy the api')).toMatchObject({ workflow: null, routing_reason: 'default' });

@@ -4,6 +4,7 @@ import { CONFIRM_ACTIONS } from '../../src/core/events';
 import { jsonBody, request } from '../helpers/http';
 import { removeTempDirs } from '../helpers/temp-dir';
 import type { ChannelUnderTest } from './channels/channel-under-test';
+import { startMattermost } from './channels/mattermost';
 import { startSlack } from './channels/slack';
 import { startTelegram } from './channels/telegram';
 import { startWeb } from './channels/web';
@@ -19,6 +20,7 @@ const HARNESSES: Record<string, { start: () => Promise<ChannelUnderTest>; redeli
   telegram: { start: startTelegram, redelivers: true }, // a webhook update comes again until answered 200
   web: { start: startWeb, redelivers: true }, // a client retries a POST (Idempotency-Key)
   webchat: { start: startWebchat, redelivers: false }, // a socket.io emit reaches the hub once or not at all
+  mattermost: { start: startMattermost, redelivers: true }, // a post comes again: a replayed `posted` event, or the catch-up after a reconnect
 };
 const ANSWER = 'Hello there, friend.';
 

@@ -1,4 +1,5 @@
 import { CHANNELS } from '../../adapters';
+import { mattermostSurfaces } from './surfaces/mattermost';
 import { replySurfaceContract, type SurfaceHarness } from './surfaces/reply-surface-contract';
 import { slackSurfaces } from './surfaces/slack';
 import { telegramSurfaces } from './surfaces/telegram';
@@ -14,6 +15,7 @@ const HARNESSES: Record<string, SurfaceHarness[]> = {
   slack: [slackSurfaces],
   telegram: [telegramSurfaces(false), telegramSurfaces(true)],
   webchat: [webchatSurfaces],
+  mattermost: [mattermostSurfaces],
 };
 const WITHOUT_SURFACE = ['web'];
 

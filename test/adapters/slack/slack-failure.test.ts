@@ -122,7 +122,7 @@ it('retries with backoff and comes up once Slack accepts the token; then takes e
 
 it('GET /admin/channels: exact fields for every channel of the registry; admins only; in the OpenAPI document', async () => {
   const all = await channelsAsAdmin();
-  expect(all.map((channel: any) => channel.name)).toEqual(['slack', 'telegram', 'web', 'webchat']);
+  expect(all.map((channel: any) => channel.name)).toEqual(['slack', 'telegram', 'web', 'webchat', 'mattermost']);
   for (const channel of all) {
     expect(Object.keys(channel).sort()).toEqual(['enabled', 'error', 'last_event_at', 'mode', 'name', 'next_retry_at', 'started_at', 'status']);
   }
