@@ -16,6 +16,8 @@ export interface HubMetricsOptions {
   role: string;
   /** Tool names the catalog has; any other name is counted as `unknown` (bounded label values). */
   tools: readonly string[];
+  /** Tool names that appear later (an MCP server's, once it lists them), also counted by name. */
+  knownTool?: (name: string) => boolean;
   /** Jobs waiting for a worker, read at scrape time. */
   queueDepth?: () => Promise<number>;
   /** Default process metrics (event-loop delay, memory, CPU, GC); off in tests that build many hubs. */
@@ -30,6 +32,7 @@ export interface HubMetricsOptions {
 export class HubMetrics {
   readonly registry = new Registry();
   private readonly tools: ReadonlySet<string>;
+  private readonly knownTool: (name: string) => boolean;
   /** Frames written to sockets since the last scrape: one addition per frame, folded in at scrape time. */
   private framesPending = new Map<string, number>();
   private readonly sockets = new Map<string, number>();
@@ -58,6 +61,7 @@ export class HubMetrics {
     const registers = [this.registry];
     this.registry.setDefaultLabels({ role: options.role });
     this.tools = new Set(options.tools);
+    this.knownTool = options.knownTool ?? (() => false);
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
 
     this.httpRequests = new Counter({
@@ -301,6 +305,6 @@ export class HubMetrics {
   }
 
   private toolLabel(tool: string): string {
-    return this.tools.has(tool) ? tool : UNKNOWN_LABEL;
+    return this.tools.has(tool) || this.knownTool(tool) ? tool : UNKNOWN_LABEL;
   }
 }
