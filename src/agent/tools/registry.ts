@@ -22,7 +22,9 @@ export class ToolRegistry {
    * keywords of their own.
    */
   constructor(options: { strictSchemas?: boolean } = {}) {
-    this.ajv = new Ajv({ allErrors: true, strict: options.strictSchemas ?? true, useDefaults: true });
+    const strict = options.strictSchemas ?? true;
+    // `format` is checked only in our own schemas (which use none): a server checks its own formats.
+    this.ajv = new Ajv({ allErrors: true, strict, useDefaults: true, ...(strict ? {} : { validateFormats: false }) });
   }
 
   /** Adds a tool; throws on a duplicate name or an invalid schema (a programming error). */
