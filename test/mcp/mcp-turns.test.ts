@@ -1,0 +1,222 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { FakeOpenAiServer, openAiChunk, openAiTextReply } from '../fakes/openai-server';
+import type { ScriptedReply } from '../fakes/scripted-http-server';
+import { startTestHub, type TestHub } from '../helpers/hub';
+import { jsonBody, request } from '../helpers/http';
+import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
+import { registerUser, type TestUser } from '../helpers/users';
+import { openSocket, type TestSocket } from '../helpers/ws-client';
+import { EVERYTHING_SERVER, TEST_SERVER, eventually, testServerCalls } from './mcp-servers';
+
+jest.setTimeout(60_000);
+
+/**
+ * MCP tools through the whole hub: a workflow pins them, the fake OpenAI-compatible model calls
+ * them by their model names, and the same confirmation flow as built-in tools applies.
+ */
+let model: FakeOpenAiServer;
+let hub: TestHub;
+let admin: TestUser;
+let quickDir: string;
+let askingDir: string;
+
+beforeAll(async () => {
+  model = new FakeOpenAiServer();
+  const modelUrl = await model.start();
+  quickDir = makeTempDir();
+  askingDir = makeTempDir();
+  const configDir = makeTempDir();
+  const configFile = path.join(configDir, 'config.yaml');
+  writeFileSync(
+    configFile,
+    [
+      'mcp:',
+      '  servers:',
+      '    everything:',
+      `      command: ${JSON.stringify(process.execPath)}`,
+      `      args: [${JSON.stringify(EVERYTHING_SERVER)}]`,
+      '    quick:',
+      `      command: ${JSON.stringify(process.execPath)}`,
+      `      args: [${JSON.stringify(TEST_SERVER)}]`,
+      '      env: { MCP_TEST_DIR: "${QUICK_DIR}", SECRET_TOKEN: "${MCP_SECRET}" }',
+      '      confirm: never',
+      '    asking:',
+      `      command: ${JSON.stringify(process.execPath)}`,
+      `      args: [${JSON.stringify(TEST_SERVER)}]`,
+      `      env: { MCP_TEST_DIR: ${JSON.stringify(askingDir)} }`,
+      '    broken:',
+      '      command: /nonexistent/mcp-server',
+      '',
+    ].join('\n'),
+  );
+  hub = await startTestHub({
+    env: {
+      SERVICE_CONFIG_FILE: configFile,
+      SERVICE_LLM_PROVIDER: 'openai',
+      SERVICE_LLM_BASE_URL: modelUrl,
+      SERVICE_LLM_MODEL: 'fake-model',
+      SERVICE_LLM_API_KEY: 'sk-test',
+      QUICK_DIR: quickDir,
+      MCP_SECRET: 'mcp-secret-value-never-logged',
+    },
+  });
+  admin = await registerUser(hub.api, 'admin');
+  const workflow = { name: 'ops', system_prompt: 'You run operations.', tool_list: 'current_time, everything.echo, quick.*, asking.echo' };
+  const created = await request(`${hub.api}/assistant/workflows`, jsonBody(workflow, auth(admin)));
+  expect(created.status).toBe(201);
+});
+
+afterAll(async () => {
+  await hub?.stop();
+  await model?.stop();
+  removeTempDirs();
+});
+
+function auth(user: TestUser): Record<string, string> {
+  return { authorization: `Bearer ${user.token}` };
+}
+
+/** A model turn that calls one tool. */
+function toolCall(id: string, name: string, input: Record<string, unknown>): ScriptedReply {
+  return {
+    kind: 'stream',
+    events: [
+      openAiChunk.delta({ role: 'assistant', content: '' }),
+      openAiChunk.toolCall({ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(input) } }),
+      openAiChunk.finish('tool_calls'),
+      openAiChunk.usage(20, 5),
+      openAiChunk.done(),
+    ],
+  };
+}
+
+/** A session on the `ops` workflow with its socket open. */
+async function opsSession(): Promise<{ sessionId: string; socket: TestSocket }> {
+  const sessionId = (await request(`${hub.api}/sessions`, jsonBody({ workflow: 'ops' }, auth(admin)))).body.data.id as string;
+  const socket = await openSocket(`ws://127.0.0.1:${hub.service.port}/ws/v1/sessions/${sessionId}`, { headers: auth(admin) });
+  await socket.nextOfType('agent_state');
+  return { sessionId, socket };
+}
+
+/** The text the model was given as a tool's result in a request. */
+function toolResults(requestIndex: number): string[] {
+  const messages = model.requests[requestIndex]!.body.messages as { role: string; content: string }[];
+  return messages.filter((message) => message.role === 'tool').map((message) => message.content);
+}
+
+it('offers the pinned MCP tools by their model names, and never one outside the pin', async () => {
+  const { socket } = await opsSession();
+  model.enqueue(toolCall('call_sum', 'everything__get-sum', { a: 1, b: 2 }), openAiTextReply(['No sum.']));
+  const before = model.requests.length;
+  socket.send({ type: 'user_message', payload: { text: 'add 1 and 2', mode: 'normal' } });
+  const end = await socket.next((frame) => frame.type === 'tool_end');
+  expect(end.payload.error).toMatch(/no tool|not/i);
+  await socket.nextOfType('done');
+  const offered = (model.requests[before]!.body.tools as { function: { name: string } }[]).map((tool) => tool.function.name).sort();
+  expect(offered).toContain('everything__echo');
+  expect(offered).toContain('asking__echo');
+  expect(offered).toContain('quick__echo');
+  expect(offered).toContain('quick__slow');
+  expect(offered).toContain('current_time');
+  expect(offered).not.toContain('everything__get-sum');
+  expect(offered).not.toContain('asking__slow');
+  socket.close();
+});
+
+it('everything__echo asks for confirmation; Allow runs it and the model gets the answer', async () => {
+  const { sessionId, socket } = await opsSession();
+  const before = model.requests.length;
+  model.enqueue(toolCall('call_echo', 'everything__echo', { message: 'hello from the hub' }), openAiTextReply(['It said hello.']));
+  socket.send({ type: 'user_message', payload: { text: 'echo hello', mode: 'normal' } });
+  const ask = await socket.nextOfType('tool_confirm_request');
+  expect(ask.payload).toMatchObject({ tool: 'everything__echo', parameters: { message: 'hello from the hub' } });
+  socket.send({ type: 'tool_confirm', payload: { confirmation_id: ask.payload.confirmation_id, action: 'allow' } });
+  const end = await socket.next((frame) => frame.type === 'tool_end');
+  expect(end.payload).toMatchObject({ tool_name: 'everything__echo', tool_call_id: 'call_echo', error: null });
+  await socket.nextOfType('done');
+  expect(toolResults(before + 1).join('\n')).toContain('Echo: hello from the hub');
+  const history = await request(`${hub.api}/sessions/${sessionId}/messages`, { headers: auth(admin) });
+  const calls = history.body.data.items.flatMap((message: { tool_calls: unknown[] }) => message.tool_calls);
+  expect(calls).toContainEqual(expect.objectContaining({ tool_name: 'everything__echo', output: expect.stringContaining('Echo: hello from the hub'), error: null }));
+  socket.close();
+});
+
+it('Deny: the server never sees the call', async () => {
+  const { socket } = await opsSession();
+  model.enqueue(toolCall('call_deny', 'asking__echo', { message: 'do not send' }), openAiTextReply(['Understood.']));
+  socket.send({ type: 'user_message', payload: { text: 'echo it', mode: 'normal' } });
+  const ask = await socket.nextOfType('tool_confirm_request');
+  expect(ask.payload.tool).toBe('asking__echo');
+  socket.send({ type: 'tool_confirm', payload: { confirmation_id: ask.payload.confirmation_id, action: 'deny' } });
+  const end = await socket.next((frame) => frame.type === 'tool_end');
+  expect(end.payload.error).toMatch(/denied/);
+  await socket.nextOfType('done');
+  expect(testServerCalls(askingDir)).toEqual([]);
+  socket.close();
+});
+
+it('confirm: never runs at once; a crash mid-call is a tool error, not a failed turn', async () => {
+  const { socket } = await opsSession();
+  model.enqueue(toolCall('call_quick', 'quick__echo', { message: 'fast' }), openAiTextReply(['Done.']));
+  socket.send({ type: 'user_message', payload: { text: 'echo fast', mode: 'normal' } });
+  const end = await socket.next((frame) => frame.type === 'tool_end');
+  expect(end.payload).toMatchObject({ tool_name: 'quick__echo', error: null });
+  expect(socket.frames.some((frame) => frame.type === 'tool_confirm_request')).toBe(false);
+  await socket.nextOfType('done');
+  expect(testServerCalls(quickDir)).toContain('echo {"message":"fast"}');
+
+  model.enqueue(toolCall('call_crash', 'quick__crash', {}), openAiTextReply(['It crashed.']));
+  const doneSeq = socket.frames.filter((frame) => frame.type === 'done').pop().seq;
+  socket.send({ type: 'user_message', payload: { text: 'crash it', mode: 'normal' } });
+  const crashed = await socket.next((frame) => frame.type === 'tool_end' && frame.payload.tool_call_id === 'call_crash');
+  expect(crashed.payload.error).toMatch(/stopped during the call/);
+  const done = await socket.nextOfType('done', doneSeq);
+  expect(done.payload.text).toBe('It crashed.');
+  socket.close();
+});
+
+it('lists MCP tools with is_mcp and server in /tools, the session and the operations view', async () => {
+  const catalogue = await request(`${hub.api}/tools`, { headers: auth(admin) });
+  expect(catalogue.body.data).toContainEqual(expect.objectContaining({ name: 'everything__echo', is_mcp: true, server: 'everything', available: true }));
+  expect(catalogue.body.data).toContainEqual(expect.objectContaining({ name: 'current_time', is_mcp: false, server: null }));
+
+  const { sessionId, socket } = await opsSession();
+  socket.close();
+  const sessionTools = await request(`${hub.api}/sessions/${sessionId}/tools`, { headers: auth(admin) });
+  expect(sessionTools.body.data).toContainEqual(expect.objectContaining({ name: 'everything__echo', is_mcp: true, server: 'everything', status: 'active' }));
+  expect(sessionTools.body.data).toContainEqual(expect.objectContaining({ name: 'everything__get-sum', status: 'unavailable', reason: expect.stringContaining('everything.get-sum') }));
+
+  const servers = await request(`${hub.api}/mcp/servers`, { headers: auth(admin) });
+  expect(servers.status).toBe(200);
+  const everything = servers.body.data.find((server: { name: string }) => server.name === 'everything');
+  expect(everything).toMatchObject({ transport: 'stdio', state: 'ready', confirm: 'always', last_error: null });
+  expect(everything.tools).toContainEqual({ name: 'echo', model_name: 'everything__echo', description: expect.any(String), requires_confirmation: true, changed: false });
+  expect(JSON.stringify(servers.body)).not.toContain('mcp-secret-value');
+  expect(hub.logs.text).not.toContain('mcp-secret-value');
+
+  const user = await registerUser(hub.api, 'plainuser');
+  expect((await request(`${hub.api}/mcp/servers`, { headers: auth(user) })).status).toBe(403);
+
+  // A failed MCP server makes the hub degraded, not down.
+  const ready = await request(`${hub.api}/health/ready`);
+  expect(ready.status).toBe(200);
+  expect(ready.body.data).toMatchObject({ status: 'degraded', mcp_servers: { everything: { status: 'ready' }, broken: { status: 'failed', error: expect.any(String) } } });
+});
+
+it('restarts a server on request, refuses unknown servers and tools, and checks pins at workflow save', async () => {
+  const restarted = await request(`${hub.api}/mcp/servers/quick/restart`, { method: 'POST', headers: auth(admin) });
+  expect(restarted.status).toBe(200);
+  expect(restarted.body.data).toMatchObject({ name: 'quick', state: 'ready' });
+  expect(restarted.body.data.restarts).toBeGreaterThanOrEqual(1);
+  expect((await request(`${hub.api}/mcp/servers/nosuch/restart`, { method: 'POST', headers: auth(admin) })).status).toBe(404);
+  expect((await request(`${hub.api}/mcp/servers/quick/tools/nosuch/approve`, { method: 'POST', headers: auth(admin) })).status).toBe(404);
+  const approved = await request(`${hub.api}/mcp/servers/quick/tools/echo/approve`, { method: 'POST', headers: auth(admin) });
+  expect(approved.body.data).toMatchObject({ name: 'echo', model_name: 'quick__echo', changed: false });
+  await eventually(async () => (await request(`${hub.api}/audit?kind=mcp.tool_approved`, { headers: auth(admin) })).body.data.total === 1, 'audited');
+
+  const bad = await request(`${hub.api}/assistant/workflows`, jsonBody({ name: 'bad', system_prompt: 'x', tool_list: 'nosuch.echo, everything.*' }, auth(admin)));
+  expect(bad.status).toBe(422);
+  expect(bad.body.error.details.fields.tool_list[0].message).toContain('nosuch.echo');
+  expect(bad.body.error.details.fields.tool_list[0].message).not.toContain('everything');
+});
