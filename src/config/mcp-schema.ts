@@ -50,13 +50,28 @@ const httpServer = z.strictObject({
   headers: z.record(z.string().min(1), z.string()).default({}),
 });
 
-const server = z.union([stdioServer, httpServer], {
-  error: (issue) => (issue.code === 'invalid_union' ? 'a server needs either `command` (stdio) or `url` (Streamable HTTP), not both' : undefined),
+/** A server is stdio (`command`) or Streamable HTTP (`url`): checked against that one schema, so its errors are its own. */
+const server = z.looseObject({}).transform((value, context): z.infer<typeof stdioServer> | z.infer<typeof httpServer> => {
+  const stdio = 'command' in value;
+  if (stdio === 'url' in value) {
+    context.addIssue({ code: 'custom', message: 'a server needs either `command` (stdio) or `url` (Streamable HTTP), not both' });
+    return z.NEVER;
+  }
+  const result = (stdio ? stdioServer : httpServer).safeParse(value);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) {
+    const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+    const message = issue.code === 'unrecognized_keys' ? `unknown key for a ${stdio ? 'stdio' : 'Streamable HTTP'} server (check the spelling)` : issue.message;
+    context.addIssue({ code: 'custom', message, path: path as (string | number)[] });
+  }
+  return z.NEVER;
 });
 
 export const mcpSchema = z.strictObject({
   servers: z
-    .record(z.string().regex(MCP_SERVER_NAME, 'a server name is 1–32 of a-z, 0-9, _ and -, starting with a letter or digit'), server)
+    .record(z.string().regex(MCP_SERVER_NAME), server, {
+      error: (issue) => (issue.code === 'invalid_key' ? 'not a server name: 1–32 of a-z, 0-9, _ and -, starting with a letter or digit' : undefined),
+    })
     .default({}),
 });
 
