@@ -26,7 +26,12 @@ export interface HttpParts {
 /** Each MCP server's state for the readiness answer (its error only when it failed). */
 function mcpReadiness(mcp: Core['mcp']) {
   return Object.fromEntries(
-    mcp.servers().map((server) => [server.name, server.state === 'failed' && server.last_error ? { status: server.state, error: server.last_error } : { status: server.state }]),
+    mcp
+      .servers()
+      .map((server) => [
+        server.name,
+        server.state === 'failed' && server.last_error ? { status: server.state, error: server.last_error } : { status: server.state },
+      ]),
   );
 }
 

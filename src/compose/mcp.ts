@@ -37,7 +37,9 @@ export function startMcp(
     let ok = false;
     try {
       const attributes = { 'mcp.server': server, 'mcp.tool': tool, 'rpc.system': 'mcp', 'rpc.method': 'tools/call' };
-      const result = watch.tracing ? await watch.tracing.inSpan(`mcp tools/call ${server}.${tool}`, { kind: SpanKind.CLIENT, attributes }, () => run()) : await run();
+      const result = watch.tracing
+        ? await watch.tracing.inSpan(`mcp tools/call ${server}.${tool}`, { kind: SpanKind.CLIENT, attributes }, () => run())
+        : await run();
       ok = true;
       return result;
     } finally {

@@ -40,10 +40,13 @@ export class SqlDefinitionPins implements DefinitionPinStore {
   constructor(private readonly sequelize: Sequelize) {}
 
   async pinned(server: string): Promise<Map<string, string>> {
-    const rows = await this.sequelize.query<{ tool: string; definition_hash: string }>('SELECT tool, definition_hash FROM mcp_tool_pins WHERE server = :server', {
-      replacements: { server },
-      type: QueryTypes.SELECT,
-    });
+    const rows = await this.sequelize.query<{ tool: string; definition_hash: string }>(
+      'SELECT tool, definition_hash FROM mcp_tool_pins WHERE server = :server',
+      {
+        replacements: { server },
+        type: QueryTypes.SELECT,
+      },
+    );
     return new Map(rows.map((row) => [row.tool, row.definition_hash]));
   }
 

@@ -56,7 +56,10 @@ export class McpHub {
 
   constructor(private readonly options: McpHubOptions) {
     for (const [name, config] of Object.entries(options.config.servers)) {
-      this.supervisors.set(name, new McpServerSupervisor(name, config, options.logger, { toolsListed: (server, tools) => this.toolsListed(server, tools) }, options.cwd));
+      this.supervisors.set(
+        name,
+        new McpServerSupervisor(name, config, options.logger, { toolsListed: (server, tools) => this.toolsListed(server, tools) }, options.cwd),
+      );
     }
   }
 
@@ -134,7 +137,8 @@ export class McpHub {
   async approve(server: string, tool: string, approvedBy: string): Promise<McpToolView & { previous_hash: string | null; hash: string }> {
     this.supervisorOf(server);
     const current = this.tools.find((candidate) => candidate.source.server === server && candidate.source.tool === tool);
-    if (!current) throw new AppError('NOT_FOUND', `The MCP server "${server}" offers no tool "${tool}" now (is it running, and does its tools filter take it?).`);
+    if (!current)
+      throw new AppError('NOT_FOUND', `The MCP server "${server}" offers no tool "${tool}" now (is it running, and does its tools filter take it?).`);
     const previous = this.pinned.get(server)?.get(tool) ?? null;
     await this.options.pins.approve(server, tool, current.hash, approvedBy);
     await this.refreshPins(server);
@@ -154,7 +158,9 @@ export class McpHub {
       server,
       definitions.filter((definition) => passesFilter(filter, definition.name)),
     );
-    this.pinning = this.pinning.then(() => this.pinNew(server)).catch((error: unknown) => this.options.logger.error({ err: error, mcp_server: server }, 'MCP: could not pin tool definitions'));
+    this.pinning = this.pinning
+      .then(() => this.pinNew(server))
+      .catch((error: unknown) => this.options.logger.error({ err: error, mcp_server: server }, 'MCP: could not pin tool definitions'));
   }
 
   /** New tools are pinned as first seen; then every tool is compared with its pin. */
@@ -205,5 +211,11 @@ export class McpHub {
 }
 
 function toolView(tool: McpTool): McpToolView {
-  return { name: tool.source.tool, model_name: tool.name, description: tool.description, requires_confirmation: tool.requiresConfirmation, changed: tool.changed };
+  return {
+    name: tool.source.tool,
+    model_name: tool.name,
+    description: tool.description,
+    requires_confirmation: tool.requiresConfirmation,
+    changed: tool.changed,
+  };
 }

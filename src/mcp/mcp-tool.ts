@@ -56,9 +56,13 @@ export class McpTool implements Tool {
   availability(): ToolAvailability {
     const { supervisor } = this.options;
     if (this.changed)
-      return { ok: false, reason: `its definition changed since it was first seen; an admin must approve it (switchboard mcp approve ${supervisor.name} ${this.source.tool})` };
+      return {
+        ok: false,
+        reason: `its definition changed since it was first seen; an admin must approve it (switchboard mcp approve ${supervisor.name} ${this.source.tool})`,
+      };
     if (this.schemaProblem) return { ok: false, reason: `its input schema is not usable: ${this.schemaProblem}` };
-    if (supervisor.state !== 'ready') return { ok: false, reason: `the MCP server "${supervisor.name}" is ${supervisor.state}${supervisor.lastError ? ` (${supervisor.lastError})` : ''}` };
+    if (supervisor.state !== 'ready')
+      return { ok: false, reason: `the MCP server "${supervisor.name}" is ${supervisor.state}${supervisor.lastError ? ` (${supervisor.lastError})` : ''}` };
     return { ok: true };
   }
 
@@ -118,6 +122,9 @@ export function resultText(result: CallToolResult): string {
 export function capOutput(text: string): string {
   const bytes = Buffer.byteLength(text);
   if (bytes <= MCP_OUTPUT_LIMIT_BYTES) return text;
-  const kept = Buffer.from(text).subarray(0, MCP_OUTPUT_LIMIT_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+  const kept = Buffer.from(text)
+    .subarray(0, MCP_OUTPUT_LIMIT_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   return `${kept}\n… [cut: the tool's output was ${bytes} bytes; the first ${MCP_OUTPUT_LIMIT_BYTES} are shown]`;
 }

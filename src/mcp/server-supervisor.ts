@@ -88,7 +88,10 @@ export class McpServerSupervisor {
 
   private async connect(): Promise<void> {
     this.state = 'starting';
-    const client = new Client({ name: 'switchboard', version: VERSION }, { capabilities: {}, listChanged: { tools: { onChanged: (error, tools) => this.toolsChanged(error, tools) } } });
+    const client = new Client(
+      { name: 'switchboard', version: VERSION },
+      { capabilities: {}, listChanged: { tools: { onChanged: (error, tools) => this.toolsChanged(error, tools) } } },
+    );
     client.onclose = () => this.closedUnexpectedly(client);
     try {
       await this.openTransport(client);

@@ -102,7 +102,8 @@ export class SessionTools {
       .filter((name) => !this.catalog.get(name));
     if (unknown.length > 0) throw AppError.validation({ tools: [{ code: 'unknown_tool', message: `No such tool: ${unknown.join(', ')}.` }] });
     for (const name of changes.load ?? []) {
-      if (this.catalog.get(name)!.source) throw new AppError('CONFLICT', `"${name}" is an MCP tool: a workflow pins it in its tool_list; a session cannot load it.`);
+      if (this.catalog.get(name)!.source)
+        throw new AppError('CONFLICT', `"${name}" is an MCP tool: a workflow pins it in its tool_list; a session cannot load it.`);
       const availability = this.catalog.get(name)!.availability();
       if (!availability.ok) throw new AppError('TOOL_EXPANSION_FAILED', `"${name}" cannot be loaded: ${availability.reason}`);
       active.add(name);

@@ -35,7 +35,10 @@ function startHub(servers: Record<string, unknown>, logs = new LogCapture()): Mc
 
 async function ready(hub: McpHub, server: string): Promise<void> {
   await hub.prepare([`${server}.*`]);
-  await eventually(() => hub.servers().find((view) => view.name === server)?.state === 'ready' && hub.list().some((tool) => tool.source.server === server), `${server} ready`);
+  await eventually(
+    () => hub.servers().find((view) => view.name === server)?.state === 'ready' && hub.list().some((tool) => tool.source.server === server),
+    `${server} ready`,
+  );
 }
 
 const context = {
@@ -61,7 +64,10 @@ describe('npm reference servers', () => {
 
   it('server-everything over Streamable HTTP', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     try {
       await new Promise<void>((resolve) => child.stderr.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && resolve()));
       const hub = startHub({ web: { url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Test': 'a secret value' } } });
@@ -76,7 +82,9 @@ describe('npm reference servers', () => {
   it('server-filesystem confined to a temp dir, with a tools filter', async () => {
     const root = makeTempDir();
     writeFileSync(path.join(root, 'notes.txt'), 'the meeting notes');
-    const hub = startHub({ files: { command: process.execPath, args: [FILESYSTEM_SERVER, root], tools: { include: ['read_*', 'list_*'], exclude: ['read_media_file'] } } });
+    const hub = startHub({
+      files: { command: process.execPath, args: [FILESYSTEM_SERVER, root], tools: { include: ['read_*', 'list_*'], exclude: ['read_media_file'] } },
+    });
     await ready(hub, 'files');
     const names = hub.list().map((tool) => tool.source.tool);
     expect(hub.list().filter((tool) => tool.schemaProblem !== null)).toEqual([]);

@@ -12,7 +12,11 @@ afterAll(removeTempDirs);
 
 /** The parent pid of a process (the stdio guard of a server), read from ps. */
 function parentOf(pid: number): number {
-  return Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)]).toString().trim());
+  return Number(
+    execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)])
+      .toString()
+      .trim(),
+  );
 }
 
 /**

@@ -107,7 +107,11 @@ describe('mcp.servers in config.yaml', () => {
       auto_approve: [],
       timeout_s: 30,
     });
-    expect(config.mcp.servers.docs).toMatchObject({ headers: { Authorization: 'Bearer secret-token' }, tools: { include: ['search_*'], exclude: [] }, timeout_s: 10 });
+    expect(config.mcp.servers.docs).toMatchObject({
+      headers: { Authorization: 'Bearer secret-token' },
+      tools: { include: ['search_*'], exclude: [] },
+      timeout_s: 10,
+    });
   });
 
   it.each([

@@ -138,7 +138,9 @@ it('everything__echo asks for confirmation; Allow runs it and the model gets the
   expect(toolResults(before + 1).join('\n')).toContain('Echo: hello from the hub');
   const history = await request(`${hub.api}/sessions/${sessionId}/messages`, { headers: auth(admin) });
   const calls = history.body.data.items.flatMap((message: { tool_calls: unknown[] }) => message.tool_calls);
-  expect(calls).toContainEqual(expect.objectContaining({ tool_name: 'everything__echo', output: expect.stringContaining('Echo: hello from the hub'), error: null }));
+  expect(calls).toContainEqual(
+    expect.objectContaining({ tool_name: 'everything__echo', output: expect.stringContaining('Echo: hello from the hub'), error: null }),
+  );
   socket.close();
 });
 
@@ -185,13 +187,21 @@ it('lists MCP tools with is_mcp and server in /tools, the session and the operat
   socket.close();
   const sessionTools = await request(`${hub.api}/sessions/${sessionId}/tools`, { headers: auth(admin) });
   expect(sessionTools.body.data).toContainEqual(expect.objectContaining({ name: 'everything__echo', is_mcp: true, server: 'everything', status: 'active' }));
-  expect(sessionTools.body.data).toContainEqual(expect.objectContaining({ name: 'everything__get-sum', status: 'unavailable', reason: expect.stringContaining('everything.get-sum') }));
+  expect(sessionTools.body.data).toContainEqual(
+    expect.objectContaining({ name: 'everything__get-sum', status: 'unavailable', reason: expect.stringContaining('everything.get-sum') }),
+  );
 
   const servers = await request(`${hub.api}/mcp/servers`, { headers: auth(admin) });
   expect(servers.status).toBe(200);
   const everything = servers.body.data.find((server: { name: string }) => server.name === 'everything');
   expect(everything).toMatchObject({ transport: 'stdio', state: 'ready', confirm: 'always', last_error: null });
-  expect(everything.tools).toContainEqual({ name: 'echo', model_name: 'everything__echo', description: expect.any(String), requires_confirmation: true, changed: false });
+  expect(everything.tools).toContainEqual({
+    name: 'echo',
+    model_name: 'everything__echo',
+    description: expect.any(String),
+    requires_confirmation: true,
+    changed: false,
+  });
   expect(JSON.stringify(servers.body)).not.toContain('mcp-secret-value');
   expect(hub.logs.text).not.toContain('mcp-secret-value');
 
@@ -201,7 +211,10 @@ it('lists MCP tools with is_mcp and server in /tools, the session and the operat
   // A failed MCP server makes the hub degraded, not down.
   const ready = await request(`${hub.api}/health/ready`);
   expect(ready.status).toBe(200);
-  expect(ready.body.data).toMatchObject({ status: 'degraded', mcp_servers: { everything: { status: 'ready' }, broken: { status: 'failed', error: expect.any(String) } } });
+  expect(ready.body.data).toMatchObject({
+    status: 'degraded',
+    mcp_servers: { everything: { status: 'ready' }, broken: { status: 'failed', error: expect.any(String) } },
+  });
 });
 
 it('restarts a server on request, refuses unknown servers and tools, and checks pins at workflow save', async () => {
@@ -215,7 +228,10 @@ it('restarts a server on request, refuses unknown servers and tools, and checks 
   expect(approved.body.data).toMatchObject({ name: 'echo', model_name: 'quick__echo', changed: false });
   await eventually(async () => (await request(`${hub.api}/audit?kind=mcp.tool_approved`, { headers: auth(admin) })).body.data.total === 1, 'audited');
 
-  const bad = await request(`${hub.api}/assistant/workflows`, jsonBody({ name: 'bad', system_prompt: 'x', tool_list: 'nosuch.echo, everything.*' }, auth(admin)));
+  const bad = await request(
+    `${hub.api}/assistant/workflows`,
+    jsonBody({ name: 'bad', system_prompt: 'x', tool_list: 'nosuch.echo, everything.*' }, auth(admin)),
+  );
   expect(bad.status).toBe(422);
   expect(bad.body.error.details.fields.tool_list[0].message).toContain('nosuch.echo');
   expect(bad.body.error.details.fields.tool_list[0].message).not.toContain('everything');
