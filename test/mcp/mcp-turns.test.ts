@@ -3,6 +3,7 @@ import path from 'node:path';
 import { FakeOpenAiServer, openAiChunk, openAiTextReply } from '../fakes/openai-server';
 import type { ScriptedReply } from '../fakes/scripted-http-server';
 import { startTestHub, type TestHub } from '../helpers/hub';
+import { runCli } from '../helpers/cli';
 import { jsonBody, request } from '../helpers/http';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { registerUser, type TestUser } from '../helpers/users';
@@ -235,4 +236,24 @@ it('restarts a server on request, refuses unknown servers and tools, and checks 
   expect(bad.status).toBe(422);
   expect(bad.body.error.details.fields.tool_list[0].message).toContain('nosuch.echo');
   expect(bad.body.error.details.fields.tool_list[0].message).not.toContain('everything');
+});
+
+it('switchboard mcp list | restart | approve', async () => {
+  const key = (await request(`${hub.api}/auth/api-keys`, jsonBody({ label: 'mcp cli' }, auth(admin)))).body.data.key as string;
+  const env = { SWITCHBOARD_URL: `http://127.0.0.1:${hub.service.port}`, SWITCHBOARD_API_KEY: key, SWITCHBOARD_CONFIG_DIR: makeTempDir() };
+  const list = await runCli(['mcp', 'list'], env);
+  expect(list).toMatchObject({ code: 0, stderr: '' });
+  expect(list.stdout).toMatch(/everything\s+stdio\s+ready/);
+  expect(list.stdout).toMatch(/everything__echo\s+asks for confirmation/);
+  expect(list.stdout).toMatch(/quick__echo\s+runs without asking/);
+  expect(list.stdout).toMatch(/broken\s+stdio\s+failed/);
+  const json = JSON.parse((await runCli(['mcp', 'list', '--json'], env)).stdout) as { name: string }[];
+  expect(json.map((server) => server.name)).toEqual(['everything', 'quick', 'asking', 'broken']);
+  const restart = await runCli(['mcp', 'restart', 'asking'], env);
+  expect(restart).toMatchObject({ code: 0, stdout: expect.stringContaining('Restarted "asking": ready') });
+  const approve = await runCli(['mcp', 'approve', 'everything', 'echo'], env);
+  expect(approve).toMatchObject({ code: 0, stdout: 'Approved everything.echo: offered to the model again as everything__echo.\n' });
+  const refused = await runCli(['mcp', 'restart', 'nosuch'], env);
+  expect(refused.code).not.toBe(0);
+  expect(refused.stderr).toContain('No MCP server named "nosuch"');
 });
