@@ -28,7 +28,9 @@ export function registerMcp(program: Command, context: CliContext): void {
     .argument('<server>', "the server's name in config.yaml")
     .action(async (server: string, options: HubOptions) => {
       const view = await connect(context, options).post<McpServerPayload>(`/mcp/servers/${encodeURIComponent(server)}/restart`);
-      context.out(`Restarted "${sanitize(view.name)}": ${view.state}${view.last_error ? ` (${sanitize(view.last_error)})` : ''}, ${view.tools.length} tool(s).`);
+      context.out(
+        `Restarted "${sanitize(view.name)}": ${view.state}${view.last_error ? ` (${sanitize(view.last_error)})` : ''}, ${view.tools.length} tool(s).`,
+      );
     });
 
   withHubOptions(mcp.command('approve'))
