@@ -130,6 +130,7 @@ export class McpHub {
   async restart(server: string): Promise<McpServerView> {
     const supervisor = this.supervisorOf(server);
     await supervisor.restart();
+    await this.pinning;
     return this.servers().find((view) => view.name === server)!;
   }
 
