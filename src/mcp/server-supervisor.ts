@@ -72,7 +72,7 @@ export class McpServerSupervisor {
   }
 
   async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
-    if (this.state !== 'ready' || !this.client) await this.start();
+    // A server that is not running fails the call at once: restarts follow the backoff, not the calls.
     const client = this.client;
     if (this.state !== 'ready' || !client) throw new Error(`the MCP server "${this.name}" is not running${this.lastError ? `: ${this.lastError}` : ''}`);
     const result = await client.callTool({ name, arguments: args }, undefined, { timeout: this.timeoutMs, signal });
@@ -87,7 +87,8 @@ export class McpServerSupervisor {
   }
 
   private async connect(): Promise<void> {
-    this.state = 'starting';
+    // A retry after a failure stays `failed` until it succeeds (readiness does not flap meanwhile).
+    if (this.state !== 'failed') this.state = 'starting';
     const client = new Client(
       { name: 'switchboard', version: VERSION },
       { capabilities: {}, listChanged: { tools: { onChanged: (error, tools) => this.toolsChanged(error, tools) } } },

@@ -21,6 +21,7 @@ let hub: TestHub;
 let admin: TestUser;
 let quickDir: string;
 let askingDir: string;
+const METRICS_TOKEN = 'metrics-token-for-the-mcp-test';
 
 beforeAll(async () => {
   model = new FakeOpenAiServer();
@@ -60,6 +61,8 @@ beforeAll(async () => {
       SERVICE_LLM_API_KEY: 'sk-test',
       QUICK_DIR: quickDir,
       MCP_SECRET: 'mcp-secret-value-never-logged',
+      SERVICE_METRICS_ENABLED: 'true',
+      SERVICE_METRICS_TOKEN: METRICS_TOKEN,
     },
   });
   admin = await registerUser(hub.api, 'admin');
@@ -177,6 +180,74 @@ it('confirm: never runs at once; a crash mid-call is a tool error, not a failed 
   const done = await socket.nextOfType('done', doneSeq);
   expect(done.payload.text).toBe('It crashed.');
   socket.close();
+});
+
+it('Allow all, Disable and Forbid all apply to MCP tools as to built-in ones', async () => {
+  const { socket } = await opsSession();
+  const callsBefore = testServerCalls(askingDir).length;
+  let doneSeq = -Infinity;
+  const turn = async (replies: ScriptedReply[], answer?: string) => {
+    model.enqueue(...replies);
+    socket.send({ type: 'user_message', payload: { text: 'go', mode: 'normal' } });
+    if (answer) {
+      const ask = await socket.next((frame) => frame.type === 'tool_confirm_request' && frame.seq > doneSeq);
+      socket.send({ type: 'tool_confirm', payload: { confirmation_id: ask.payload.confirmation_id, action: answer } });
+    }
+    const done = await socket.nextOfType('done', doneSeq);
+    const frames = socket.frames.filter((frame) => frame.seq > doneSeq && frame.seq < done.seq);
+    doneSeq = done.seq;
+    return frames;
+  };
+  // forbid_all: the call is refused, and so is the next one of the round (it waited for the answer); the server sees neither.
+  const twice: ScriptedReply = {
+    kind: 'stream',
+    events: [
+      openAiChunk.delta({ role: 'assistant', content: '' }),
+      openAiChunk.toolCall({ index: 0, id: 'call_f1', type: 'function', function: { name: 'asking__echo', arguments: '{"message":"a"}' } }),
+      openAiChunk.toolCall({ index: 1, id: 'call_f2', type: 'function', function: { name: 'asking__echo', arguments: '{"message":"b"}' } }),
+      openAiChunk.finish('tool_calls'),
+      openAiChunk.done(),
+    ],
+  };
+  const forbidden = await turn([twice, openAiTextReply(['ok'])], 'forbid_all');
+  const ends = forbidden.filter((frame) => frame.type === 'tool_end');
+  expect(ends.map((frame) => frame.payload.error)).toEqual([expect.stringMatching(/blocked all further tool use/), expect.stringMatching(/blocked all further tool use/)]);
+  expect(testServerCalls(askingDir).length).toBe(callsBefore);
+
+  // allow_all: this call runs, and the next one runs without asking.
+  await turn([toolCall('call_a1', 'asking__echo', { message: 'one' }), openAiTextReply(['ok'])], 'allow_all');
+  const second = await turn([toolCall('call_a2', 'asking__echo', { message: 'two' }), openAiTextReply(['ok'])]);
+  expect(second.some((frame) => frame.type === 'tool_confirm_request')).toBe(false);
+  expect(second.find((frame) => frame.type === 'tool_end').payload.error).toBeNull();
+  expect(testServerCalls(askingDir).slice(callsBefore)).toEqual(['echo {"message":"one"}', 'echo {"message":"two"}']);
+
+  // disable: refused now and never offered again in this session.
+  await turn([toolCall('call_d1', 'everything__echo', { message: 'x' }), openAiTextReply(['ok'])], 'disable');
+  const requests = model.requests.length;
+  await turn([openAiTextReply(['nothing to do'])]);
+  const offered = (model.requests[requests]!.body.tools as { function: { name: string } }[]).map((tool) => tool.function.name);
+  expect(offered).not.toContain('everything__echo');
+  expect(offered).toContain('asking__echo');
+  socket.close();
+});
+
+it('/tools in chat names the MCP tools and their server', async () => {
+  const { socket } = await opsSession();
+  socket.send({ type: 'user_message', payload: { text: '/tools', mode: 'normal' } });
+  const done = await socket.nextOfType('done');
+  expect(done.payload.text).toContain('everything__echo (MCP: everything) — active (asks for confirmation)');
+  expect(done.payload.text).toContain('asking__echo (MCP: asking) — active (asks for confirmation)');
+  expect(done.payload.text).toMatch(/everything__get-sum \(MCP: everything\) — unavailable.*: .*add "everything\.get-sum" to its tool_list/);
+  socket.close();
+});
+
+it('counts MCP calls per server and tool', async () => {
+  const scrape = await fetch(`http://127.0.0.1:${hub.service.port}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const text = await scrape.text();
+  expect(text).toMatch(/switchboard_mcp_calls_total\{[^}]*server="everything",tool="echo",outcome="ok"[^}]*\} [1-9]/);
+  expect(text).toMatch(/switchboard_mcp_calls_total\{[^}]*server="quick",tool="crash",outcome="error"[^}]*\} 1/);
+  expect(text).toMatch(/switchboard_mcp_call_duration_seconds_count\{[^}]*server="quick",tool="echo"/);
+  expect(text).toMatch(/switchboard_tool_calls_total\{[^}]*tool="everything__echo"/);
 });
 
 it('lists MCP tools with is_mcp and server in /tools, the session and the operations view', async () => {
