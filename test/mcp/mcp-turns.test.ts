@@ -211,7 +211,10 @@ it('Allow all, Disable and Forbid all apply to MCP tools as to built-in ones', a
   };
   const forbidden = await turn([twice, openAiTextReply(['ok'])], 'forbid_all');
   const ends = forbidden.filter((frame) => frame.type === 'tool_end');
-  expect(ends.map((frame) => frame.payload.error)).toEqual([expect.stringMatching(/blocked all further tool use/), expect.stringMatching(/blocked all further tool use/)]);
+  expect(ends.map((frame) => frame.payload.error)).toEqual([
+    expect.stringMatching(/blocked all further tool use/),
+    expect.stringMatching(/blocked all further tool use/),
+  ]);
   expect(testServerCalls(askingDir).length).toBe(callsBefore);
 
   // allow_all: this call runs, and the next one runs without asking.
