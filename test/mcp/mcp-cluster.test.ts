@@ -1,4 +1,5 @@
 import { openAiChunk, openAiTextReply } from '../fakes/openai-server';
+import { OtlpReceiver } from '../fakes/otlp-receiver';
 import type { ScriptedReply } from '../fakes/scripted-http-server';
 import { startChatCluster, type ChatCluster } from '../helpers/chat-cluster';
 import { jsonBody, request } from '../helpers/http';
@@ -14,10 +15,15 @@ jest.setTimeout(120_000);
  */
 let cluster: ChatCluster;
 let dir: string;
+let receiver: OtlpReceiver;
 
 beforeAll(async () => {
   dir = makeTempDir();
+  receiver = new OtlpReceiver();
+  await receiver.start();
   const config = [
+    'traces:',
+    `  otlp_url: ${receiver.url}`,
     'mcp:',
     '  servers:',
     '    test:',
@@ -33,6 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await cluster?.stop();
+  await receiver?.stop();
   removeTempDirs();
 });
 
@@ -68,6 +75,14 @@ it('every process supervises its own servers, and the worker runs the call', asy
   expect(testServerCalls(dir)).toEqual(['echo {"message":"from the worker"}']);
   const toolMessage = cluster.model.requests[cluster.model.requests.length - 1]!.body.messages as { role: string; content: string }[];
   expect(toolMessage.find((message) => message.role === 'tool')!.content).toContain('Test echo: from the worker');
+
+  // The call is a client span of the worker, under the tool's span.
+  const [call] = await receiver.waitFor((span) => span.name === 'mcp tools/call test.echo');
+  expect(call!.attributes).toMatchObject({ 'mcp.server': 'test', 'mcp.tool': 'echo', 'rpc.system': 'mcp' });
+  expect(call!.kind).toBe(3); // SPAN_KIND_CLIENT
+  expect(call!.resource['service.instance.role']).toBe('worker');
+  const [parent] = await receiver.waitFor((span) => span.spanId === call!.parentSpanId);
+  expect(parent).toMatchObject({ name: 'execute_tool test__echo', traceId: call!.traceId });
 });
 
 it('a worker killed mid-call leaves no server running, and the call is never run twice', async () => {
