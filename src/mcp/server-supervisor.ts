@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import path from 'node:path';
@@ -120,7 +120,8 @@ export class McpServerSupervisor {
       await client.connect(new StreamableHTTPClientTransport(url, { requestInit }), options);
     } catch (error) {
       // A legacy server (HTTP+SSE, protocol 2024-11-05) refuses the POST of Streamable HTTP with a 4xx.
-      if (!/HTTP 4\d\d/.test(error instanceof Error ? error.message : '')) throw error;
+      const status = error instanceof StreamableHTTPError ? (error.code ?? 0) : 0;
+      if (status < 400 || status > 499) throw error;
       await client.connect(new SSEClientTransport(url, { requestInit }), options);
     }
   }

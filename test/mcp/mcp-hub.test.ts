@@ -56,6 +56,7 @@ describe('npm reference servers', () => {
     const echo = hub.get('everything__echo')!;
     expect(echo.source).toEqual({ server: 'everything', tool: 'echo' });
     expect(echo.requiresConfirmation).toBe(true); // confirm: always by default
+    expect(echo.sideEffects).toBe(true); // recorded by tool_call_id, never run twice
     expect(hub.validate('everything__echo', '{"message": 1}')).toMatchObject({ ok: false });
     await expect(echo.run({ message: 'hello' }, context)).resolves.toBe('Echo: hello');
     const sum = await hub.get('everything__get-sum')!.run({ a: 2, b: 3 }, context);
@@ -74,6 +75,19 @@ describe('npm reference servers', () => {
       await ready(hub, 'web');
       expect(hub.servers()[0]).toMatchObject({ name: 'web', transport: 'http', state: 'ready' });
       await expect(hub.get('web__echo')!.run({ message: 'over http' }, context)).resolves.toBe('Echo: over http');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('server-everything over legacy HTTP+SSE: tried when Streamable HTTP is refused', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [EVERYTHING_SERVER, 'sse'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      await new Promise<void>((resolve) => child.stderr.on('data', (chunk: Buffer) => chunk.toString().includes('running on port') && resolve()));
+      const hub = startHub({ legacy: { url: `http://127.0.0.1:${port}/sse` } });
+      await ready(hub, 'legacy');
+      await expect(hub.get('legacy__echo')!.run({ message: 'over sse' }, context)).resolves.toBe('Echo: over sse');
     } finally {
       child.kill('SIGKILL');
     }
