@@ -280,6 +280,16 @@ it('lists MCP tools with is_mcp and server in /tools, the session and the operat
   expect(JSON.stringify(servers.body)).not.toContain('mcp-secret-value');
   expect(hub.logs.text).not.toContain('mcp-secret-value');
 
+  // A session without a pinning workflow cannot load an MCP tool.
+  const free = (await request(`${hub.api}/sessions`, jsonBody({}, auth(admin)))).body.data.id as string;
+  const load = await request(`${hub.api}/sessions/${free}/tools`, { ...jsonBody({ load: ['everything__echo'] }, auth(admin)), method: 'PATCH' });
+  expect(load.status).toBe(409);
+  expect(load.body.error.message).toContain('MCP tool');
+  const freeTools = await request(`${hub.api}/sessions/${free}/tools`, { headers: auth(admin) });
+  expect(freeTools.body.data).toContainEqual(
+    expect.objectContaining({ name: 'everything__echo', status: 'unavailable', reason: expect.stringContaining('offered only by a workflow that pins them') }),
+  );
+
   const user = await registerUser(hub.api, 'plainuser');
   expect((await request(`${hub.api}/mcp/servers`, { headers: auth(user) })).status).toBe(403);
 
