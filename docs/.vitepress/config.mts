@@ -60,6 +60,7 @@ export default withMermaid(
             { text: 'Testing workflows', link: '/guides/testing-workflows' },
             { text: 'Scale out', link: '/guides/scale-out' },
             { text: 'Messages sent mid-answer', link: '/guides/mid-turn-policy' },
+            { text: 'MCP tools', link: '/guides/mcp-tools' },
             { text: 'Behind a reverse proxy', link: '/guides/reverse-proxy' },
             { text: 'SAML single sign-on', link: '/guides/saml' },
             { text: 'Backups and upgrades', link: '/guides/backups-and-upgrades' },

@@ -25,6 +25,8 @@ export interface ToolLine {
   status: 'active' | 'available' | 'disabled' | 'unavailable';
   requiresConfirmation: boolean;
   note?: string;
+  /** The MCP server that provides it (an MCP tool). */
+  server?: string;
 }
 
 export interface CommandContext {
@@ -84,7 +86,10 @@ export async function runCommand(command: Command, context: CommandContext): Pro
     case 'tools':
       return {
         text: context.tools
-          .map((tool) => `${tool.name} — ${tool.status}${tool.requiresConfirmation ? ' (asks for confirmation)' : ''}${tool.note ? `: ${tool.note}` : ''}`)
+          .map(
+            (tool) =>
+              `${tool.name}${tool.server ? ` (MCP: ${tool.server})` : ''} — ${tool.status}${tool.requiresConfirmation ? ' (asks for confirmation)' : ''}${tool.note ? `: ${tool.note}` : ''}`,
+          )
           .join('\n'),
       };
     case 'tools_load': {

@@ -22,4 +22,8 @@ export interface ToolCatalog {
   list(): Tool[];
   get(name: string): Tool | undefined;
   validate(name: string, rawArguments: string): Validation;
+  /** Whether a workflow may pin this tool_list entry though no tool has that name (an MCP `<server>.<tool>` or `<server>.*`). */
+  acceptsPin?(entry: string): boolean;
+  /** Called before a turn offers the tools these entries pin (MCP: waits for servers still starting). */
+  prepare?(pinned: readonly string[] | undefined): Promise<void>;
 }

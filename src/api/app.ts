@@ -36,6 +36,8 @@ export interface AppOptions {
   readiness: readonly ReadinessCheck[];
   /** Channel states for `/health/ready` (reported, never failing it). */
   channels?: HealthDeps['channels'];
+  /** MCP server states for `/health/ready` (a failed one: `degraded`, never 503). */
+  mcpServers?: HealthDeps['mcpServers'];
   modules?: readonly ApiModule[];
   guard?: AccessGuard;
   /** Per-endpoint middleware (rate limiting); see ApiRouterOptions.before. */

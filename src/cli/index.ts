@@ -9,6 +9,7 @@ import { registerHistory } from './commands/history';
 import { registerKeys } from './commands/keys';
 import { registerLogin } from './commands/login';
 import { registerLogs } from './commands/logs';
+import { registerMcp } from './commands/mcp';
 import { registerSessions } from './commands/sessions';
 import { registerWhoami } from './commands/whoami';
 import { registerWorkflows } from './commands/workflows';
@@ -43,6 +44,7 @@ export function createProgram(context: CliContext, setExitCode: (code: ExitCode)
   registerKeys(program, context);
   registerLogs(program, context, setExitCode);
   registerWorkflows(program, context, setExitCode);
+  registerMcp(program, context);
   return program;
 }
 

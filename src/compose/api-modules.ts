@@ -9,6 +9,7 @@ import { authRoutes } from '../api/routes/auth';
 import { channelRoutes } from '../api/routes/channels';
 import { configRoutes } from '../api/routes/config';
 import { knowledgeRoutes } from '../api/routes/knowledge';
+import { mcpRoutes } from '../api/routes/mcp';
 import { routingTestRoutes } from '../api/routes/routing-test';
 import { samlRoutes } from '../api/routes/saml';
 import { registerSessionRoutes } from '../api/routes/sessions';
@@ -46,6 +47,7 @@ export function apiModules(
     usageRoutes(records.usage),
     samlRoutes(saml, authParts.refreshCookie),
     knowledgeRoutes(core.knowledge),
+    mcpRoutes(core.mcp, core.audit),
     channelRoutes(
       board,
       core.channels.map((channel) => channel.name),

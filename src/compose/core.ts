@@ -24,6 +24,7 @@ import { TurnService } from '../turns/turn-service';
 import { activeTraceFields } from '../tracing/tracing';
 import { DailyBudgets } from '../usage/budgets';
 import { createDrivers } from './drivers';
+import { startMcp } from './mcp';
 import { startObservability } from './observability';
 import type { Core, Drivers, ServiceOptions } from './service-types';
 
@@ -50,8 +51,10 @@ export async function startCore(options: ServiceOptions, processName: ProcessNam
     const { routing, pickup, turns } = await startTurnServices(foundation, models, store, drivers);
     const knowledge = createKnowledge(database, models);
     const workspaceDir = path.resolve(options.cwd ?? process.cwd(), config.data_dir, 'workspace');
-    const tools = options.tools ?? createToolRegistry(config.tools, { workspaceDir, knowledge });
-    const observability = await startObservability(config, logger, lifecycle, processName, tools, drivers.queue);
+    const builtins = options.tools ?? createToolRegistry(config.tools, { workspaceDir, knowledge });
+    const { mcp, tools, watch } = startMcp(config, logger, lifecycle, database, builtins, options.cwd ?? process.cwd());
+    const observability = await startObservability(config, logger, lifecycle, processName, tools, drivers.queue, (name) => mcp.get(name) !== undefined);
+    Object.assign(watch, { metrics: observability.metrics, tracing: observability.tracing });
     // Stopped before the database closes (the lifecycle stops in reverse): what is queued is written.
     const audit = new AuditLog(models, logger);
     lifecycle.onStop({ name: 'audit log', stop: () => audit.close() });
@@ -71,6 +74,7 @@ export async function startCore(options: ServiceOptions, processName: ProcessNam
       turns,
       knowledge,
       tools,
+      mcp,
       sessionTools: new SessionTools(tools),
       midTurnDefault: channelMidTurnDefaults(config.channels),
       arrivals: new TurnArrivals(),

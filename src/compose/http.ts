@@ -23,6 +23,18 @@ export interface HttpParts {
   origins: Set<string>;
 }
 
+/** Each MCP server's state for the readiness answer (its error only when it failed). */
+function mcpReadiness(mcp: Core['mcp']) {
+  return Object.fromEntries(
+    mcp
+      .servers()
+      .map((server) => [
+        server.name,
+        server.state === 'failed' && server.last_error ? { status: server.state, error: server.last_error } : { status: server.state },
+      ]),
+  );
+}
+
 /** Builds the app (REST, webhooks, the web UI), listens, and routes WebSocket upgrades. Returns the port. */
 export async function serveHttp(core: Core, parts: HttpParts): Promise<number> {
   const { config, lifecycle } = core;
@@ -34,6 +46,7 @@ export async function serveHttp(core: Core, parts: HttpParts): Promise<number> {
     lifecycle,
     readiness: core.readiness,
     channels: () => parts.board.readiness(),
+    mcpServers: () => mcpReadiness(core.mcp),
     guard: parts.auth.auth.guard,
     rawRoutes: [
       { path: SAML_PATH, handler: samlPreamble(parts.auth.saml) },

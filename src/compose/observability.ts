@@ -24,9 +24,10 @@ export async function startObservability(
   processName: 'api' | 'worker',
   tools: ToolCatalog,
   queue: TurnQueue,
+  knownTool?: (name: string) => boolean,
 ): Promise<Observability> {
   const metrics = config.metrics.enabled
-    ? new HubMetrics({ role: processName, tools: tools.list().map((tool) => tool.name), queueDepth: () => queue.depth() })
+    ? new HubMetrics({ role: processName, tools: tools.list().map((tool) => tool.name), knownTool, queueDepth: () => queue.depth() })
     : null;
   const tracing = Tracing.start(config.traces, processName);
   if (tracing) lifecycle.onStop({ name: 'traces', stop: () => tracing.shutdown() });

@@ -12,6 +12,7 @@ import type { Models } from '../db/models';
 import type { TurnStore } from '../db/turn-store';
 import type { KnowledgeService } from '../knowledge';
 import type { LogHub } from '../logs/log-hub';
+import type { McpHub } from '../mcp/mcp-hub';
 import type { Logger } from '../logs/logger';
 import type { HubMetrics } from '../metrics/hub-metrics';
 import type { TurnArrivals } from '../metrics/turn-arrivals';
@@ -78,6 +79,8 @@ export interface Core {
   channels: readonly ChannelDescriptor[];
   logHub: LogHub;
   tools: ToolCatalog;
+  /** The MCP servers of this process and their tools (config `mcp.servers`). */
+  mcp: McpHub;
   sessionTools: SessionTools;
   config: Readonly<Config>;
   configFile: string | null;

@@ -11,17 +11,13 @@ import {
   type ChannelSections,
   type EnvBinding,
 } from './env-bindings';
+import { ConfigError } from './config-error';
+import { expandMcpVariables } from './mcp-expand';
 import { configSchemaFor, type Config } from './schema';
 
 export const DEFAULT_CONFIG_FILE = 'config.yaml';
 
-/** A configuration problem found at startup. `message` is one line, names the key, never a secret. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 export interface LoadedConfig {
   config: Readonly<Config>;
@@ -67,6 +63,7 @@ export function loadConfig({ env, cwd = process.cwd(), channels = [] }: LoadConf
   const warnings: string[] = [];
   for (const binding of bindings) applyEnvBinding(tree, binding, env, sources);
   applyRateLimitEnv(tree, env, sources);
+  expandMcpVariables(tree, env);
   for (const name of Object.keys(env)) {
     if (name.startsWith('SERVICE_') && !isKnownEnv(name, bindings)) {
       warnings.push(`unknown environment variable ${name} is ignored`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { invalidCidrReason } from './cidr';
+import { mcpSchema } from './mcp-schema';
 import { parseRateLimitSpec } from './rate-limit-spec';
 import type { ChannelSections } from './env-bindings';
 
@@ -329,6 +330,8 @@ export function configSchemaFor(channels: ChannelSections) {
     websocket: websocketSchema.prefault({}),
     channels: channelsSchema(channels).prefault({}),
     tools: toolsSchema.prefault({}),
+    /** MCP servers whose tools workflows may pin (docs/guides/mcp-tools.md). */
+    mcp: mcpSchema.prefault({}),
     metrics: metricsSchema.prefault({}),
     traces: tracesSchema.prefault({}),
     audit: auditSchema.prefault({}),

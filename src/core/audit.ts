@@ -18,6 +18,8 @@ export const AUDIT_KINDS = [
   'saml.refused',
   'workflow.changed',
   'workflow.synced',
+  'mcp.tool_approved',
+  'mcp.server_restarted',
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 

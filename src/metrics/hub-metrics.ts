@@ -14,8 +14,9 @@ export const NO_WORKFLOW_LABEL = 'none';
 export interface HubMetricsOptions {
   /** `api` or `worker`: every series carries it as `role`, so one dashboard tells the processes apart. */
   role: string;
-  /** Tool names the catalog has; any other name is counted as `unknown` (bounded label values). */
+  /** Tool names the catalog has, and `knownTool`'s known later (an MCP server's); any other name is counted as `unknown`. */
   tools: readonly string[];
+  knownTool?: (name: string) => boolean;
   /** Jobs waiting for a worker, read at scrape time. */
   queueDepth?: () => Promise<number>;
   /** Default process metrics (event-loop delay, memory, CPU, GC); off in tests that build many hubs. */
@@ -29,7 +30,7 @@ export interface HubMetricsOptions {
  */
 export class HubMetrics {
   readonly registry = new Registry();
-  private readonly tools: ReadonlySet<string>;
+  private readonly knownTool: (name: string) => boolean;
   /** Frames written to sockets since the last scrape: one addition per frame, folded in at scrape time. */
   private framesPending = new Map<string, number>();
   private readonly sockets = new Map<string, number>();
@@ -57,7 +58,8 @@ export class HubMetrics {
   constructor(options: HubMetricsOptions) {
     const registers = [this.registry];
     this.registry.setDefaultLabels({ role: options.role });
-    this.tools = new Set(options.tools);
+    const tools = new Set(options.tools);
+    this.knownTool = (name) => tools.has(name) || options.knownTool?.(name) === true;
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
 
     this.httpRequests = new Counter({
@@ -301,6 +303,6 @@ export class HubMetrics {
   }
 
   private toolLabel(tool: string): string {
-    return this.tools.has(tool) ? tool : UNKNOWN_LABEL;
+    return this.knownTool(tool) ? tool : UNKNOWN_LABEL;
   }
 }

@@ -92,3 +92,26 @@ export interface ApiKeyView {
   last_used_at: string | null;
   revoked_at: string | null;
 }
+
+/** One tool of an MCP server in `GET /mcp/servers` (admin). */
+export interface McpToolPayload {
+  /** The server's own name for it (pinned as `<server>.<tool>`). */
+  name: string;
+  /** What the model sees: `<server>__<tool>`. */
+  model_name: string;
+  description: string;
+  requires_confirmation: boolean;
+  /** Its definition changed since it was pinned: withheld until approved. */
+  changed: boolean;
+}
+
+/** One MCP server of config.yaml in `GET /mcp/servers` (admin). */
+export interface McpServerPayload {
+  name: string;
+  transport: 'stdio' | 'http';
+  state: 'starting' | 'ready' | 'failed' | 'stopped';
+  confirm: string;
+  restarts: number;
+  last_error: string | null;
+  tools: McpToolPayload[];
+}

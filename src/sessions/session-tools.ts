@@ -1,5 +1,7 @@
 import { AppError } from '../core/errors';
 import type { ToolBox, ToolCatalog } from '../agent/tool-box';
+import { pinsTool } from '../agent/tools/pins';
+import type { Tool } from '../agent/tools/tool';
 import type { ToolState } from '../db/models';
 
 /** What a session keeps about its tools (a stored row, or the worker's copy of it). */
@@ -15,8 +17,10 @@ export interface SessionToolView {
   description: string;
   /** The description's first sentence, for lists and pickers. */
   short_description: string;
-  /** True for a tool an MCP server provides; every tool of this hub is built in (MCP servers are not supported yet). */
+  /** True for a tool an MCP server provides (its model name is `<server>__<tool>`). */
   is_mcp: boolean;
+  /** The MCP server that provides it; null for a built-in tool. */
+  server: string | null;
   parameters: Record<string, unknown>;
   requires_confirmation: boolean;
   status: ToolStatus;
@@ -55,26 +59,35 @@ export class SessionTools {
     const loaded = pinned ?? session.active_tools;
     return this.catalog.list().map((tool) => {
       const availability = tool.availability();
-      const outsidePin = pinned !== undefined && !pinned.includes(tool.name);
+      const outsidePin = pinned !== undefined && !pinsTool(pinned, tool);
+      // MCP tools are offered only where a workflow pins them (fail-closed), never loaded by a session.
+      const unpinnedMcp = pinned === undefined && tool.source !== undefined;
       const status: ToolStatus =
-        !availability.ok || outsidePin ? 'unavailable' : state.disabled.includes(tool.name) ? 'disabled' : loaded.includes(tool.name) ? 'active' : 'available';
-      const reason = !availability.ok
-        ? availability.reason
-        : outsidePin
-          ? `the workflow${pinnedBy ? ` "${pinnedBy}"` : ''} pins its tool list; add "${tool.name}" to its tool_list to use it`
-          : null;
+        !availability.ok || outsidePin || unpinnedMcp
+          ? 'unavailable'
+          : state.disabled.includes(tool.name)
+            ? 'disabled'
+            : tool.source || loaded.includes(tool.name)
+              ? 'active'
+              : 'available';
       return {
         name: tool.name,
         description: tool.description,
         short_description: firstSentence(tool.description),
-        is_mcp: false,
+        is_mcp: tool.source !== undefined,
+        server: tool.source?.server ?? null,
         parameters: tool.parameters,
         requires_confirmation: tool.requiresConfirmation,
         status,
         auto_approved: state.approved.includes(tool.name),
-        reason,
+        reason: !availability.ok ? availability.reason : outsidePin || unpinnedMcp ? pinReason(tool, pinnedBy) : null,
       };
     });
+  }
+
+  /** Before a turn builds its tool box: the catalogue's sources get ready for what is pinned. */
+  async prepare(pinned: readonly string[] | undefined): Promise<void> {
+    await this.catalog.prepare?.(pinned);
   }
 
   /** Applies changes to the row (not saved). Throws TOOL_EXPANSION_FAILED / VALIDATION_ERROR / CONFLICT. */
@@ -89,6 +102,8 @@ export class SessionTools {
       .filter((name) => !this.catalog.get(name));
     if (unknown.length > 0) throw AppError.validation({ tools: [{ code: 'unknown_tool', message: `No such tool: ${unknown.join(', ')}.` }] });
     for (const name of changes.load ?? []) {
+      if (this.catalog.get(name)!.source)
+        throw new AppError('CONFLICT', `"${name}" is an MCP tool: a workflow pins it in its tool_list; a session cannot load it.`);
       const availability = this.catalog.get(name)!.availability();
       if (!availability.ok) throw new AppError('TOOL_EXPANSION_FAILED', `"${name}" cannot be loaded: ${availability.reason}`);
       active.add(name);
@@ -118,6 +133,12 @@ export class SessionTools {
       validate: (name, raw) => this.catalog.validate(name, raw),
     };
   }
+}
+
+function pinReason(tool: Tool, pinnedBy: string | undefined): string {
+  const entry = tool.source ? `${tool.source.server}.${tool.source.tool}` : tool.name;
+  if (pinnedBy === undefined && tool.source) return `MCP tools are offered only by a workflow that pins them; add "${entry}" to a workflow's tool_list`;
+  return `the workflow${pinnedBy ? ` "${pinnedBy}"` : ''} pins its tool list; add "${entry}" to its tool_list to use it`;
 }
 
 /** Longest short description, in characters. */

@@ -146,7 +146,9 @@ async function prepareRequest(
   const prompt = [config.systemPrompt ?? (workflow?.system_prompt || deps.agent.system_prompt), passages].filter(Boolean).join('\n\n');
   const system = systemWithSummary(prompt, session.memory_summary);
   const { messages, tokens: inputTokens } = fitEntries(system, entries, promptBudget(deps.contextWindow, deps.agent));
-  const tools = deps.sessionTools.toolBox(session, pinnedTools(session, workflow, deps.routing.channels));
+  const pinned = pinnedTools(session, workflow, deps.routing.channels);
+  await deps.sessionTools.prepare(pinned);
+  const tools = deps.sessionTools.toolBox(session, pinned);
   const resume = pending ? { id: pending.row.id, content: pending.row.content, calls: pending.calls } : null;
   // A redelivered turn's rounds stored before count against its limit (the pending one counts when resumed).
   turn.state.rounds = endedToolRounds(plan.rows, userMessage.id, pending);

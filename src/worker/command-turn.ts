@@ -39,6 +39,7 @@ export async function runCommandTurn(
       status: view.status,
       requiresConfirmation: view.requires_confirmation,
       note: view.reason ?? undefined,
+      ...(view.server ? { server: view.server } : {}),
     })),
     loadTool: (name) => loadTool(deps, session, workflow?.name ?? null, name),
   });

@@ -234,7 +234,7 @@ export class WorkflowService {
       if (problem) fields[`triggers.regex.${index}`] = [{ code: 'unsafe_regex', message: `Refused: ${problem}.` }];
     });
     if (Object.keys(fields).length > 0) throw AppError.validation(fields, 'A trigger regex is too costly to run on every message.');
-    const unknownTools = toolNames(input.tool_list).filter((name) => !this.options.tools.get(name));
+    const unknownTools = toolNames(input.tool_list).filter((name) => !this.options.tools.get(name) && !this.options.tools.acceptsPin?.(name));
     if (unknownTools.length > 0) fields.tool_list = [{ code: 'unknown_tool', message: `No such tool: ${unknownTools.join(', ')}.` }];
     const { missing } = await this.options.collections.resolve(input.knowledge_base_ids);
     if (missing.length > 0) fields.knowledge_base_ids = [{ code: 'unknown_collection', message: `No such knowledge collection: ${missing.join(', ')}.` }];

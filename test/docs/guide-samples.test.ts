@@ -64,6 +64,11 @@ async function startHub(page: SamplePage, dir: string): Promise<string> {
         SERVICE_SAML_ENTRY_POINT: 'https://idp.example.test/sso',
         SERVICE_SAML_IDP_CERT_FILE: idp.certFile,
       });
+    } else if (option === 'config-sample') {
+      // The page's first config.yaml fragment is the hub's config.yaml (its working directory is `dir`).
+      const sample = page.samples.find((entry) => entry.kind === 'config');
+      if (!sample) throw new Error(`${page.file}: sample-hub config-sample, but the page has no config sample`);
+      writeFileSync(path.join(dir, 'config.yaml'), sample.code);
     } else if (option.startsWith('data-dir=')) {
       // The default below already puts the data dir at <page dir>/data.
     } else {

@@ -46,7 +46,7 @@ export interface Sample {
 export interface SamplePage {
   file: string;
   samples: Sample[];
-  /** `<!-- sample-hub: … -->` lines: how the page's hub is started (env `KEY=VALUE`, `saml`, `data-dir=…`). */
+  /** `<!-- sample-hub: … -->` lines: how the page's hub is started (env `KEY=VALUE`, `saml`, `data-dir=…`, `config-sample`: the page's first config sample as the hub's config.yaml). */
   hub: string[];
 }
 

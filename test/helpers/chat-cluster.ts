@@ -49,6 +49,8 @@ export interface ChatCluster {
   slackEvent(to: 0 | 1, event: Record<string, unknown>): Promise<void>;
   /** An admin REST call on API process A. */
   admin(method: string, apiPath: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** Starts one more worker process (after a test killed one); resolves once it is ready. */
+  startWorker(): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -138,6 +140,11 @@ export async function startChatCluster(options: ClusterOptions = {}): Promise<Ch
             ? { method, headers: { authorization: `Bearer ${adminToken}` } }
             : { ...jsonBody(body, { authorization: `Bearer ${adminToken}` }), method },
         ),
+      startWorker: async () => {
+        const another = spawn(options.clocks?.worker, 'dist/src/worker-main.js');
+        await another.waitForLog((entry) => entry.msg === 'Switchboard worker is ready');
+        return another;
+      },
       stop,
     };
   } catch (error) {

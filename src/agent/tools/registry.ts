@@ -14,8 +14,18 @@ const QUOTE_LIMIT = 200;
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, { tool: Tool; check: ValidateFunction }>();
-  // strict: a schema with a typo'd keyword is refused at registration instead of validating nothing.
-  private readonly ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true });
+  private readonly ajv: Ajv;
+
+  /**
+   * `strictSchemas` (default): a schema with a typo'd keyword is refused at registration instead of
+   * validating nothing. Off for schemas written elsewhere (an MCP server's), which may carry
+   * keywords of their own.
+   */
+  constructor(options: { strictSchemas?: boolean } = {}) {
+    const strict = options.strictSchemas ?? true;
+    // `format` is checked only in our own schemas (which use none): a server checks its own formats.
+    this.ajv = new Ajv({ allErrors: true, strict, useDefaults: true, ...(strict ? {} : { validateFormats: false }) });
+  }
 
   /** Adds a tool; throws on a duplicate name or an invalid schema (a programming error). */
   register(tool: Tool): this {

@@ -21,6 +21,8 @@ export interface Tool<Input = Record<string, unknown>> {
   web: boolean;
   /** Changes something outside the conversation: recorded by tool_call_id and never run twice. */
   sideEffects: boolean;
+  /** Set for a tool an MCP server provides: the server's name and the server's own name for the tool. */
+  source?: { server: string; tool: string };
   /** Whether the tool can run with this configuration (e.g. web_search needs an API key). */
   availability(): ToolAvailability;
   /** The result is given to the model as JSON text. Throwing reports a tool error to the model. */

@@ -21,11 +21,18 @@ const channelSchema = z.object({
   error: z.string().optional(),
 });
 
+const mcpServerSchema = z.object({
+  status: z.enum(['starting', 'ready', 'failed', 'stopped']),
+  error: z.string().optional(),
+});
+
 export interface HealthDeps {
   lifecycle: Lifecycle;
   readiness: readonly ReadinessCheck[];
   /** The enabled channels' states: reported, never a reason for 503 (decisions.md, "A channel that fails"). */
   channels?: () => Record<string, ChannelReadiness>;
+  /** The MCP servers' states: a failed one makes the answer `degraded` (200), never 503. */
+  mcpServers?: () => Record<string, { status: 'starting' | 'ready' | 'failed' | 'stopped'; error?: string }>;
 }
 
 export function registerHealthRoutes(api: ApiRouter, deps: HealthDeps): void {
@@ -60,7 +67,12 @@ export function registerHealthRoutes(api: ApiRouter, deps: HealthDeps): void {
       status: 200,
       description: 'Every dependency answered.',
       data: z
-        .object({ status: z.literal('ready'), checks: z.record(z.string(), checkSchema), channels: z.record(z.string(), channelSchema).optional() })
+        .object({
+          status: z.enum(['ready', 'degraded']).describe('`degraded`: an MCP server has failed (its tools are unavailable); everything else answers.'),
+          checks: z.record(z.string(), checkSchema),
+          channels: z.record(z.string(), channelSchema).optional(),
+          mcp_servers: z.record(z.string(), mcpServerSchema).optional(),
+        })
         .meta({ id: 'Readiness' }),
     },
     handler: async () => {
@@ -73,7 +85,10 @@ export function registerHealthRoutes(api: ApiRouter, deps: HealthDeps): void {
       if (Object.values(checks).some((check) => check.status !== 'ok')) {
         throw new AppError('SERVICE_UNAVAILABLE', 'A dependency is not ready.', { headers: retry, details: { checks, ...channels } });
       }
-      return { status: 'ready' as const, checks, ...channels };
+      const mcpServers = deps.mcpServers?.() ?? {};
+      const degraded = Object.values(mcpServers).some((server) => server.status === 'failed');
+      const mcp = Object.keys(mcpServers).length > 0 ? { mcp_servers: mcpServers } : {};
+      return { status: degraded ? ('degraded' as const) : ('ready' as const), checks, ...channels, ...mcp };
     },
   });
 }

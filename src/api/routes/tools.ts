@@ -19,6 +19,8 @@ const toolSchema = z
     description: z.string(),
     parameters: z.record(z.string(), z.unknown()).describe('JSON Schema of the input.'),
     requires_confirmation: z.boolean(),
+    is_mcp: z.boolean().describe('True for a tool an MCP server provides (named `<server>__<tool>`).'),
+    server: z.string().nullable().describe('The MCP server that provides it; null for a built-in tool.'),
     available: z.boolean(),
     reason: z.string().nullable().describe('Why an unavailable tool cannot be used (e.g. a missing API key).'),
   })
@@ -29,7 +31,8 @@ const sessionToolSchema = z
     name: z.string(),
     description: z.string(),
     short_description: z.string().describe("The description's first sentence."),
-    is_mcp: z.boolean().describe('True for a tool an MCP server provides (none yet: every tool is built in).'),
+    is_mcp: z.boolean().describe('True for a tool an MCP server provides (named `<server>__<tool>`).'),
+    server: z.string().nullable().describe('The MCP server that provides it; null for a built-in tool.'),
     parameters: z.record(z.string(), z.unknown()),
     requires_confirmation: z.boolean(),
     status: z.enum(['active', 'available', 'disabled', 'unavailable']),
@@ -74,6 +77,8 @@ export function registerToolRoutes(api: ApiRouter, deps: ToolRoutesDeps): void {
           description: tool.description,
           parameters: tool.parameters,
           requires_confirmation: tool.requiresConfirmation,
+          is_mcp: tool.source !== undefined,
+          server: tool.source?.server ?? null,
           available: availability.ok,
           reason: availability.ok ? null : availability.reason,
         };

@@ -4,6 +4,8 @@
 // pages know them; the session frames are imported from src/protocol by the chat itself.
 export type {
   ApiKeyView as ApiKey,
+  McpServerPayload as McpServer,
+  McpToolPayload as McpTool,
   MessageView as Message,
   Page,
   Role,

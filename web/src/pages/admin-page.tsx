@@ -5,6 +5,7 @@ import type { ChannelStatus, Page, Role, User } from '../api/types';
 import { useAuth } from '../auth/auth-context';
 import { Badge, EmptyState, ErrorNote, Field, Loading, PageHeader, Pager } from '../components/ui';
 import { LogViewer } from '../admin/log-viewer';
+import { McpServers } from '../admin/mcp-servers';
 import { dateTime, timeAgo } from '../lib/format';
 import { listQuery, useCursorPages } from '../lib/use-cursor-pages';
 import { useLoad } from '../lib/use-load';
@@ -12,6 +13,7 @@ import { useLoad } from '../lib/use-load';
 const TABS = [
   { id: 'users', label: 'Users' },
   { id: 'channels', label: 'Channels' },
+  { id: 'mcp', label: 'MCP servers' },
   { id: 'logs', label: 'Live logs' },
 ] as const;
 
@@ -25,7 +27,7 @@ export function AdminPage() {
   if (!TABS.some((entry) => entry.id === tab)) return <Navigate to="/admin/users" replace />;
   return (
     <>
-      <PageHeader title="Admin" description="Users, channels and what the hub is doing right now." />
+      <PageHeader title="Admin" description="Users, channels, MCP servers and what the hub is doing right now." />
       <nav className="tab-links" aria-label="Admin sections">
         {TABS.map((entry) => (
           <NavLink key={entry.id} to={`/admin/${entry.id}`}>
@@ -35,6 +37,7 @@ export function AdminPage() {
       </nav>
       {tab === 'users' && <Users me={user} />}
       {tab === 'channels' && <Channels />}
+      {tab === 'mcp' && <McpServers />}
       {tab === 'logs' && <LogViewer />}
     </>
   );
