@@ -1,10 +1,9 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { TURN_STAGES, type TurnStage } from './stages';
+import { defineAgentMetrics, type AgentMetrics } from './agent-metrics';
+import { LATENCY_BUCKETS } from './buckets';
 
-/** Seconds, from half a millisecond (a stage of the hub) to a minute (a slow model or a person). */
-export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-/** Seconds a person takes to answer a confirmation (the default timeout is 5 minutes). */
-const WAIT_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600];
+export { LATENCY_BUCKETS };
 
 /** A label value outside the known set (a tool name the model made up): one series, not one per name. */
 export const UNKNOWN_LABEL = 'unknown';
@@ -43,13 +42,8 @@ export class HubMetrics {
   private readonly turnDuration: Histogram<'channel' | 'outcome'>;
   private readonly stages: Histogram<'stage' | 'channel'>;
   private readonly firstAnswer: Histogram<'channel'>;
-  private readonly modelCalls: Counter<'model' | 'outcome'>;
-  private readonly modelFirstToken: Histogram<'model'>;
-  private readonly tokens: Counter<'model' | 'direction'>;
-  private readonly toolCalls: Counter<'tool' | 'outcome'>;
-  private readonly toolDuration: Histogram<'tool'>;
-  private readonly confirmations: Counter<'tool' | 'action'>;
-  private readonly confirmationWait: Histogram<'tool'>;
+  /** The model's and the tools' series (agent-metrics.ts). */
+  private readonly agent: AgentMetrics;
   private readonly rateLimited: Counter<'limit'>;
   private readonly budgetRefusals: Counter<'scope'>;
   private readonly platformCalls: Counter<'channel' | 'method' | 'status'>;
@@ -142,51 +136,7 @@ export class HubMetrics {
         if (options.queueDepth) this.set(await options.queueDepth().catch(() => Number.NaN));
       },
     });
-    this.modelCalls = new Counter({
-      name: 'switchboard_model_calls_total',
-      help: 'Calls to the model, by outcome',
-      labelNames: ['model', 'outcome'],
-      registers,
-    });
-    this.modelFirstToken = new Histogram({
-      name: 'switchboard_model_first_token_seconds',
-      help: "The model's own time to first token (request sent → first delta)",
-      labelNames: ['model'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.tokens = new Counter({
-      name: 'switchboard_model_tokens_total',
-      help: 'Model tokens, input (prompt) and output',
-      labelNames: ['model', 'direction'],
-      registers,
-    });
-    this.toolCalls = new Counter({
-      name: 'switchboard_tool_calls_total',
-      help: 'Tool calls, by tool and outcome (ok, error)',
-      labelNames: ['tool', 'outcome'],
-      registers,
-    });
-    this.toolDuration = new Histogram({
-      name: 'switchboard_tool_duration_seconds',
-      help: 'Tool calls, tool_start to tool_end (confirmation wait included)',
-      labelNames: ['tool'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.confirmations = new Counter({
-      name: 'switchboard_tool_confirmations_total',
-      help: 'Confirmation outcomes by tool and action (the six actions, timeout, auto_approved)',
-      labelNames: ['tool', 'action'],
-      registers,
-    });
-    this.confirmationWait = new Histogram({
-      name: 'switchboard_tool_confirmation_wait_seconds',
-      help: 'How long a confirmation waited for its answer',
-      labelNames: ['tool'],
-      buckets: WAIT_BUCKETS,
-      registers,
-    });
+    this.agent = defineAgentMetrics(registers);
     this.rateLimited = new Counter({
       name: 'switchboard_rate_limit_refusals_total',
       help: 'Requests refused by the rate limiter, by limit (route key)',
@@ -253,29 +203,29 @@ export class HubMetrics {
   }
 
   modelCall(model: string, outcome: 'ok' | 'error' | 'aborted'): void {
-    this.modelCalls.inc({ model, outcome });
+    this.agent.modelCalls.inc({ model, outcome });
   }
 
   /** A turn's tokens, as stored with its reply (the provider's usage, or counted with the tokenizer). */
   modelTokens(model: string, usage: { inputTokens: number; outputTokens: number }): void {
-    if (usage.inputTokens > 0) this.tokens.inc({ model, direction: 'input' }, usage.inputTokens);
-    if (usage.outputTokens > 0) this.tokens.inc({ model, direction: 'output' }, usage.outputTokens);
+    if (usage.inputTokens > 0) this.agent.tokens.inc({ model, direction: 'input' }, usage.inputTokens);
+    if (usage.outputTokens > 0) this.agent.tokens.inc({ model, direction: 'output' }, usage.outputTokens);
   }
 
   modelFirstTokenAfter(model: string, seconds: number): void {
-    this.modelFirstToken.observe({ model }, seconds);
+    this.agent.modelFirstToken.observe({ model }, seconds);
   }
 
   toolCall(tool: string, ok: boolean, seconds: number): void {
     const name = this.toolLabel(tool);
-    this.toolCalls.inc({ tool: name, outcome: ok ? 'ok' : 'error' });
-    this.toolDuration.observe({ tool: name }, seconds);
+    this.agent.toolCalls.inc({ tool: name, outcome: ok ? 'ok' : 'error' });
+    this.agent.toolDuration.observe({ tool: name }, seconds);
   }
 
   confirmation(tool: string, action: string, waitedSeconds: number | null): void {
     const name = this.toolLabel(tool);
-    this.confirmations.inc({ tool: name, action });
-    if (waitedSeconds !== null) this.confirmationWait.observe({ tool: name }, waitedSeconds);
+    this.agent.confirmations.inc({ tool: name, action });
+    if (waitedSeconds !== null) this.agent.confirmationWait.observe({ tool: name }, waitedSeconds);
   }
 
   rateLimitRefusal(limit: string): void {
