@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
-import { clientFrameSchemas, type ClientFrame, type ClientFrameType } from '../../src/core/client-frames';
 import { AppError, type ErrorCode } from '../../src/core/errors';
 import { WORKING_STATES, type AgentState, type SessionFrame, type SessionTakenOverNotice } from '../../src/core/events';
 import type { Hub } from '../../src/core/hub';
@@ -9,6 +8,7 @@ import type { Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
 import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
 import { CLOSE_CODES, CLOSE_REASONS } from '../../src/protocol/close-codes';
+import { parseClientFrame } from './parse-client-frame';
 
 /** Close codes a session connection uses once open (the protocol's, src/protocol/close-codes.ts). */
 export const CLOSE = {
@@ -275,29 +275,4 @@ export class SessionConnection {
  */
 function flatUuid(): string {
   return Buffer.from(randomUUID(), 'latin1').toString('latin1');
-}
-
-type ParsedFrame = ClientFrame | { error: { code: ErrorCode; message: string } };
-
-function parseClientFrame(text: string | null): ParsedFrame {
-  if (text === null) return { error: { code: 'INVALID_MESSAGE', message: 'Frames must be JSON text, not binary.' } };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { error: { code: 'INVALID_MESSAGE', message: 'The frame is not valid JSON.' } };
-  }
-  if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
-    return { error: { code: 'INVALID_MESSAGE', message: 'A frame is an object {type, payload}.' } };
-  }
-  const { type, payload } = value as { type: string; payload?: unknown };
-  if (!Object.hasOwn(clientFrameSchemas, type)) {
-    return { error: { code: 'INVALID_MESSAGE', message: `Unknown frame type "${type}"; expected user_message, tool_confirm, ping or cancel.` } };
-  }
-  const result = clientFrameSchemas[type as ClientFrameType].safeParse(payload ?? {});
-  if (!result.success) {
-    const detail = result.error.issues.map((issue) => `${['payload', ...issue.path].join('.')}: ${issue.message}`).join('; ');
-    return { error: { code: 'VALIDATION_ERROR', message: `Invalid ${type}: ${detail}` } };
-  }
-  return { type, payload: result.data } as ClientFrame;
 }
