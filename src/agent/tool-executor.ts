@@ -12,7 +12,9 @@ export interface ToolTurnPorts {
   signal: AbortSignal;
   emit(event: AgentEvent): Promise<void>;
   /** Asks the human (tool_confirm_request) and waits; resolves `deny` on timeout. */
-  confirm(request: { tool: string; parameters: Record<string, unknown>; message: string }): Promise<ConfirmAction>;
+  confirm(request: { tool: string; parameters: Record<string, unknown>; message: string; callId?: string }): Promise<ConfirmAction>;
+  /** Whether an approval policy governs the tool (issue 30): then it is asked of approvers even if it needs no confirmation. */
+  underPolicy?(tool: string): boolean;
   /** Session-wide approvals and disables (allow_all, disable), persisted with the session. */
   isApproved(tool: string): boolean;
   isDisabled(tool: string): boolean;
@@ -111,11 +113,13 @@ async function runOne(
   const availability = tool.availability();
   if (!availability.ok) return refuse(`"${tool.name}" is not available: ${availability.reason}`);
 
-  if (tool.requiresConfirmation && ports.isApproved(tool.name)) ports.autoApproved?.(tool.name, validation.input);
-  else if (tool.requiresConfirmation) {
+  const asks = tool.requiresConfirmation || (ports.underPolicy?.(tool.name) ?? false);
+  if (asks && ports.isApproved(tool.name)) ports.autoApproved?.(tool.name, validation.input);
+  else if (asks) {
     const settled = (): ConfirmAction | null =>
       state.forbidden ? 'forbid_all' : ports.isDisabled(tool.name) ? 'disable' : ports.isApproved(tool.name) ? 'allow' : null;
-    const action = await ask({ tool: tool.name, parameters: sortParameters(validation.input), message: describeCall(tool.name, validation.input) }, settled);
+    const request = { tool: tool.name, parameters: sortParameters(validation.input), message: describeCall(tool.name, validation.input), callId: call.id };
+    const action = await ask(request, settled);
     switch (action) {
       case 'allow':
         break;

@@ -18,6 +18,9 @@ export const AUDIT_KINDS = [
   'saml.refused',
   'workflow.changed',
   'workflow.synced',
+  'approval.requested',
+  'approval.click',
+  'approval.decided',
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
