@@ -40,6 +40,8 @@ export class TurnPresenter {
   private status: WorkStatus | null = null;
   private lease: Promise<HeldLease> | null = null;
   private ended = false;
+  /** Approvals asked in this turn and the clicks counted so far (issue 30). */
+  private readonly approvalCounts = new Map<string, string>();
 
   constructor(
     private readonly surface: ReplySurface,
@@ -185,6 +187,16 @@ export class TurnPresenter {
   }
 
   private confirm(request: ConfirmRequest): void {
+    // An approval asked again as clicks count (issue 30): each counted click is shown, the buttons stay.
+    const counted = this.approvalCounts.get(request.confirmation_id);
+    if (request.approval && counted !== undefined) {
+      const progress = request.approval;
+      const now = `${progress.approvals}:${progress.escalated}`;
+      this.approvalCounts.set(request.confirmation_id, now);
+      if (now !== counted) this.enqueue(() => this.surface.post(approvalNote(progress), { first: false }));
+      return;
+    }
+    if (request.approval) this.approvalCounts.set(request.confirmation_id, `${request.approval.approvals}:${request.approval.escalated}`);
     // What streamed before the question (later frames may be queued behind it by the time it runs).
     const streamed = this.text;
     this.enqueue(async () => {
@@ -273,6 +285,12 @@ export class TurnPresenter {
   private details(fields: Record<string, unknown>): Record<string, unknown> {
     return { session_id: this.options.sessionId, ...(this.options.turnId ? { turn_id: this.options.turnId } : {}), ...fields };
   }
+}
+
+/** A counted click, or an escalation, as the conversation shows it: `Approved by bob (1 of 2)`. */
+function approvalNote(progress: NonNullable<ConfirmRequest['approval']>): string {
+  const by = progress.approved_by.length > 0 ? `Approved by ${progress.approved_by.join(', ')} (${progress.approvals} of ${progress.quorum}).` : '';
+  return [by, `${progress.text}.`].filter(Boolean).join(' ');
 }
 
 function sameStatus(a: WorkStatus | null, b: WorkStatus): boolean {
