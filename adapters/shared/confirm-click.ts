@@ -38,3 +38,9 @@ export function clickNote(click: Click): string | null {
   if (click.kind === 'counted') return `Your approval counts: ${click.progress.approvals} of ${click.progress.quorum}.`;
   return null;
 }
+
+/** A counted click, or an escalation, as the conversation shows it: `Approved by bob (1 of 2)`. */
+export function approvalNote(progress: ApprovalProgress): string {
+  const by = progress.approved_by.length > 0 ? `Approved by ${progress.approved_by.join(', ')} (${progress.approvals} of ${progress.quorum}).` : '';
+  return [by, `${progress.text}.`].filter(Boolean).join(' ');
+}

@@ -5,6 +5,7 @@ import { NO_LEASE, type HeldLease } from '../../src/core/render-lease';
 import { EditReply, PostReply } from './live-replies';
 import { ReplyUnavailable, type ConfirmRequest, type LiveReply, type ReplySurface, type WorkStatus } from './reply-surface';
 import { splitMessage } from './split-message';
+import { approvalNote } from './confirm-click';
 
 export interface PresenterOptions {
   logger: Logger;
@@ -285,12 +286,6 @@ export class TurnPresenter {
   private details(fields: Record<string, unknown>): Record<string, unknown> {
     return { session_id: this.options.sessionId, ...(this.options.turnId ? { turn_id: this.options.turnId } : {}), ...fields };
   }
-}
-
-/** A counted click, or an escalation, as the conversation shows it: `Approved by bob (1 of 2)`. */
-function approvalNote(progress: NonNullable<ConfirmRequest['approval']>): string {
-  const by = progress.approved_by.length > 0 ? `Approved by ${progress.approved_by.join(', ')} (${progress.approvals} of ${progress.quorum}).` : '';
-  return [by, `${progress.text}.`].filter(Boolean).join(' ');
 }
 
 function sameStatus(a: WorkStatus | null, b: WorkStatus): boolean {

@@ -198,7 +198,9 @@ export class SlackAdapter implements ChannelAdapter {
     if (!choice) return ack();
     // Who pressed the button (the audit trail names the Slack user), and the groups they are in, asked now.
     const actor = { kind: 'contact' as const, channel: SLACK_CHANNEL, id: body.user.id, name: body.user.name ?? null };
-    const click = await confirmClick(() => hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action, actor, this.groups.forClicker(client, body.user.id)));
+    const click = await confirmClick(() =>
+      hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action, actor, this.groups.forClicker(client, body.user.id)),
+    );
     if (click.kind === 'failed') this.config.logger.error({ err: click.error, session_id: choice.sessionId }, 'a Slack confirmation failed');
     await ack();
     const channel = body.channel?.id;
@@ -213,7 +215,10 @@ export class SlackAdapter implements ChannelAdapter {
       return;
     }
     const text = click.kind === 'answered' ? `${choice.tool}: ${click.action ?? choice.action}` : STALE_TEXT;
-    const blocks = click.kind === 'answered' ? answeredBlocks(choice.tool, click.action ?? choice.action, body.user.id) : [{ type: 'section', text: { type: 'mrkdwn', text } }];
+    const blocks =
+      click.kind === 'answered'
+        ? answeredBlocks(choice.tool, click.action ?? choice.action, body.user.id)
+        : [{ type: 'section', text: { type: 'mrkdwn', text } }];
     // After the ack (Slack's 3-second deadline is about the ack, not this edit).
     const calls = this.requireOutbox().calls(client, body.team?.id ?? 'T0');
     this.track(calls.send('chat.update', { channel, ts, text, blocks }).then(() => undefined));

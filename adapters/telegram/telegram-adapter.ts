@@ -175,7 +175,7 @@ export class TelegramAdapter implements ChannelAdapter {
     const message = query.message;
     if (message && 'text' in message) {
       const chosen = click.kind === 'answered' && click.action ? click.action : decoded.action;
-    const by = [query.from.first_name, query.from.last_name].filter(Boolean).join(' ') || String(query.from.id);
+      const by = [query.from.first_name, query.from.last_name].filter(Boolean).join(' ') || String(query.from.id);
       // Not awaited: the edit may wait for a send slot; the click is answered already.
       void this.sender
         .edit(chatTarget(message.chat.id, message.chat.type), message.message_id, answeredConfirmationText(message.text, chosen, by))

@@ -113,13 +113,14 @@ async function runOne(
   const availability = tool.availability();
   if (!availability.ok) return refuse(`"${tool.name}" is not available: ${availability.reason}`);
 
-  const asks = tool.requiresConfirmation || (ports.underPolicy?.(tool.name) ?? false);
-  if (asks && ports.isApproved(tool.name)) ports.autoApproved?.(tool.name, validation.input);
-  else if (asks) {
+  if (asksFirst(tool, ports) && ports.isApproved(tool.name)) ports.autoApproved?.(tool.name, validation.input);
+  else if (asksFirst(tool, ports)) {
     const settled = (): ConfirmAction | null =>
       state.forbidden ? 'forbid_all' : ports.isDisabled(tool.name) ? 'disable' : ports.isApproved(tool.name) ? 'allow' : null;
-    const request = { tool: tool.name, parameters: sortParameters(validation.input), message: describeCall(tool.name, validation.input), callId: call.id };
-    const action = await ask(request, settled);
+    const action = await ask(
+      { tool: tool.name, parameters: sortParameters(validation.input), message: describeCall(tool.name, validation.input), callId: call.id },
+      settled,
+    );
     switch (action) {
       case 'allow':
         break;
@@ -156,6 +157,11 @@ async function runOne(
     const message = error instanceof Error ? error.message : String(error);
     return refuse(message);
   }
+}
+
+/** Whether a call asks someone before it runs: its tool needs confirmation, or an approval policy governs it (issue 30). */
+function asksFirst(tool: { name: string; requiresConfirmation: boolean }, ports: ToolTurnPorts): boolean {
+  return tool.requiresConfirmation || ports.underPolicy?.(tool.name) === true;
 }
 
 /**

@@ -138,7 +138,13 @@ export class ApprovalService {
     await this.options.control.publish({ kind: 'approval_changed', sessionId: row.session_id, approvalId: row.id });
   }
 
-  private audit(row: ApprovalRow, kind: 'approval.requested' | 'approval.click' | 'approval.decided', actor: Actor, action: string, details: Record<string, unknown>) {
+  private audit(
+    row: ApprovalRow,
+    kind: 'approval.requested' | 'approval.click' | 'approval.decided',
+    actor: Actor,
+    action: string,
+    details: Record<string, unknown>,
+  ) {
     const { policy, index } = storedPolicy(row);
     this.options.audit.record({
       kind,

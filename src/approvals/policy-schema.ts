@@ -22,14 +22,18 @@ const TOOL_GLOB = /^[A-Za-z0-9_.*?-]{1,128}$/;
  */
 export const approverSetSchema = z
   .strictObject({
-    roles: z.array(z.enum(['admin', 'user'])).max(10).default([]).describe('Hub users with one of these roles.'),
+    roles: z
+      .array(z.enum(['admin', 'user']))
+      .max(10)
+      .default([])
+      .describe('Hub users with one of these roles.'),
     users: z.array(z.string().min(1).max(64)).max(100).default([]).describe('Hub usernames.'),
     slack_usergroup: z
       .string()
       .regex(/^S[A-Z0-9]{2,30}$/, 'a Slack user group id (S0123ABCD)')
       .optional()
       .describe("A Slack user group's id: its members at click time (usergroups.users.list)."),
-    telegram_chat_admins: z.boolean().default(false).describe("The administrators of the Telegram chat the turn runs in, at click time (getChatMember)."),
+    telegram_chat_admins: z.boolean().default(false).describe('The administrators of the Telegram chat the turn runs in, at click time (getChatMember).'),
   })
   .refine((set) => set.roles.length + set.users.length > 0 || set.slack_usergroup !== undefined || set.telegram_chat_admins, {
     message: 'Name at least one approver: roles, users, slack_usergroup or telegram_chat_admins.',
@@ -39,7 +43,11 @@ export type ApproverSet = z.infer<typeof approverSetSchema>;
 
 export const approvalPolicySchema = z
   .strictObject({
-    tools: z.array(z.string().regex(TOOL_GLOB, 'a tool name or glob (`*`, `?`)')).min(1).max(100).describe('Tool names or globs (built-in and MCP tools alike).'),
+    tools: z
+      .array(z.string().regex(TOOL_GLOB, 'a tool name or glob (`*`, `?`)'))
+      .min(1)
+      .max(100)
+      .describe('Tool names or globs (built-in and MCP tools alike).'),
     approvers: approverSetSchema,
     quorum: z.int().min(1).max(APPROVAL_LIMITS.maxQuorum).default(1).describe('Distinct approvers needed.'),
     self_approval: z.boolean().default(false).describe("Whether the requester's own click may count."),

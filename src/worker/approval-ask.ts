@@ -82,7 +82,15 @@ export class TurnApprovals {
   async ask(turn: ApprovalTurn, question: ApprovalQuestion, governed: { policy: ApprovalPolicy; index: number }): Promise<ConfirmAction> {
     const { approvals, waiters, turns } = this.deps!;
     const opened = await approvals.open(
-      { ...question, toolCallId: question.callId, sessionId: turn.sessionId, turnId: turn.turnId, workflow: turn.workflow, requester: turn.requester, sessionKey: turn.sessionKey },
+      {
+        ...question,
+        toolCallId: question.callId,
+        sessionId: turn.sessionId,
+        turnId: turn.turnId,
+        workflow: turn.workflow,
+        requester: turn.requester,
+        sessionKey: turn.sessionKey,
+      },
       governed,
     );
     let wake: () => void = () => undefined;

@@ -89,7 +89,13 @@ describe('approval policies in the workflow', () => {
       expect(Object.keys(response.body.error.details.fields).some((field) => field.startsWith('approvals.0'))).toBe(true);
     }
     const stored = (await request(`${api}/assistant/workflows/ops`, { headers: as(admin) })).body.data;
-    expect(stored.approvals[0]).toEqual({ ...OPS_WORKFLOW.approvals[0], self_approval: false, timeout_s: 900, on_timeout: 'deny', approvers: { users: ['ann', 'bob', 'carol'], roles: [], telegram_chat_admins: false } });
+    expect(stored.approvals[0]).toEqual({
+      ...OPS_WORKFLOW.approvals[0],
+      self_approval: false,
+      timeout_s: 900,
+      on_timeout: 'deny',
+      approvers: { users: ['ann', 'bob', 'carol'], roles: [], telegram_chat_admins: false },
+    });
   });
 });
 
@@ -125,7 +131,9 @@ describe('a tool under a policy', () => {
     expect((await click(carol, pending.confirmation_id, 'allow')).status).toBe(409);
     const rows = await auditRows(api, admin.token, { session_id: id }, 6, (row) => row.kind === 'approval.decided');
     const kinds = rows.map((row) => `${row.kind}:${row.action}`);
-    expect(kinds).toEqual(expect.arrayContaining(['approval.requested:requested', 'approval.click:refused', 'approval.click:counted', 'approval.decided:approved']));
+    expect(kinds).toEqual(
+      expect.arrayContaining(['approval.requested:requested', 'approval.click:refused', 'approval.click:counted', 'approval.decided:approved']),
+    );
     const decidedRow = rows.find((row) => row.kind === 'approval.decided')!;
     expect(decidedRow.details).toMatchObject({ approval_id: pending.confirmation_id, requester: ann.id, policy: { index: 0, tools: ['save_*'], quorum: 2 } });
     const counted = rows.filter((row) => row.kind === 'approval.click' && row.action === 'counted');

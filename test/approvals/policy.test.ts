@@ -31,7 +31,8 @@ describe('policyFor', () => {
 });
 
 describe('checkApprover', () => {
-  const users = async (id: string) => (id === 'u1' ? { username: 'Alice', role: 'user', isActive: true } : id === 'u2' ? { username: 'root', role: 'admin', isActive: false } : null);
+  const users = async (id: string) =>
+    id === 'u1' ? { username: 'Alice', role: 'user', isActive: true } : id === 'u2' ? { username: 'root', role: 'admin', isActive: false } : null;
   const set = approvalPoliciesSchema.parse([{ tools: ['x'], approvers: { users: ['alice'], roles: ['admin'], slack_usergroup: 'S0123ABCD' } }])[0]!.approvers;
 
   it('accepts hub users by username (any case) or role, never an inactive one', async () => {
@@ -46,6 +47,9 @@ describe('checkApprover', () => {
     expect((await checkApprover(set, { kind: 'contact', channel: 'slack', id: 'U1' }, users)).ok).toBe(false);
     expect((await checkApprover(set, { kind: 'contact', channel: 'telegram', id: '7' }, users, member)).ok).toBe(false);
     const broken = { isMember: () => Promise.reject(new Error('ratelimited')) };
-    expect(await checkApprover(set, { kind: 'contact', channel: 'slack', id: 'U1' }, users, broken)).toEqual({ ok: false, reason: expect.stringContaining('ratelimited') });
+    expect(await checkApprover(set, { kind: 'contact', channel: 'slack', id: 'U1' }, users, broken)).toEqual({
+      ok: false,
+      reason: expect.stringContaining('ratelimited'),
+    });
   });
 });

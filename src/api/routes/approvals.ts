@@ -71,7 +71,7 @@ export function approvalRoutes(approvals: ApprovalService): ApiModule {
       summary: 'Decide an approval: allow (counts toward the quorum), deny…',
       description:
         'The six actions of `tool_confirm`. Approving actions count once per person toward the quorum; any other action by an approver decides at once. ' +
-        "403 FORBIDDEN when you may not approve (not among the approvers, or your own request without `self_approval`); 409 CONFLICT when it is no longer pending.",
+        '403 FORBIDDEN when you may not approve (not among the approvers, or your own request without `self_approval`); 409 CONFLICT when it is no longer pending.',
       tags: ['approvals'],
       access: 'user',
       params: z.object({ id: z.uuid() }),

@@ -49,7 +49,8 @@ export function registerApprovals(program: Command, context: CliContext): void {
         formatTime(item.created_at),
         sanitize(item.message),
       ]);
-      for (const line of formatTable(['ID', 'TOOL', 'STATE', 'APPROVED', 'WORKFLOW', 'ASKED', 'CALL'], rows, context.stdout.columns ?? Infinity)) context.out(line);
+      for (const line of formatTable(['ID', 'TOOL', 'STATE', 'APPROVED', 'WORKFLOW', 'ASKED', 'CALL'], rows, context.stdout.columns ?? Infinity))
+        context.out(line);
     });
 
   for (const [name, action, description] of [

@@ -36,7 +36,12 @@ beforeAll(async () => {
   const cwd = makeTempDir();
   writeFileSync(path.join(cwd, 'config.yaml'), 'channels:\n  slack:\n    edit_interval_ms: 200\n');
   service = await startService({
-    env: testEnv(makeTempDir(), { ...GENEROUS_RATE_LIMITS, SERVICE_SLACK_BOT_TOKEN: BOT_TOKEN, SERVICE_SLACK_SIGNING_SECRET: SIGNING_SECRET, SERVICE_SLACK_API_URL: slack.url }),
+    env: testEnv(makeTempDir(), {
+      ...GENEROUS_RATE_LIMITS,
+      SERVICE_SLACK_BOT_TOKEN: BOT_TOKEN,
+      SERVICE_SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SERVICE_SLACK_API_URL: slack.url,
+    }),
     cwd,
     logDestination: new LogCapture(),
     provider,
@@ -65,22 +70,45 @@ afterAll(async () => {
 
 function sign(body: string): Record<string, string> {
   const timestamp = Math.floor(Date.now() / 1000);
-  return { 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': `v0=${createHmac('sha256', SIGNING_SECRET).update(`v0:${timestamp}:${body}`).digest('hex')}` };
+  return {
+    'x-slack-request-timestamp': String(timestamp),
+    'x-slack-signature': `v0=${createHmac('sha256', SIGNING_SECRET).update(`v0:${timestamp}:${body}`).digest('hex')}`,
+  };
 }
 
 /** U1 asks in channel C7 (a mention): the turn runs in a thread there. */
 async function askInChannel(text: string) {
   tsCounter += 1;
   const ts = `1710000000.${String(tsCounter).padStart(6, '0')}`;
-  const event = { type: 'app_mention', channel_type: 'channel', channel: 'C7', user: 'U1', text: `<@${FAKE_SLACK.botUserId}> ${text}`, ts, team: FAKE_SLACK.teamId };
-  const body = JSON.stringify({ token: 't', team_id: FAKE_SLACK.teamId, api_app_id: 'A1', type: 'event_callback', event_id: `EvA${++eventCounter}`, event_time: 1, event });
-  expect((await request(`${base}/channels/slack/events`, { method: 'POST', headers: { 'content-type': 'application/json', ...sign(body) }, body })).status).toBe(200);
+  const event = {
+    type: 'app_mention',
+    channel_type: 'channel',
+    channel: 'C7',
+    user: 'U1',
+    text: `<@${FAKE_SLACK.botUserId}> ${text}`,
+    ts,
+    team: FAKE_SLACK.teamId,
+  };
+  const body = JSON.stringify({
+    token: 't',
+    team_id: FAKE_SLACK.teamId,
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `EvA${++eventCounter}`,
+    event_time: 1,
+    event,
+  });
+  expect(
+    (await request(`${base}/channels/slack/events`, { method: 'POST', headers: { 'content-type': 'application/json', ...sign(body) }, body })).status,
+  ).toBe(200);
   const question = await slack.waitFor((call) => call.method === 'chat.postMessage' && call.args.thread_ts === ts && Array.isArray(call.args.blocks));
   return { ts, question };
 }
 
 async function click(question: SlackApiCall, user: string, action = 'allow') {
-  const button = question.args.blocks.flatMap((block: any) => block.elements ?? []).find((element: any) => element.action_id === `switchboard_confirm_${action}`);
+  const button = question.args.blocks
+    .flatMap((block: any) => block.elements ?? [])
+    .find((element: any) => element.action_id === `switchboard_confirm_${action}`);
   const payload = {
     type: 'block_actions',
     team: { id: FAKE_SLACK.teamId },
@@ -94,7 +122,15 @@ async function click(question: SlackApiCall, user: string, action = 'allow') {
   };
   const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const before = slack.workspace.ephemerals.length;
-  expect((await request(`${base}/channels/slack/interactions`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(body) }, body })).status).toBe(200);
+  expect(
+    (
+      await request(`${base}/channels/slack/interactions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(body) },
+        body,
+      })
+    ).status,
+  ).toBe(200);
   return before;
 }
 
@@ -110,7 +146,10 @@ async function ephemeralAfter(before: number, user: string) {
 
 it('a user group’s members approve with a quorum of two; the requester and non-members are refused privately', async () => {
   slack.usergroups.set('S0SRE', ['U1', 'U2']);
-  provider.rounds = [{ calls: [{ id: 'slack-save', name: 'save_note', arguments: JSON.stringify({ text: 'release 1.2' }) }] }, { text: ['Saved the release note.'] }];
+  provider.rounds = [
+    { calls: [{ id: 'slack-save', name: 'save_note', arguments: JSON.stringify({ text: 'release 1.2' }) }] },
+    { text: ['Saved the release note.'] },
+  ];
   const { ts, question } = await askInChannel('deploy notes please');
   expect(question.args.blocks[0].text.text).toContain('Waiting for approval by Slack group S0SRE (0 of 2)');
   // The group changes between the request and the first click: U4 joins.
@@ -127,7 +166,13 @@ it('a user group’s members approve with a quorum of two; the requester and non
   // The question's buttons became the outcome.
   await slack.waitFor((call) => call.method === 'chat.update' && call.args.ts === 'question-ts' && String(call.args.text).includes('allow'));
   const rows = await auditRows(base, admin.token, { kind: 'approval.click' }, 5);
-  expect(rows.map((row) => `${row.actor.key}:${row.action}`).sort()).toEqual(['slack:U1:refused', 'slack:U2:counted', 'slack:U2:counted', 'slack:U3:refused', 'slack:U4:counted']);
+  expect(rows.map((row) => `${row.actor.key}:${row.action}`).sort()).toEqual([
+    'slack:U1:refused',
+    'slack:U2:counted',
+    'slack:U2:counted',
+    'slack:U3:refused',
+    'slack:U4:counted',
+  ]);
 });
 
 it('refuses a click when Slack cannot list the group (fail-closed), and a hub admin approves over the API', async () => {

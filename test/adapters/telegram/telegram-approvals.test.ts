@@ -39,7 +39,9 @@ const deliver = (update: unknown) => request(`${h.api}/channels/telegram/webhook
 async function ask(text: string) {
   const before = h.telegram.calls.length;
   await deliver(textUpdate(GROUP, text));
-  return h.telegram.waitFor((call) => h.telegram.calls.indexOf(call) >= before && forChat(GROUP)(call) && call.method === 'sendMessage' && call.params.reply_markup !== undefined);
+  return h.telegram.waitFor(
+    (call) => h.telegram.calls.indexOf(call) >= before && forChat(GROUP)(call) && call.method === 'sendMessage' && call.params.reply_markup !== undefined,
+  );
 }
 
 async function click(asked: any, userId: number, action = 'allow') {

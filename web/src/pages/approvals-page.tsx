@@ -46,7 +46,10 @@ export function ApprovalsPage() {
   const items = approvals.data?.items ?? [];
   return (
     <>
-      <PageHeader title="Approvals" description="Tool calls waiting for your approval, across sessions (workflow approval policies). Refreshed every few seconds." />
+      <PageHeader
+        title="Approvals"
+        description="Tool calls waiting for your approval, across sessions (workflow approval policies). Refreshed every few seconds."
+      />
       <ErrorNote>{error}</ErrorNote>
       {approvals.error ? (
         <ErrorNote onRetry={reload}>{approvals.error}</ErrorNote>
