@@ -83,10 +83,12 @@ export class TurnContext implements LoopPorts {
     return this.events.send(event);
   }
 
-  async confirm(request: { tool: string; parameters: Record<string, unknown>; message: string; callId?: string }): Promise<ConfirmAction> {
+  async confirm(question: { tool: string; parameters: Record<string, unknown>; message: string; callId?: string }): Promise<ConfirmAction> {
+    // The call's id names an approval; a plain confirmation carries exactly the spec's fields.
+    const { callId, ...request } = question;
     const governed = this.approvals.governs(request.tool);
     if (governed) {
-      if (!request.callId) throw new Error(`an approval of "${request.tool}" needs the call's id`);
+      if (!callId) throw new Error(`an approval of "${request.tool}" needs the call's id`);
       const turn = {
         sessionId: this.sessionId,
         turnId: this.turnId,
@@ -98,7 +100,7 @@ export class TurnContext implements LoopPorts {
         emit: (event: AgentEvent) => this.emit(event),
         flush: () => this.events.flush(),
       };
-      return this.approvals.ask(turn, { ...request, callId: request.callId }, governed);
+      return this.approvals.ask(turn, { ...request, callId }, governed);
     }
     const confirmationId = randomUUID();
     const requestedAt = Date.now();
