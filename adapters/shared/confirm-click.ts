@@ -15,6 +15,9 @@ export type Click =
   /** The hub failed: logged by the channel, shown as stale. */
   | { kind: 'failed'; error: unknown };
 
+/** How a tool call's error begins when its approval was refused or timed out (src/worker/approval-ask.ts). */
+export const NOT_APPROVED_PREFIX = 'Not approved:';
+
 /** The note for a stale click. */
 export const STALE_TEXT = 'This confirmation is no longer pending.';
 

@@ -5,7 +5,7 @@ import { NO_LEASE, type HeldLease } from '../../src/core/render-lease';
 import { EditReply, PostReply } from './live-replies';
 import { ReplyUnavailable, type ConfirmRequest, type LiveReply, type ReplySurface, type WorkStatus } from './reply-surface';
 import { splitMessage } from './split-message';
-import { approvalNote } from './confirm-click';
+import { approvalNote, NOT_APPROVED_PREFIX } from './confirm-click';
 
 export interface PresenterOptions {
   logger: Logger;
@@ -72,6 +72,8 @@ export class TurnPresenter {
       case 'tool_start':
         return this.setStatus({ kind: 'tool', tool: frame.payload.tool_name });
       case 'tool_end':
+        // An approval refused or timed out (issue 30) is said in the conversation.
+        if (frame.payload.error?.startsWith(NOT_APPROVED_PREFIX)) this.enqueue(() => this.surface.post(frame.payload.error!, { first: false }));
         return this.setStatus({ kind: 'working', state: 'thinking' });
       case 'tool_confirm_request':
         return this.confirm(frame.payload);

@@ -38,6 +38,9 @@ export interface ApprovalQuestion {
   callId: string;
 }
 
+/** How a refused approval's outcome begins (the model reads it; chat channels show it). */
+export const NOT_APPROVED = 'Not approved:';
+
 /** What a decided approval means to the tool executor: a refused or timed-out one is a denial. */
 function outcomeOf(row: ApprovalRow): ConfirmAction {
   if (row.state === 'approved') return row.action === 'allow_all' ? 'allow_all' : 'allow';
@@ -55,6 +58,7 @@ function outcomeOf(row: ApprovalRow): ConfirmAction {
 export class TurnApprovals {
   private policies: readonly ApprovalPolicy[] = [];
   private readonly allowed = new Set<string>();
+  private readonly denials = new Map<string, string>();
 
   constructor(private readonly deps: ApprovalAskDeps | null) {}
 
@@ -73,6 +77,11 @@ export class TurnApprovals {
   /** Whether an approver allowed `tool` for the rest of the session (`allow_all` on an approval). */
   allowedForSession(tool: string): boolean {
     return this.allowed.has(tool);
+  }
+
+  /** Why the last approval of `tool` in this turn was refused, for the model and the conversation. */
+  denial(tool: string): string | null {
+    return this.denials.get(tool) ?? null;
   }
 
   noteAllowed(tool: string): void {
@@ -102,7 +111,7 @@ export class TurnApprovals {
         // Armed before reading, so a change published while reading wakes the next wait.
         const wait = new Promise<void>((resolve) => (wake = resolve));
         const { row, votes } = await approvals.read(opened.id);
-        if (row.state !== 'pending') return outcomeOf(row);
+        if (row.state !== 'pending') return this.outcome(row);
         if (new Date(row.expires_at).getTime() <= Date.now()) {
           await approvals.expire(row.id);
           continue;
@@ -124,6 +133,7 @@ export class TurnApprovals {
         }
         if ((await this.until(wait, row, turn)) === 'steered') {
           await approvals.abandon(row.id);
+          this.denials.set(row.tool, `${NOT_APPROVED} a newer message steered the turn; "${row.tool}" did not run.`);
           return 'deny';
         }
       }
@@ -135,6 +145,15 @@ export class TurnApprovals {
       release();
       await turns.awaitConfirmation(turn, null);
     }
+  }
+
+  /** The executor's action for a decided approval, noting why a refusal was given. */
+  private outcome(row: ApprovalRow): ConfirmAction {
+    const action = outcomeOf(row);
+    if (row.state === 'timed_out') this.denials.set(row.tool, `${NOT_APPROVED} no approver approved "${row.tool}" in time; it did not run.`);
+    else if (action === 'deny')
+      this.denials.set(row.tool, `${NOT_APPROVED} an approver denied "${row.tool}"; it did not run. Do without it, or explain why it is needed.`);
+    return action;
   }
 
   /** Waits for a change, the deadline, a steering message, or the turn's end (thrown). */

@@ -73,6 +73,10 @@ export class TurnContext implements LoopPorts {
     this.approvals = new TurnApprovals(deps.approvals ? { approvals: deps.approvals, waiters: deps.waiters, turns: deps.turns } : null);
   }
 
+  denial(tool: string): string | null {
+    return this.underPolicy(tool) ? this.approvals.denial(tool) : null;
+  }
+
   /** Whether an approval policy governs `tool`: it is asked of its approvers even when it needs no confirmation. */
   underPolicy(tool: string): boolean {
     return this.approvals.governs(tool) !== null;

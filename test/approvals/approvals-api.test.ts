@@ -148,7 +148,7 @@ describe('a tool under a policy', () => {
     expect(tools.runs).not.toContainEqual({ tool: 'save_note', input: { text: 'never' } });
     const history = (await request(`${api}/sessions/${id}/messages`, { headers: as(ann) })).body.data.items;
     const round = history.find((message: { tool_calls: unknown[] }) => message.tool_calls.length > 0);
-    expect(round.tool_calls[0].error).toContain('denied');
+    expect(round.tool_calls[0].error).toBe('Not approved: an approver denied "save_note"; it did not run. Do without it, or explain why it is needed.');
   });
 
   it('escalates after its timeout to `escalate_to`, who approves', async () => {

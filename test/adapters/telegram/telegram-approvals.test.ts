@@ -77,6 +77,8 @@ it('refuses when Telegram cannot say (fail-closed), and a timeout denies', async
   const asked = await ask('deploy lookup');
   const refused = await click(asked, 12);
   expect(refused.params).toMatchObject({ show_alert: true, text: expect.stringContaining('Telegram did not say whether you administer this chat') });
+  // The timeout is said in the conversation, and the model got the call back denied.
+  await waitForText(h.telegram, GROUP, /Not approved: no approver approved "lookup" in time/);
   await waitForText(h.telegram, GROUP, /Without it\./);
   expect(h.tools.runs).not.toContainEqual({ tool: 'lookup', input: { word: 'x' } });
   const [decided] = await auditRows(h.api, h.adminToken, { kind: 'approval.decided', actor: 'system:timeout' });
