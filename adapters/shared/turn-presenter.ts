@@ -5,6 +5,7 @@ import { NO_LEASE, type HeldLease } from '../../src/core/render-lease';
 import { EditReply, PostReply } from './live-replies';
 import { ReplyUnavailable, type ConfirmRequest, type LiveReply, type ReplySurface, type WorkStatus } from './reply-surface';
 import { splitMessage } from './split-message';
+import { approvalNote, NOT_APPROVED_PREFIX } from './confirm-click';
 
 export interface PresenterOptions {
   logger: Logger;
@@ -40,6 +41,8 @@ export class TurnPresenter {
   private status: WorkStatus | null = null;
   private lease: Promise<HeldLease> | null = null;
   private ended = false;
+  /** Approvals asked in this turn and the clicks counted so far (issue 30). */
+  private readonly approvalCounts = new Map<string, string>();
 
   constructor(
     private readonly surface: ReplySurface,
@@ -69,6 +72,8 @@ export class TurnPresenter {
       case 'tool_start':
         return this.setStatus({ kind: 'tool', tool: frame.payload.tool_name });
       case 'tool_end':
+        // An approval refused or timed out (issue 30) is said in the conversation.
+        if (frame.payload.error?.startsWith(NOT_APPROVED_PREFIX)) this.enqueue(() => this.surface.post(frame.payload.error!, { first: false }));
         return this.setStatus({ kind: 'working', state: 'thinking' });
       case 'tool_confirm_request':
         return this.confirm(frame.payload);
@@ -185,6 +190,16 @@ export class TurnPresenter {
   }
 
   private confirm(request: ConfirmRequest): void {
+    // An approval asked again as clicks count (issue 30): each counted click is shown, the buttons stay.
+    const counted = this.approvalCounts.get(request.confirmation_id);
+    if (request.approval && counted !== undefined) {
+      const progress = request.approval;
+      const now = `${progress.approvals}:${progress.escalated}`;
+      this.approvalCounts.set(request.confirmation_id, now);
+      if (now !== counted) this.enqueue(() => this.surface.post(approvalNote(progress), { first: false }));
+      return;
+    }
+    if (request.approval) this.approvalCounts.set(request.confirmation_id, `${request.approval.approvals}:${request.approval.escalated}`);
     // What streamed before the question (later frames may be queued behind it by the time it runs).
     const streamed = this.text;
     this.enqueue(async () => {

@@ -8,6 +8,8 @@ import { boltLogger } from './bolt-logger';
 import { IngestFailure, notRunning, slackEventsReceiver } from './events-receiver';
 import { platformReason } from './platform-reason';
 import { answeredBlocks, CONFIRM_ACTION_PREFIX, decodeChoice } from './confirm-buttons';
+import { SlackApproverGroups } from './approver-groups';
+import { clickNote, confirmClick, STALE_TEXT } from '../shared/confirm-click';
 import {
   conversationOf,
   isConversationalEvent,
@@ -63,6 +65,7 @@ export class SlackAdapter implements ChannelAdapter {
   readonly routes?: ChannelAdapter['routes'];
   private readonly app: App;
   private readonly users: UserNames;
+  private readonly groups: SlackApproverGroups;
   /** Takes messages in and shows their turns (adapters/shared): this channel supplies the reply surface. */
   private follower: ChatFollower | null = null;
   private readonly renders = new Set<Promise<void>>();
@@ -87,6 +90,7 @@ export class SlackAdapter implements ChannelAdapter {
       this.routes = [events.route];
     }
     this.users = new UserNames(config.logger);
+    this.groups = new SlackApproverGroups();
     this.app.event('message', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
     this.app.event('app_mention', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
     this.app.event('assistant_thread_started', async ({ event, body, context, client }) =>
@@ -192,29 +196,29 @@ export class SlackAdapter implements ChannelAdapter {
     const hub = this.requireHub();
     const choice = decodeChoice(action.value);
     if (!choice) return ack();
-    let text: string;
-    try {
-      // Who pressed the button: the audit trail names the Slack user.
-      await hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action, {
-        kind: 'contact',
-        channel: SLACK_CHANNEL,
-        id: body.user.id,
-        name: body.user.name ?? null,
-      });
-      text = `${choice.tool}: ${choice.action}`;
-    } catch (error) {
-      if (!(error instanceof AppError) || error.status >= 500)
-        this.config.logger.error({ err: error, session_id: choice.sessionId }, 'a Slack confirmation failed');
-      text = 'This confirmation is no longer pending.';
-    }
+    // Who pressed the button (the audit trail names the Slack user), and the groups they are in, asked now.
+    const actor = { kind: 'contact' as const, channel: SLACK_CHANNEL, id: body.user.id, name: body.user.name ?? null };
+    const click = await confirmClick(() =>
+      hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action, actor, this.groups.forClicker(client, body.user.id)),
+    );
+    if (click.kind === 'failed') this.config.logger.error({ err: click.error, session_id: choice.sessionId }, 'a Slack confirmation failed');
     await ack();
     const channel = body.channel?.id;
     const ts = body.message?.ts;
     if (!channel || !ts) return;
+    // Refused, or counted toward a quorum: only the clicker is told; the question and its buttons stay.
+    const note = clickNote(click);
+    if (note !== null) {
+      const threadTs = (body.message as { thread_ts?: string } | undefined)?.thread_ts;
+      const ephemeral = { channel, user: body.user.id, text: note, ...(threadTs ? { thread_ts: threadTs } : {}) };
+      this.track(client.apiCall('chat.postEphemeral', ephemeral).then(() => undefined));
+      return;
+    }
+    const text = click.kind === 'answered' ? `${choice.tool}: ${click.action ?? choice.action}` : STALE_TEXT;
     const blocks =
-      text === 'This confirmation is no longer pending.'
-        ? [{ type: 'section', text: { type: 'mrkdwn', text } }]
-        : answeredBlocks(choice.tool, choice.action, body.user.id);
+      click.kind === 'answered'
+        ? answeredBlocks(choice.tool, click.action ?? choice.action, body.user.id)
+        : [{ type: 'section', text: { type: 'mrkdwn', text } }];
     // After the ack (Slack's 3-second deadline is about the ack, not this edit).
     const calls = this.requireOutbox().calls(client, body.team?.id ?? 'T0');
     this.track(calls.send('chat.update', { channel, ts, text, blocks }).then(() => undefined));

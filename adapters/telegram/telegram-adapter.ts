@@ -15,6 +15,8 @@ import { countCalls } from './call-count';
 import { NO_CHANNEL_TELEMETRY } from '../../src/core/telemetry';
 import { TelegramSendBudget, type ChatTarget } from './telegram-budget';
 import { TypingIndicator } from './typing';
+import { TelegramApproverGroups } from './approver-groups';
+import { clickNote, confirmClick } from '../shared/confirm-click';
 import { TELEGRAM_WEBHOOK_PATH, webhookHandler } from './webhook';
 
 /**
@@ -34,6 +36,7 @@ export class TelegramAdapter implements ChannelAdapter {
   private readonly budget: TelegramSendBudget;
   private readonly sender: TelegramSender;
   private readonly typing: TypingIndicator;
+  private readonly approvers: TelegramApproverGroups;
 
   constructor(private readonly config: TelegramAdapterConfig) {
     this.bot = new Telegraf(config.botToken, { telegram: { apiRoot: config.apiRoot, webhookReply: false } });
@@ -55,6 +58,7 @@ export class TelegramAdapter implements ChannelAdapter {
       leases: config.renderLeases,
       shutdownGraceMs: TELEGRAM_DEFAULTS.stopGraceMs,
     });
+    this.approvers = new TelegramApproverGroups(async (chatId, userId) => (await this.call(() => this.bot.telegram.getChatMember(chatId, userId))).status);
     this.typing = new TypingIndicator({
       send: (chat) => this.sender.typing(chat),
       intervalMs: config.typingIntervalMs ?? TELEGRAM_DEFAULTS.typingIntervalMs,
@@ -156,27 +160,25 @@ export class TelegramAdapter implements ChannelAdapter {
       await this.answerQuery(query.id);
       return;
     }
-    try {
-      // Who pressed the button: the audit trail names the Telegram user.
-      const name = [query.from.first_name, query.from.last_name].filter(Boolean).join(' ') || null;
-      await hub.confirmTool(decoded.sessionId, decoded.confirmationId, decoded.action, {
-        kind: 'contact',
-        channel: TELEGRAM_CHANNEL,
-        id: String(query.from.id),
-        name,
-      });
-    } catch (error) {
-      if (!isAppError(error)) throw error;
-      await this.answerQuery(query.id, STALE_CONFIRMATION_TEXT);
-      return;
-    }
-    await this.answerQuery(query.id, ACTION_LABELS[decoded.action]);
+    // Who pressed the button (the audit trail names the Telegram user), and whether they administer the chat, asked now.
+    const name = [query.from.first_name, query.from.last_name].filter(Boolean).join(' ') || null;
+    const actor = { kind: 'contact' as const, channel: TELEGRAM_CHANNEL, id: String(query.from.id), name };
+    const chatId = query.message?.chat.id;
+    const groups = chatId === undefined ? undefined : this.approvers.forClicker(chatId, query.from.id);
+    const click = await confirmClick(() => hub.confirmTool(decoded.sessionId, decoded.confirmationId, decoded.action, actor, groups));
+    if (click.kind === 'failed' && !isAppError(click.error)) throw click.error;
+    // Refused, or counted toward a quorum: an alert only the clicker sees; the question and its buttons stay.
+    const note = clickNote(click);
+    if (note !== null) return this.answerQuery(query.id, note, click.kind === 'refused');
+    if (click.kind === 'stale' || click.kind === 'failed') return this.answerQuery(query.id, STALE_CONFIRMATION_TEXT);
+    await this.answerQuery(query.id, ACTION_LABELS[click.kind === 'answered' && click.action ? click.action : decoded.action]);
     const message = query.message;
     if (message && 'text' in message) {
+      const chosen = click.kind === 'answered' && click.action ? click.action : decoded.action;
       const by = [query.from.first_name, query.from.last_name].filter(Boolean).join(' ') || String(query.from.id);
       // Not awaited: the edit may wait for a send slot; the click is answered already.
       void this.sender
-        .edit(chatTarget(message.chat.id, message.chat.type), message.message_id, answeredConfirmationText(message.text, decoded.action, by))
+        .edit(chatTarget(message.chat.id, message.chat.type), message.message_id, answeredConfirmationText(message.text, chosen, by))
         .catch((error: unknown) => this.logFailure(error, 'telegram: could not show the confirmation choice'));
     }
   }
@@ -186,9 +188,9 @@ export class TelegramAdapter implements ChannelAdapter {
    * query that is too old or answered already: that is logged, never thrown — the update was handled,
    * and a failed webhook answer would make Telegram deliver it again, forever.
    */
-  private async answerQuery(queryId: string, text?: string): Promise<void> {
+  private async answerQuery(queryId: string, text?: string, alert = false): Promise<void> {
     try {
-      await this.call(() => this.bot.telegram.answerCbQuery(queryId, text));
+      await this.call(() => this.bot.telegram.answerCbQuery(queryId, text, alert ? { show_alert: true } : undefined));
     } catch (error) {
       this.config.logger.warn({ err: loggableError(error, this.config.botToken) }, 'telegram: could not answer a button click (too old, or answered already)');
     }

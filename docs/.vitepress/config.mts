@@ -61,6 +61,7 @@ export default withMermaid(
             { text: 'Scale out', link: '/guides/scale-out' },
             { text: 'Messages sent mid-answer', link: '/guides/mid-turn-policy' },
             { text: 'MCP tools', link: '/guides/mcp-tools' },
+            { text: 'Approvals', link: '/guides/approvals' },
             { text: 'Behind a reverse proxy', link: '/guides/reverse-proxy' },
             { text: 'SAML single sign-on', link: '/guides/saml' },
             { text: 'Backups and upgrades', link: '/guides/backups-and-upgrades' },

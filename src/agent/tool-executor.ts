@@ -12,7 +12,11 @@ export interface ToolTurnPorts {
   signal: AbortSignal;
   emit(event: AgentEvent): Promise<void>;
   /** Asks the human (tool_confirm_request) and waits; resolves `deny` on timeout. */
-  confirm(request: { tool: string; parameters: Record<string, unknown>; message: string }): Promise<ConfirmAction>;
+  confirm(request: { tool: string; parameters: Record<string, unknown>; message: string; callId?: string }): Promise<ConfirmAction>;
+  /** Why the last `deny` of this tool's approval was given (a timeout, an approver), or null: the requester's own deny. */
+  denial?(tool: string): string | null;
+  /** Whether an approval policy governs the tool (issue 30): then it is asked of approvers even if it needs no confirmation. */
+  underPolicy?(tool: string): boolean;
   /** Session-wide approvals and disables (allow_all, disable), persisted with the session. */
   isApproved(tool: string): boolean;
   isDisabled(tool: string): boolean;
@@ -111,11 +115,11 @@ async function runOne(
   const availability = tool.availability();
   if (!availability.ok) return refuse(`"${tool.name}" is not available: ${availability.reason}`);
 
-  if (tool.requiresConfirmation && ports.isApproved(tool.name)) ports.autoApproved?.(tool.name, validation.input);
-  else if (tool.requiresConfirmation) {
+  if (asksFirst(tool, ports) && ports.isApproved(tool.name)) ports.autoApproved?.(tool.name, validation.input);
+  else if (asksFirst(tool, ports)) {
     const settled = (): ConfirmAction | null =>
       state.forbidden ? 'forbid_all' : ports.isDisabled(tool.name) ? 'disable' : ports.isApproved(tool.name) ? 'allow' : null;
-    const action = await ask({ tool: tool.name, parameters: sortParameters(validation.input), message: describeCall(tool.name, validation.input) }, settled);
+    const action = await ask(question(tool.name, validation.input, call.id), settled);
     switch (action) {
       case 'allow':
         break;
@@ -123,7 +127,7 @@ async function runOne(
         await ports.approve(tool.name);
         break;
       case 'deny':
-        return refuse('The user denied this call. You may explain why it is needed and ask again, or do without it.');
+        return refuse(ports.denial?.(tool.name) ?? 'The user denied this call. You may explain why it is needed and ask again, or do without it.');
       case 'disable':
         await ports.disable(tool.name);
         return refuse(`The user disabled "${tool.name}" for this session.`);
@@ -152,6 +156,16 @@ async function runOne(
     const message = error instanceof Error ? error.message : String(error);
     return refuse(message);
   }
+}
+
+/** The question a call asks (the call's id names its approval, when a policy governs the tool). */
+function question(tool: string, input: Record<string, unknown>, callId: string) {
+  return { tool, parameters: sortParameters(input), message: describeCall(tool, input), callId };
+}
+
+/** Whether a call asks someone before it runs: its tool needs confirmation, or an approval policy governs it (issue 30). */
+function asksFirst(tool: { name: string; requiresConfirmation: boolean }, ports: ToolTurnPorts): boolean {
+  return tool.requiresConfirmation || ports.underPolicy?.(tool.name) === true;
 }
 
 /**

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import pc from 'picocolors';
 import { VERSION } from '../version';
+import { registerApprovals } from './commands/approvals';
 import { registerChat } from './commands/chat';
 import { registerHistory } from './commands/history';
 import { registerKeys } from './commands/keys';
@@ -45,6 +46,7 @@ export function createProgram(context: CliContext, setExitCode: (code: ExitCode)
   registerLogs(program, context, setExitCode);
   registerWorkflows(program, context, setExitCode);
   registerMcp(program, context);
+  registerApprovals(program, context);
   return program;
 }
 

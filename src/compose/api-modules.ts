@@ -4,6 +4,7 @@ import type { LlmProvider } from '../agent/provider';
 import type { ApiModule } from '../api/app';
 import type { ApiRouter } from '../api/endpoint';
 import { apiKeyRoutes } from '../api/routes/api-keys';
+import { approvalRoutes } from '../api/routes/approvals';
 import { auditRoutes } from '../api/routes/audit';
 import { authRoutes } from '../api/routes/auth';
 import { channelRoutes } from '../api/routes/channels';
@@ -44,6 +45,7 @@ export function apiModules(
     apiKeyRoutes(auth.apiKeys, core.audit),
     userRoutes(auth.users, core.audit),
     auditRoutes(records.audit),
+    approvalRoutes(core.approvals),
     usageRoutes(records.usage),
     samlRoutes(saml, authParts.refreshCookie),
     knowledgeRoutes(core.knowledge),

@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { CHANNELS } from '../../adapters';
 import { createToolRegistry } from '../agent/tools';
+import { ApprovalService } from '../approvals/approval-service';
+import { ApprovalStore } from '../approvals/approval-store';
+import { hubUserLookup } from '../approvals/hub-users';
 import { AuditLog } from '../audit/audit-log';
 import { usernameOf } from '../auth/username-lookup';
 import { loadConfig, type Config } from '../config';
@@ -80,6 +83,7 @@ export async function startCore(options: ServiceOptions, processName: ProcessNam
       arrivals: new TurnArrivals(),
       audit,
       budgets,
+      approvals: new ApprovalService({ store: new ApprovalStore(models), control: drivers.control, audit, users: hubUserLookup(database.sequelize) }),
     };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);

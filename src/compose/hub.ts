@@ -52,6 +52,7 @@ export async function composeHub(core: Core, provider: LlmProvider): Promise<Hub
     }),
     events: drivers.events,
     control: drivers.control,
+    approvals: core.approvals,
     metrics: core.metrics,
     tracing: core.tracing,
     arrivals: core.arrivals,

@@ -1,3 +1,4 @@
+import type { ApprovalService } from '../approvals/approval-service';
 import type { DestinationStream } from 'pino';
 import type { LlmProvider } from '../agent/provider';
 import type { ToolCatalog } from '../agent/tool-box';
@@ -108,6 +109,8 @@ export interface Core {
   metricsPort: number | null;
   /** The audit trail's batched writer (confirmations in the worker; keys, users, SAML, workflows in the API). */
   audit: AuditLog;
+  /** Approvals by the right people (issue 30): the worker opens and times them out, API processes count clicks. */
+  approvals: ApprovalService;
   /** Daily token budgets, checked when a worker starts a turn. */
   budgets: DailyBudgets;
 }

@@ -25,6 +25,7 @@ export async function startWorker(core: Core, provider: LlmProvider): Promise<vo
     metrics: core.metrics,
     tracing: core.tracing,
     audit: core.audit,
+    approvals: core.approvals,
     budgets: core.budgets.enabled ? core.budgets : null,
     sessionTools: core.sessionTools,
     logger: core.logger,

@@ -20,6 +20,9 @@ export const AUDIT_KINDS = [
   'workflow.synced',
   'mcp.tool_approved',
   'mcp.server_restarted',
+  'approval.requested',
+  'approval.click',
+  'approval.decided',
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 

@@ -10,6 +10,7 @@ export {
   type AgentEvent,
   type AgentEventType,
   type AgentState,
+  type ApprovalProgress,
   type DonePayload,
   type PongEvent,
   type SessionFrame,

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Actor } from './actor';
-import type { AgentState, SessionFrame } from './events';
+import type { AgentState, ApprovalProgress, SessionFrame } from './events';
 import type { ErrorCode } from './errors';
 import type { ChannelName, InboundMessage } from './inbound';
 import type { Principal, Role } from './principal';
@@ -39,6 +39,24 @@ export interface Ingested {
  * What channel adapters may use of the hub: ingest messages, control turns, read the event log.
  * Adapters translate; everything behind this port (storage, queue, routing, agent) is the hub's.
  */
+/**
+ * What the channel a click came from can tell about the clicker, asked when the click arrives
+ * (issue 30). A channel that knows no groups does not pass one.
+ */
+export interface ApproverGroups {
+  /**
+   * Whether the clicker is in the platform group `group` (a Slack user group's id; `chat_admins`: an
+   * administrator of the chat the turn runs in). Throws when the platform cannot say: the click is
+   * refused (fail-closed).
+   */
+  isMember(group: string): Promise<boolean>;
+}
+
+/** What an approver's click did (issue 30): counted toward the quorum, or decided the approval. */
+export interface ConfirmResult {
+  approval: { counted: boolean; decided: string | null; progress: ApprovalProgress };
+}
+
 export interface Hub {
   /**
    * Stores the message and queues its turn. Chat channels address a session by `sessionKey` (found or
@@ -59,9 +77,12 @@ export interface Hub {
   /**
    * Answers a `tool_confirm_request`. Throws AppError when none with that id is pending. `actor` is
    * who answered (the web user, the Slack or Telegram contact who pressed the button): the audit
-   * trail names them; absent, the answer is recorded as the channel's.
+   * trail names them; absent, the answer is recorded as the channel's. When an approval policy
+   * governs the tool (issue 30) the click is a vote: throws AppError `FORBIDDEN` (with a note to show
+   * the clicker privately) when the actor may not approve, and resolves what the click did. `groups`
+   * answers, at click time, which of the platform's groups the clicker belongs to.
    */
-  confirmTool(sessionId: string, confirmationId: string, action: string, actor?: Actor): Promise<void>;
+  confirmTool(sessionId: string, confirmationId: string, action: string, actor?: Actor, groups?: ApproverGroups): Promise<ConfirmResult | void>;
   findSession(sessionId: string): Promise<SessionSummary | null>;
   /**
    * A client opened the session's stream and was sent `seen` (the replay, if any): the hub appends

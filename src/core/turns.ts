@@ -1,5 +1,5 @@
 import type { Actor } from './actor';
-import type { AgentState, SessionFrame, SessionFrameBody } from './events';
+import type { AgentState, ApprovalProgress, SessionFrame, SessionFrameBody } from './events';
 import type { PrincipalChangeReason } from './principal';
 
 /**
@@ -99,6 +99,8 @@ export interface PendingConfirmation {
   message: string;
   /** The workflow the turn runs (its name; null: the config default), as on the `tool_confirm_request`. */
   workflow?: string | null;
+  /** Set when an approval policy governs the tool (issue 30): clicks go to the approval service. */
+  approval?: ApprovalProgress;
 }
 
 /**
@@ -189,7 +191,9 @@ export type ControlMessage =
   /** A session was archived, restored or deleted: cached access facts are dropped. */
   | { kind: 'session_changed'; sessionId: string }
   /** A workflow was created, changed or deleted: routers reload. */
-  | { kind: 'workflows_changed' };
+  | { kind: 'workflows_changed' }
+  /** An approval counted a click, was decided or escalated (issue 30): the worker waiting for it reads it again. */
+  | { kind: 'approval_changed'; sessionId: string; approvalId: string };
 
 export interface ControlBus {
   readonly name: 'in-process' | 'redis';

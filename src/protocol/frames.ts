@@ -38,6 +38,28 @@ export interface DonePayload extends TurnTag {
 }
 
 /**
+ * An approval a policy asks for instead of the requester's confirmation (issue 30), as a
+ * `tool_confirm_request` carries it. The `confirmation_id` is the approval's id
+ * (`POST /api/v1/approvals/{id}`).
+ */
+export interface ApprovalProgress {
+  /** Who may approve, for people: `role admin, @S0123ABCD (Slack user group)`. */
+  approvers: string;
+  /** Distinct approvers needed. */
+  quorum: number;
+  /** Approvers counted so far (the requester's own click never counts unless `self_approval`). */
+  approvals: number;
+  /** The counted approvers, by name. */
+  approved_by: string[];
+  /** True once the first timeout passed and `escalate_to` approvers are asked instead. */
+  escalated: boolean;
+  /** When the wait ends (then it is denied, or escalated once), ISO 8601. */
+  expires_at: string;
+  /** One line for a chat: `Waiting for approval by role admin (1 of 2)`. */
+  text: string;
+}
+
+/**
  * The ONE vocabulary from the worker to every channel: exactly the spec's server→client message
  * types of a turn. The worker emits these; the event log numbers them; the WebSocket sends them as
  * they are; Slack and Telegram render them. No channel invents a second vocabulary. Every event of
@@ -56,6 +78,8 @@ export type AgentEvent =
         message: string;
         /** The workflow the turn runs (its name; null: the config default), for channels whose confirmation rules differ per workflow. */
         workflow?: string | null;
+        /** Present when an approval policy governs the tool (issue 30): who may approve and how far it got; re-sent with the same id as clicks count. */
+        approval?: ApprovalProgress;
       };
     }
   /** `answers`: on a turn's first state, the waiting messages it answers besides its own (mid-turn `collect`). */

@@ -122,7 +122,7 @@ export class ChannelStatusBoard {
     return {
       ingest: (message) => (touch(), hub.ingest(message)),
       cancelTurn: (sessionId) => (touch(), hub.cancelTurn(sessionId)),
-      confirmTool: (sessionId, confirmationId, action, actor) => (touch(), hub.confirmTool(sessionId, confirmationId, action, actor)),
+      confirmTool: (sessionId, confirmationId, action, actor, groups) => (touch(), hub.confirmTool(sessionId, confirmationId, action, actor, groups)),
       amendWaiting: (channel, externalId, text) => (touch(), hub.amendWaiting(channel, externalId, text)),
       findSession: (sessionId) => hub.findSession(sessionId),
       announceSession: (sessionId, seen) => hub.announceSession(sessionId, seen),

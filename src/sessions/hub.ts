@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { isAnonymousChannel, WEB_CHANNEL, type ChannelScope } from '../core/channel';
 import { AppError } from '../core/errors';
 import type { SessionFrame } from '../core/events';
-import type { ClientAnswer, Hub, Ingested, SessionSummary } from '../core/hub';
+import type { ApproverGroups, ClientAnswer, ConfirmResult, Hub, Ingested, SessionSummary } from '../core/hub';
+import type { ApprovalService } from '../approvals/approval-service';
 import type { ChannelName, InboundMessage } from '../core/inbound';
 import { runningTurn, type ControlBus, type EventLog, type MidTurnPolicy, type TurnRegistry } from '../core/turns';
 import { findOrInsert } from '../db/find-or-insert';
@@ -27,6 +28,8 @@ export interface HubDependencies {
   midTurnPolicy(channel: ChannelName, sessionId: string): Promise<MidTurnPolicy>;
   events: EventLog;
   control: ControlBus;
+  /** Approvals by the right people (issue 30): a click on a governed tool's question is a vote. */
+  approvals?: ApprovalService | null;
   /** Stage metrics and the first span of a turn's trace (both optional: off by default). */
   metrics?: HubMetrics | null;
   tracing?: Tracing | null;
@@ -189,13 +192,30 @@ export class SwitchboardHub implements Hub {
     return this.deps.turns.cancel(sessionId);
   }
 
-  async confirmTool(sessionId: string, confirmationId: string, action: string, actor?: Actor): Promise<void> {
+  async confirmTool(sessionId: string, confirmationId: string, action: string, actor?: Actor, groups?: ApproverGroups): Promise<ConfirmResult | void> {
     const live = await this.deps.registry.get(sessionId);
+    const pending = live?.pending?.confirmation_id === confirmationId ? live.pending : null;
+    // An approval policy governs the tool: the click is a vote (it may also come while a restarted
+    // worker has not asked again yet: the approval is in the database).
+    if (this.deps.approvals && (pending === null || pending.approval)) return this.vote(sessionId, confirmationId, action, actor, groups);
     // Only the confirmation the turn waits for: a stale or made-up id is refused, never guessed.
-    if (live?.pending?.confirmation_id !== confirmationId) {
+    if (!pending) {
       throw new AppError('INVALID_MESSAGE', `No tool confirmation ${confirmationId} is pending.`);
     }
     await this.deps.control.publish({ kind: 'tool_confirm', sessionId, confirmationId, action, ...(actor ? { actor } : {}) });
+  }
+
+  private async vote(sessionId: string, approvalId: string, action: string, actor: Actor | undefined, groups?: ApproverGroups): Promise<ConfirmResult> {
+    try {
+      if (!actor) throw new AppError('FORBIDDEN', 'Approvals need to know who clicked; this channel does not say.');
+      return await this.deps.approvals!.click(approvalId, action, actor, groups, sessionId);
+    } catch (error) {
+      // Not an approval of this session, or no longer pending: as stale as any other confirmation.
+      if (error instanceof AppError && (error.code === 'APPROVAL_NOT_FOUND' || error.code === 'CONFLICT')) {
+        throw new AppError('INVALID_MESSAGE', `No tool confirmation ${approvalId} is pending.`);
+      }
+      throw error;
+    }
   }
 
   async findSession(sessionId: string): Promise<SessionSummary | null> {

@@ -36,7 +36,9 @@ export function sessionView(row: Omit<SessionRecord, 'answered_through' | 'ordin
 
 /** What the turn waits for, in the `tool_confirm_request` payload's own fields. */
 function pendingView(pending: NonNullable<LiveTurn['pending']>) {
-  return { confirmation_id: pending.confirmation_id, tool: pending.tool, parameters: pending.parameters, message: pending.message };
+  const base = { confirmation_id: pending.confirmation_id, tool: pending.tool, parameters: pending.parameters, message: pending.message };
+  // An approval (issue 30) says who may approve and how far it got; decide it with POST /approvals/{id}.
+  return pending.approval ? { ...base, approval: pending.approval } : base;
 }
 
 /** A stored message as the history shows it; tool calls in the protocol's own vocabulary (decisions.md §3). */

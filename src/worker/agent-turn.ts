@@ -1,3 +1,5 @@
+import type { ApprovalService } from '../approvals/approval-service';
+import { storedPolicies } from '../approvals/stored-policies';
 import { pinnedTools } from './pinned-tools';
 import { fitEntries, systemWithSummary, type MemoryEntry } from '../agent/memory';
 import { runModelLoop, type TurnState } from '../agent/model-loop';
@@ -44,6 +46,7 @@ export interface AgentTurnDeps {
   metrics?: HubMetrics | null;
   tracing?: Tracing | null;
   waiters: ConfirmationWaiters;
+  approvals?: ApprovalService | null;
 }
 
 /** One agent turn, as the worker's pipeline hands it over once the conversation is read and planned. */
@@ -77,6 +80,8 @@ export async function runAgentTurn(deps: AgentTurnDeps, turn: AgentTurn): Promis
   );
   const routing = await routeTurn(deps, turn);
   ports.workflow = routing.workflow?.name ?? null;
+  ports.requester = userMessage.sender ?? session.owner_id;
+  await ports.approvals.load(storedPolicies(routing.workflow?.approvals ?? null), session.id);
   const { request, entries } = await prepareRequest(deps, turn, routing.workflow);
   const setState = (next: AgentState) => ports.emit({ type: 'agent_state', payload: { state: next } });
   const text = await runMode((userMessage.mode ?? 'normal') as TurnMode, request, ports, turn.state, setState);

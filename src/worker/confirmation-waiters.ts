@@ -20,6 +20,14 @@ export class PendingConfirmations implements ConfirmationWaiters {
     this.waiting.get(confirmationId)?.resolve(answer);
   }
 
+  /** Something about one of them changed elsewhere (an approval counted a click): it reads it again. */
+  nudge(confirmationId: string, logger: Logger): void {
+    void this.waiting
+      .get(confirmationId)
+      ?.askAgain?.()
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not read an approval again'));
+  }
+
   /** The control bus was cut off for a while: answers sent meanwhile never came, so every waiting question is asked again. */
   askAgain(logger: Logger): void {
     for (const waiter of this.waiting.values()) {

@@ -12,6 +12,8 @@ import { parametersDigest } from '../audit/digest';
 import type { HubMetrics } from '../metrics/hub-metrics';
 import { failed, SpanKind, type Span, type Tracing } from '../tracing/tracing';
 import { toolCallsMessage, toolResultMessages } from './conversation';
+import type { ApprovalService } from '../approvals/approval-service';
+import { TurnApprovals } from './approval-ask';
 import type { TurnEvents } from '../turns/turn-events';
 import type { TurnLifecycle } from '../turns/turn-lifecycle';
 
@@ -39,6 +41,10 @@ export class TurnContext implements LoopPorts {
   readonly turnId: string;
   /** The workflow the turn was routed to (its name), once routed; named on confirmation requests. */
   workflow: string | null = null;
+  /** Who sent the turn's message (a user id, or `<channel>:<contact id>`): the requester an approval policy names. */
+  requester = '';
+  /** The approval policies of the turn's workflow (issue 30), loaded once routed. */
+  readonly approvals: TurnApprovals;
 
   constructor(
     private readonly deps: {
@@ -52,6 +58,8 @@ export class TurnContext implements LoopPorts {
       audit: AuditSink;
       metrics?: HubMetrics | null;
       tracing?: Tracing | null;
+      /** Approvals by the right people (issue 30); absent: a workflow with approval policies fails loudly. */
+      approvals?: ApprovalService | null;
     },
     private readonly events: TurnEvents,
     private readonly session: SessionRecord,
@@ -62,6 +70,16 @@ export class TurnContext implements LoopPorts {
   ) {
     this.sessionId = session.id;
     this.turnId = events.turnId;
+    this.approvals = new TurnApprovals(deps.approvals ? { approvals: deps.approvals, waiters: deps.waiters, turns: deps.turns } : null);
+  }
+
+  denial(tool: string): string | null {
+    return this.underPolicy(tool) ? this.approvals.denial(tool) : null;
+  }
+
+  /** Whether an approval policy governs `tool`: it is asked of its approvers even when it needs no confirmation. */
+  underPolicy(tool: string): boolean {
+    return this.approvals.governs(tool) !== null;
   }
 
   emit(event: AgentEvent): Promise<void> {
@@ -69,7 +87,25 @@ export class TurnContext implements LoopPorts {
     return this.events.send(event);
   }
 
-  async confirm(request: { tool: string; parameters: Record<string, unknown>; message: string }): Promise<ConfirmAction> {
+  async confirm(question: { tool: string; parameters: Record<string, unknown>; message: string; callId?: string }): Promise<ConfirmAction> {
+    // The call's id names an approval; a plain confirmation carries exactly the spec's fields.
+    const { callId, ...request } = question;
+    const governed = this.approvals.governs(request.tool);
+    if (governed) {
+      if (!callId) throw new Error(`an approval of "${request.tool}" needs the call's id`);
+      const turn = {
+        sessionId: this.sessionId,
+        turnId: this.turnId,
+        workflow: this.workflow,
+        requester: this.requester,
+        sessionKey: this.session.session_key ?? null,
+        signal: this.signal,
+        steered: this.steered,
+        emit: (event: AgentEvent) => this.emit(event),
+        flush: () => this.events.flush(),
+      };
+      return this.approvals.ask(turn, { ...request, callId }, governed);
+    }
     const confirmationId = randomUUID();
     const requestedAt = Date.now();
     const span =
@@ -196,6 +232,8 @@ export class TurnContext implements LoopPorts {
   }
 
   isApproved(tool: string): boolean {
+    // Under a policy only an approver's `allow_all` counts, never the requester's own.
+    if (this.underPolicy(tool)) return this.approvals.allowedForSession(tool);
     return this.deps.sessionTools.state(this.session).approved.includes(tool);
   }
 
@@ -204,6 +242,8 @@ export class TurnContext implements LoopPorts {
   }
 
   approve(tool: string): Promise<void> {
+    // Recorded on the approval itself (its action `allow_all`), which later turns of the session read.
+    if (this.underPolicy(tool)) return Promise.resolve(this.approvals.noteAllowed(tool));
     return this.changeTools({ auto_approve: [tool] });
   }
 

@@ -1,3 +1,4 @@
+import type { ApprovalService } from '../approvals/approval-service';
 import { randomUUID } from 'node:crypto';
 import type { LlmProvider } from '../agent/provider';
 import type { ConfirmAction } from '../agent/tool-box';
@@ -50,6 +51,8 @@ export interface TurnWorkerOptions {
   tracing?: Tracing | null;
   /** Daily token budgets (`usage.budgets`); absent or none set: no usage is read. */
   budgets?: DailyBudgets | null;
+  /** Approvals by the right people (issue 30): opened, re-asked and timed out by the turn waiting for them. */
+  approvals?: ApprovalService | null;
 }
 
 /**
@@ -118,6 +121,8 @@ export class TurnWorker {
       if (message.steer) turn.steer.abort();
       else turn.controller.abort(new TurnStopped('cancel'));
     }
+    // A click counted (or a decision) on any process: the turn waiting for that approval reads it again.
+    if (message.kind === 'approval_changed') this.confirmations.nudge(message.approvalId, this.options.logger);
     if (message.kind === 'tool_confirm') this.confirmations.answer(message.confirmationId, { action: message.action as ConfirmAction, actor: message.actor });
   }
 

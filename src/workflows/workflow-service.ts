@@ -30,7 +30,7 @@ export interface WorkflowServiceOptions {
 }
 
 /** The fields compared by sync; a change in any of them is an update. */
-const FIELDS = ['description', 'system_prompt', 'tool_list', 'knowledge_base_ids', 'triggers', 'binding_channels', 'mid_turn'] as const;
+const FIELDS = ['description', 'system_prompt', 'tool_list', 'knowledge_base_ids', 'triggers', 'binding_channels', 'mid_turn', 'approvals'] as const;
 type Field = (typeof FIELDS)[number];
 
 export interface SyncResult {

@@ -1,5 +1,6 @@
 import type { MidTurnPolicy } from '../core/turns';
 import type { WorkflowRow } from '../db/models';
+import { storedPolicies } from '../approvals/stored-policies';
 
 /** A workflow as the API shows it. */
 export function workflowView(row: WorkflowRow) {
@@ -13,6 +14,7 @@ export function workflowView(row: WorkflowRow) {
     triggers: row.triggers,
     binding_channels: row.binding_channels,
     mid_turn: (row.mid_turn ?? null) as MidTurnPolicy | null,
+    approvals: storedPolicies(row.approvals),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

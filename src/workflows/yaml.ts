@@ -16,6 +16,8 @@ export interface WorkflowDocument {
   knowledge_base_ids: string[];
   triggers: { keywords: string[]; regex: string[]; contact_tags: string[]; min_score?: number };
   binding_channels: string[];
+  /** Approval policies (issue 30): written only when there are some. */
+  approvals?: unknown[];
 }
 
 /** A workflow file that cannot be read as one YAML mapping; `line` is 1-based when known. */
@@ -58,6 +60,7 @@ export function renderWorkflowYaml(workflow: WorkflowDocument): string {
   for (const field of TRIGGER_FIELDS) if (workflow.triggers[field] !== undefined) triggers[field] = workflow.triggers[field];
   const fields: Record<string, unknown> = {};
   for (const field of WORKFLOW_FILE_FIELDS) fields[field] = field === 'triggers' ? triggers : workflow[field];
+  if (workflow.approvals && workflow.approvals.length > 0) fields.approvals = workflow.approvals;
   const document = new Document(fields);
   const prompt = document.get('system_prompt', true) as Scalar | undefined;
   // An empty prompt stays `""`: a block literal of nothing is legal but easy to misread.

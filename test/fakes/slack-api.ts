@@ -36,6 +36,10 @@ export class FakeSlackApi {
   readonly calls: SlackApiCall[] = [];
   /** Display names users.info answers, by user id. */
   readonly names = new Map<string, string>();
+  /** Members of each user group, as usergroups.users.list answers them (issue 30). */
+  readonly usergroups = new Map<string, string[]>();
+  /** When set, usergroups.users.list answers this error (`ok: false`). */
+  usergroupsError: string | null = null;
   /** Tokens answered `invalid_auth` (as Slack answers a wrong or revoked token: HTTP 200, `ok: false`). */
   readonly refusedTokens = new Set<string>();
   /** The messages, streams, thread statuses and suggested prompts the fake was sent. */
@@ -158,6 +162,11 @@ export class FakeSlackApi {
       case 'users.info': {
         const name = this.names.get(args.user) ?? 'Ada';
         return { ok: true, user: { id: args.user, name: name.toLowerCase(), real_name: name, profile: { display_name: name, real_name: name } } };
+      }
+      case 'usergroups.users.list': {
+        if (this.usergroupsError) return { ok: false, error: this.usergroupsError };
+        const users = this.usergroups.get(args.usergroup);
+        return users ? { ok: true, users } : { ok: false, error: 'no_such_subteam' };
       }
       default:
         return this.workspace.answer(method, args);

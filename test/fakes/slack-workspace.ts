@@ -29,6 +29,8 @@ export class SlackWorkspace {
   /** Reactions as they stand, per message (`channel:ts`), and every add/remove in order. */
   readonly reactions = new Map<string, Set<string>>();
   readonly reactionLog: string[] = [];
+  /** Ephemeral messages (seen by one user only), in order. */
+  readonly ephemerals: Array<{ channel: string; user: string; thread_ts?: string; text: string }> = [];
   private nextTs = 1_700_000_000_000_100;
 
   messagesIn(channel: string): FakeMessage[] {
@@ -52,6 +54,9 @@ export class SlackWorkspace {
         });
         return { ok: true, channel: args.channel, ts: message.ts, message: { text: message.text, ts: message.ts, thread_ts: args.thread_ts } };
       }
+      case 'chat.postEphemeral':
+        this.ephemerals.push({ channel: args.channel, user: args.user, thread_ts: args.thread_ts, text: args.text ?? '' });
+        return { ok: true, message_ts: `${Date.now() / 1000}` };
       case 'chat.update': {
         const message = this.messages.get(args.ts);
         if (message && !message.streaming) message.text = args.markdown_text ?? args.text ?? message.text;

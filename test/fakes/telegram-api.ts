@@ -63,6 +63,10 @@ export class FakeTelegramApi {
    * 9.3), `bad-request` answers 400; null accepts drafts in private chats.
    */
   refuseDrafts: 'unknown-method' | 'bad-request' | null = null;
+  /** Administrators of each chat, as `getChatMember` answers (issue 30); everyone else is a `member`. */
+  readonly chatAdmins = new Map<number, number[]>();
+  /** When set, `getChatMember` is refused with this description (400). */
+  chatMemberError: string | null = null;
   /** `answerCallbackQuery` is refused as for a query that is too old or answered already. */
   staleCallbackQueries = false;
 
@@ -175,6 +179,7 @@ export class FakeTelegramApi {
 
   /** What Telegram refuses before doing anything: bad texts, drafts it will not take. */
   private refusal(method: string, params: Record<string, any>): { status: number; description: string } | null {
+    if (method === 'getChatMember' && this.chatMemberError) return { status: 400, description: this.chatMemberError };
     if (method === 'answerCallbackQuery' && this.staleCallbackQueries) {
       return { status: 400, description: 'Bad Request: query is too old and response timeout expired or query ID is invalid' };
     }
@@ -249,6 +254,10 @@ export class FakeTelegramApi {
       case 'editMessageText':
         this.texts.set(Number(params.message_id), params.text);
         return { message_id: Number(params.message_id), date: Math.floor(Date.now() / 1000), chat: chatOf(params.chat_id), text: params.text };
+      case 'getChatMember': {
+        const admin = (this.chatAdmins.get(Number(params.chat_id)) ?? []).includes(Number(params.user_id));
+        return { status: admin ? 'administrator' : 'member', user: { id: Number(params.user_id), is_bot: false, first_name: 'Someone' } };
+      }
       case 'getUpdates':
         return this.takeUpdates(Number(params.offset ?? 0), Number(params.limit ?? 100), Number(params.timeout ?? 0));
       default:

@@ -14,6 +14,7 @@ import { WorkflowsPage } from './pages/workflows-page';
 const WorkflowEditorPage = lazy(() => import('./pages/workflow-editor-page').then((module) => ({ default: module.WorkflowEditorPage })));
 const AdminPage = lazy(() => import('./pages/admin-page').then((module) => ({ default: module.AdminPage })));
 const KnowledgePage = lazy(() => import('./pages/knowledge-page').then((module) => ({ default: module.KnowledgePage })));
+const ApprovalsPage = lazy(() => import('./pages/approvals-page').then((module) => ({ default: module.ApprovalsPage })));
 const ApiKeysPage = lazy(() => import('./pages/api-keys-page').then((module) => ({ default: module.ApiKeysPage })));
 
 export function App() {
@@ -28,6 +29,7 @@ export function App() {
         <Route path="/workflows/new" element={<WorkflowEditorPage />} />
         <Route path="/workflows/:name" element={<WorkflowEditorPage />} />
         <Route path="/knowledge" element={<KnowledgePage />} />
+        <Route path="/approvals" element={<ApprovalsPage />} />
         <Route path="/api-keys" element={<ApiKeysPage />} />
         <Route path="/admin" element={<Navigate to="/admin/users" replace />} />
         <Route path="/admin/:tab" element={<AdminPage />} />
@@ -47,6 +49,7 @@ const NAV: { to: string; label: string; icon: IconName }[] = [
   { to: '/sessions', label: 'Chat', icon: 'chat' },
   { to: '/workflows', label: 'Workflows', icon: 'workflows' },
   { to: '/knowledge', label: 'Knowledge', icon: 'knowledge' },
+  { to: '/approvals', label: 'Approvals', icon: 'admin' },
   { to: '/api-keys', label: 'API keys', icon: 'key' },
 ];
 

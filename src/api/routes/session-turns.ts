@@ -90,7 +90,7 @@ export function registerSessionTurnRoutes(api: ApiRouter, deps: SessionRoutesDep
     access: 'user',
     params: confirmationParams,
     body: confirmToolBody,
-    errors: ['SESSION_NOT_FOUND', 'CONFIRMATION_NOT_FOUND'],
+    errors: ['SESSION_NOT_FOUND', 'CONFIRMATION_NOT_FOUND', 'FORBIDDEN'],
     response: { status: 202, description: 'The answer was handed to the turn; its frames follow on the WebSocket.', data: confirmedSchema },
     handler: async ({ principal, params, body }) => {
       await sessions.access(principal, params.id);

@@ -21,7 +21,24 @@ export const sessionSchema = z
     updated_at: z.iso.datetime(),
     archived_at: z.iso.datetime().nullable(),
     pending_confirmation: z
-      .object({ confirmation_id: z.string(), tool: z.string(), parameters: z.record(z.string(), z.unknown()), message: z.string() })
+      .object({
+        confirmation_id: z.string(),
+        tool: z.string(),
+        parameters: z.record(z.string(), z.unknown()),
+        message: z.string(),
+        approval: z
+          .object({
+            approvers: z.string(),
+            quorum: z.int(),
+            approvals: z.int(),
+            approved_by: z.array(z.string()),
+            escalated: z.boolean(),
+            expires_at: z.iso.datetime(),
+            text: z.string(),
+          })
+          .optional()
+          .describe('Present when an approval policy governs the tool: who may approve (POST /approvals/{id}) and how far it got.'),
+      })
       .nullable()
       .describe('The `tool_confirm_request` the running turn waits for (answer it with POST /sessions/{id}/confirmations/{confirmation_id}), else null.'),
   })

@@ -9,6 +9,7 @@ import { turnHotPath } from './0007-turn-hot-path';
 import { midTurnPolicy } from './0008-mid-turn-policy';
 import { observability } from './0009-observability';
 import { mcpToolPins } from './0010-mcp-tool-pins';
+import { approvals } from './0011-approvals';
 
 /** Every migration, in order. Append only; a released migration is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   midTurnPolicy,
   observability,
   mcpToolPins,
+  approvals,
 ];

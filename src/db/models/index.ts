@@ -5,12 +5,14 @@ import { initToolRunModel } from './tool-run';
 import { initWorkflowModels } from './workflow';
 import { initInboundEventModel } from './inbound-event';
 import { initObservabilityModels } from './observability';
+import { initApprovalModels } from './approval';
 
 export { MessageRow, type MessageRole } from './message';
 export { SessionRow, type PendingConfirmation, type ToolState, type TurnPhase } from './session';
 export { ToolRunRow } from './tool-run';
 export { InboundEventRow } from './inbound-event';
 export { AuditEventRow, UsageDailyRow } from './observability';
+export { ApprovalRow, ApprovalVoteRow } from './approval';
 export { ContactRow, WorkflowRow, type Triggers } from './workflow';
 
 /** The models bound to one database. */
@@ -23,6 +25,8 @@ export interface Models {
   InboundEvent: ReturnType<typeof initInboundEventModel>;
   AuditEvent: ReturnType<typeof initObservabilityModels>['AuditEvent'];
   UsageDaily: ReturnType<typeof initObservabilityModels>['UsageDaily'];
+  Approval: ReturnType<typeof initApprovalModels>['Approval'];
+  ApprovalVote: ReturnType<typeof initApprovalModels>['ApprovalVote'];
 }
 
 export function initModels(sequelize: Sequelize): Models {
@@ -33,5 +37,6 @@ export function initModels(sequelize: Sequelize): Models {
     ...initWorkflowModels(sequelize),
     InboundEvent: initInboundEventModel(sequelize),
     ...initObservabilityModels(sequelize),
+    ...initApprovalModels(sequelize),
   };
 }

@@ -79,7 +79,7 @@ export class HubTarget implements CaseTarget {
     return collectTurn(
       (onFrame) => followTurn(this.parts.hub.events, ingested.sessionId, turnId, { replay: true, onFrame }),
       {
-        confirm: (confirmationId) => this.parts.hub.confirmTool(ingested.sessionId, confirmationId, testCase.expect.confirm ?? 'deny'),
+        confirm: async (confirmationId) => void (await this.parts.hub.confirmTool(ingested.sessionId, confirmationId, testCase.expect.confirm ?? 'deny')),
         cancel: () => this.parts.hub.cancelTurn(ingested.sessionId),
       },
       this.limits.turnTimeoutMs,

@@ -1,0 +1,60 @@
+import type { Actor } from '../core/actor';
+import type { ApproverGroups } from '../core/hub';
+import type { ApproverSet } from './policy-schema';
+
+/** A hub user as the approver check needs them (looked up when the click arrives). */
+export interface HubUserFacts {
+  username: string;
+  role: string;
+  isActive: boolean;
+}
+
+/** Finds a hub user by id (the composition root wires it to the users table). */
+export type HubUserLookup = (userId: string) => Promise<HubUserFacts | null>;
+
+/** The group a Telegram chat's administrators are asked as (ApproverGroups.isMember). */
+export const CHAT_ADMINS_GROUP = 'chat_admins';
+
+export type ApproverVerdict = { ok: true; hubUser: string | null } | { ok: false; reason: string };
+
+/** Who may approve, as one line for people: `role admin, user alice, Slack group S0123ABCD`. */
+export function describeApprovers(set: ApproverSet): string {
+  const parts = [
+    ...set.roles.map((role) => `role ${role}`),
+    ...set.users.map((user) => `@${user}`),
+    ...(set.slack_usergroup ? [`Slack group ${set.slack_usergroup}`] : []),
+    ...(set.telegram_chat_admins ? ['the chat admins'] : []),
+  ];
+  return parts.join(', ');
+}
+
+/**
+ * Whether `actor` is one of `set`'s approvers, decided now: a hub user by role or username (from
+ * the users table), a chat contact by the platform groups its channel reports at click time
+ * (`groups`; a failure to answer refuses the click: fail-closed).
+ */
+export async function checkApprover(set: ApproverSet, actor: Actor, users: HubUserLookup, groups?: ApproverGroups): Promise<ApproverVerdict> {
+  const refused = `You are not among the approvers (${describeApprovers(set)}).`;
+  if (actor.kind === 'user') {
+    const user = await users(actor.id);
+    if (!user?.isActive) return { ok: false, reason: refused };
+    const listed = set.roles.includes(user.role as 'admin' | 'user') || set.users.some((name) => name.toLowerCase() === user.username.toLowerCase());
+    return listed ? { ok: true, hubUser: user.username } : { ok: false, reason: refused };
+  }
+  if (actor.kind !== 'contact') return { ok: false, reason: refused };
+  const group = platformGroup(set, actor.channel);
+  if (group === null || !groups) return { ok: false, reason: refused };
+  try {
+    return (await groups.isMember(group)) ? { ok: true, hubUser: null } : { ok: false, reason: refused };
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return { ok: false, reason: `Could not check whether you may approve (${why}); the click is refused.` };
+  }
+}
+
+/** The platform group of `set` a contact of `channel` is checked against, or null: none for that channel. */
+function platformGroup(set: ApproverSet, channel: string): string | null {
+  if (channel === 'slack') return set.slack_usergroup ?? null;
+  if (channel === 'telegram') return set.telegram_chat_admins ? CHAT_ADMINS_GROUP : null;
+  return null;
+}
