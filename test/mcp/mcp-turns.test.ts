@@ -341,3 +341,33 @@ it('switchboard mcp list | restart | approve', async () => {
   expect(refused.code).not.toBe(0);
   expect(refused.stderr).toContain('No MCP server named "nosuch"');
 });
+
+it('an approval policy over an MCP tool of a `confirm: never` server: asked of the approvers, never run on the requester word (issue 30)', async () => {
+  const bob = await registerUser(hub.api, 'bob-approver');
+  const guarded = {
+    name: 'guarded',
+    system_prompt: 'You run guarded operations.',
+    tool_list: 'quick.echo',
+    approvals: [{ tools: ['quick.*'], approvers: { users: ['bob-approver'] } }],
+  };
+  expect((await request(`${hub.api}/assistant/workflows`, jsonBody(guarded, auth(admin)))).status).toBe(201);
+  const sessionId = (await request(`${hub.api}/sessions`, jsonBody({ workflow: 'guarded' }, auth(admin)))).body.data.id as string;
+  const socket = await openSocket(`ws://127.0.0.1:${hub.service.port}/ws/v1/sessions/${sessionId}`, { headers: auth(admin) });
+  await socket.nextOfType('agent_state');
+  const callsBefore = testServerCalls(quickDir).length;
+  model.enqueue(toolCall('call_guarded', 'quick__echo', { message: 'guarded' }), openAiTextReply(['Guarded echo done.']));
+  socket.send({ type: 'user_message', payload: { text: 'echo guarded', mode: 'normal' } });
+  const ask = await socket.nextOfType('tool_confirm_request');
+  expect(ask.payload).toMatchObject({ tool: 'quick__echo', approval: expect.objectContaining({ quorum: 1, approvals: 0 }) });
+  // The requester (an admin, but not among this policy's approvers) cannot approve their own request.
+  const own = await request(`${hub.api}/approvals/${ask.payload.confirmation_id}`, jsonBody({ action: 'allow' }, auth(admin)));
+  expect(own.status).toBe(403);
+  expect(testServerCalls(quickDir)).toHaveLength(callsBefore);
+  const approved = await request(`${hub.api}/approvals/${ask.payload.confirmation_id}`, jsonBody({ action: 'allow' }, auth(bob)));
+  expect(approved.body.data).toMatchObject({ decided: 'allow' });
+  const end = await socket.next((frame) => frame.type === 'tool_end' && frame.payload.tool_call_id === 'call_guarded');
+  expect(end.payload.error).toBeNull();
+  await socket.nextOfType('done');
+  expect(testServerCalls(quickDir).slice(callsBefore)).toEqual(['echo {"message":"guarded"}']);
+  socket.close();
+});
