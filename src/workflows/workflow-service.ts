@@ -9,6 +9,7 @@ import type { MidTurnPolicy } from '../core/turns';
 import type { ContactRow, Models, WorkflowRow } from '../db/models';
 import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import { mergePatch } from '../core/merge-patch';
+import { canonical, issuesOf } from './workflow-compare';
 import { toolNames, workflowInputSchema, type WorkflowInput, type WorkflowPatch } from './workflow-schema';
 
 /** Finds knowledge collections by id or name (the knowledge module implements it). */
@@ -29,7 +30,7 @@ export interface WorkflowServiceOptions {
 }
 
 /** The fields compared by sync; a change in any of them is an update. */
-const FIELDS = ['description', 'system_prompt', 'tool_list', 'knowledge_base_ids', 'triggers', 'binding_channels', 'mid_turn'] as const;
+const FIELDS = ['description', 'system_prompt', 'tool_list', 'knowledge_base_ids', 'triggers', 'binding_channels', 'default', 'mid_turn'] as const;
 type Field = (typeof FIELDS)[number];
 
 export interface SyncResult {
@@ -51,6 +52,7 @@ export function workflowView(row: WorkflowRow) {
     knowledge_base_ids: row.knowledge_base_ids,
     triggers: row.triggers,
     binding_channels: row.binding_channels,
+    default: row.default ?? false,
     mid_turn: (row.mid_turn ?? null) as MidTurnPolicy | null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -335,24 +337,4 @@ export class WorkflowService {
 
 function pick(view: WorkflowView) {
   return Object.fromEntries(FIELDS.map((field) => [field, view[field]]));
-}
-
-/** Defaults applied and key order fixed, so equal workflows compare equal whatever their source. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([, child]) => child !== undefined)
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([key, child]) => [key, canonical(child)]),
-    );
-  }
-  return value;
-}
-
-function issuesOf(issues: readonly { path: PropertyKey[]; code: string; message: string }[]): FieldIssues {
-  const fields: FieldIssues = {};
-  for (const issue of issues) (fields[issue.path.map(String).join('.') || 'body'] ??= []).push({ code: issue.code, message: issue.message });
-  return fields;
 }

@@ -17,18 +17,26 @@ export interface ContrastReading {
  * Runs in the page (playwright serialises the function), so it reads the browser's computed colours.
  */
 export function readContrast(element: Locator): Promise<ContrastReading> {
-  return element.evaluate((node: Element) => {
+  // Runs in the browser; the hub's tsconfig has no DOM types, so its globals are reached loosely.
+  return element.evaluate((node: any) => {
+    const getComputedStyle = (target: any): { color: string; backgroundColor: string } => (globalThis as any).getComputedStyle(target);
     type Rgba = [number, number, number, number];
     const parse = (value: string): Rgba => {
       const rgb = /^rgba?\(([^)]+)\)$/.exec(value);
       if (rgb) {
-        const parts = rgb[1].split(/[\s,/]+/).filter(Boolean).map(Number);
+        const parts = rgb[1]
+          .split(/[\s,/]+/)
+          .filter(Boolean)
+          .map(Number);
         return [parts[0], parts[1], parts[2], parts[3] ?? 1];
       }
       // color-mix() and friends compute to color(srgb r g b / a) with channels in 0..1.
       const srgb = /^color\(srgb ([^)]+)\)$/.exec(value);
       if (srgb) {
-        const parts = srgb[1].split(/[\s/]+/).filter(Boolean).map(Number);
+        const parts = srgb[1]
+          .split(/[\s/]+/)
+          .filter(Boolean)
+          .map(Number);
         return [parts[0] * 255, parts[1] * 255, parts[2] * 255, parts[3] ?? 1];
       }
       throw new Error(`unreadable colour ${value}`);
@@ -40,7 +48,7 @@ export function readContrast(element: Locator): Promise<ContrastReading> {
       return [mix(0), mix(1), mix(2), alpha];
     };
     const layers: Rgba[] = [];
-    for (let current: Element | null = node; current; current = current.parentElement) {
+    for (let current: any = node; current; current = current.parentElement) {
       const layer = parse(getComputedStyle(current).backgroundColor);
       if (layer[3] > 0) layers.push(layer);
       if (layer[3] >= 1) break;
@@ -57,7 +65,12 @@ export function readContrast(element: Locator): Promise<ContrastReading> {
     };
     const [light, dark] = [luminance(color), luminance(background)].sort((a, b) => b - a);
     const css = (value: Rgba) => `rgb(${value.slice(0, 3).map(Math.round).join(', ')})`;
-    return { text: (node.textContent ?? '').trim(), color: css(color), background: css(background), ratio: Math.round(((light + 0.05) / (dark + 0.05)) * 100) / 100 };
+    return {
+      text: (node.textContent ?? '').trim(),
+      color: css(color),
+      background: css(background),
+      ratio: Math.round(((light + 0.05) / (dark + 0.05)) * 100) / 100,
+    };
   });
 }
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { BINDING_CHANNEL, SESSION_KEY } from '../../core/channel';
 import { BINDING_CHANNEL_HINT, WORKFLOW_NAME, triggersSchema, workflowInputSchema, workflowPatchSchema, workflowSchema } from '../../workflows/workflow-schema';
 import { workflowView, type SyncResult, type WorkflowService } from '../../workflows/workflow-service';
+import { syncWarnings, warningsFor, workflowWarningSchema } from '../../workflows/workflow-warnings';
 import type { ApiRouter } from '../endpoint';
 import { listPage } from '../schemas/envelope';
 import { listQuery } from '../schemas/sessions';
@@ -32,13 +33,19 @@ const syncResultSchema = z
     deleted: z.array(z.string()),
     errors: z.array(z.object({ name: z.string().nullable(), index: z.number().int(), code: z.string(), message: z.string(), fields: fieldIssues })),
     dry_run: z.boolean(),
+    warnings: z.array(workflowWarningSchema).describe('About the workflows it accepted: one the router can never pick, a default with no effect.'),
   })
   .meta({ id: 'WorkflowSyncResult' });
+/** A written workflow, with what is saved but will not work as likely meant. */
+const writtenSchema = workflowSchema
+  .extend({ warnings: z.array(workflowWarningSchema).describe('A workflow the router can never pick, a default with no effect; empty when all is well.') })
+  .meta({ id: 'WrittenWorkflow' });
 
 /** Workflows, their channel bindings and contacts (decisions.md §4). Reads: any user; writes: admins. */
 export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowService, audit: AuditSink = NO_AUDIT): void {
   const changed = (principal: Principal, name: string, action: string) =>
     audit.record({ kind: 'workflow.changed', actor: userActor(principal), subject: name, action });
+  const warned = async <T extends { name: string }>(view: T) => ({ ...view, warnings: warningsFor([view.name], await workflows.all()) });
   api.add({
     method: 'post',
     path: '/assistant/workflows',
@@ -47,11 +54,11 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     access: 'admin',
     body: workflowInputSchema,
     errors: ['CONFLICT', 'SYSTEM_PROMPT_TOO_LONG'],
-    response: { status: 201, description: 'The new workflow.', data: workflowSchema },
+    response: { status: 201, description: 'The new workflow, with `warnings`.', data: writtenSchema },
     handler: async ({ principal, body }) => {
       const created = await workflows.create(body);
       changed(principal, created.name, 'created');
-      return created;
+      return warned(created);
     },
   });
 
@@ -77,7 +84,9 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     body: z.strictObject({ workflows: z.array(z.unknown()).max(1_000), prune: z.boolean().default(false), dry_run: z.boolean().default(false) }),
     response: { status: 200, description: 'What was (or would be) created, updated, unchanged, deleted and refused.', data: syncResultSchema },
     handler: async ({ principal, body }) => {
-      const result = await workflows.sync(body.workflows, { prune: body.prune, dryRun: body.dry_run });
+      const before = await workflows.all();
+      const synced = await workflows.sync(body.workflows, { prune: body.prune, dryRun: body.dry_run });
+      const result = { ...synced, warnings: syncWarnings(before, body.workflows, synced) };
       if (!body.dry_run) {
         audit.record({
           kind: 'workflow.synced',
@@ -112,11 +121,11 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     params: nameParams,
     body: workflowInputSchema,
     errors: ['WORKFLOW_NOT_FOUND', 'SYSTEM_PROMPT_TOO_LONG'],
-    response: { status: 200, description: 'The workflow.', data: workflowSchema },
+    response: { status: 200, description: 'The workflow, with `warnings`.', data: writtenSchema },
     handler: async ({ principal, params, body }) => {
       const replaced = await workflows.replace(params.name, body);
       changed(principal, params.name, 'replaced');
-      return replaced;
+      return warned(replaced);
     },
   });
 
@@ -124,16 +133,19 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     method: 'patch',
     path: '/assistant/workflows/{name}',
     summary: 'Change some fields of a workflow',
+    description:
+      'JSON merge-patch (RFC 7396) semantics: fields left out keep their value; nested `triggers` merge member by member ' +
+      '(`{"triggers": {"keywords": [...]}}` keeps `regex`, `contact_tags` and `min_score`), and `null` removes a member.',
     tags,
     access: 'admin',
     params: nameParams,
     body: workflowPatchSchema,
     errors: ['WORKFLOW_NOT_FOUND', 'SYSTEM_PROMPT_TOO_LONG'],
-    response: { status: 200, description: 'The workflow.', data: workflowSchema },
+    response: { status: 200, description: 'The workflow, with `warnings`.', data: writtenSchema },
     handler: async ({ principal, params, body }) => {
       const patched = await workflows.patch(params.name, body);
       changed(principal, params.name, 'changed');
-      return patched;
+      return warned(patched);
     },
   });
 

@@ -19,6 +19,8 @@ export class WorkflowRow extends Model<InferAttributes<WorkflowRow>, InferCreati
   declare binding_channels: string[];
   /** The mid-turn policy on chat channels (`reject`, `queue`, `steer`, `collect`); null: the channel's default. */
   declare mid_turn: CreationOptional<string | null>;
+  /** The channel's fallback: answers, on the channels it is bound to, what no trigger matches (column `is_default`). */
+  declare default: CreationOptional<boolean>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -46,6 +48,7 @@ export function initWorkflowModels(sequelize: Sequelize): { Workflow: typeof Wor
       triggers: { type: DataTypes.JSON, allowNull: false },
       binding_channels: { type: DataTypes.JSON, allowNull: false },
       mid_turn: { type: DataTypes.STRING(16), allowNull: true, defaultValue: null },
+      default: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false, field: 'is_default' },
       created_at: { type: DataTypes.DATE, allowNull: false },
       updated_at: { type: DataTypes.DATE, allowNull: false },
     },

@@ -69,6 +69,11 @@ function AssistantMessage({ item }: { item: AssistantItem }) {
           {item.done.routing_reason && ` (${item.done.routing_reason})`}
         </div>
       )}
+      {!item.done && item.routing && (
+        <div className="message-meta muted small">
+          {item.routing.workflow ? `workflow ${item.routing.workflow}` : 'no workflow'} ({item.routing.reason})
+        </div>
+      )}
     </article>
   );
 }

@@ -31,6 +31,8 @@ export interface AssistantItem {
   streaming: boolean;
   done: DonePayload | null;
   error: { code: string; message: string } | null;
+  /** From history (where `done` is not kept): the workflow that answered and why, as stored with the reply. */
+  routing?: { workflow: string | null; reason: string } | null;
 }
 
 export interface NoticeItem {
@@ -102,7 +104,8 @@ function mergeHistory(state: Transcript, messages: Message[]): Transcript {
       // A turn stores one message per tool round plus the reply: shown as one bubble, as it streamed.
       const previous = fromHistory.at(-1);
       const item = historyAssistant(message);
-      if (previous?.kind === 'assistant') fromHistory[fromHistory.length - 1] = { ...item, parts: [...previous.parts, ...item.parts] };
+      if (previous?.kind === 'assistant')
+        fromHistory[fromHistory.length - 1] = { ...item, parts: [...previous.parts, ...item.parts], routing: item.routing ?? previous.routing };
       else fromHistory.push(item);
     } else if (message.role === 'system') fromHistory.push({ kind: 'notice', id: message.id, tone: 'info', text: message.content });
   }
@@ -117,7 +120,8 @@ function mergeHistory(state: Transcript, messages: Message[]): Transcript {
 function historyAssistant(message: Message): AssistantItem {
   const parts: AssistantPart[] = message.tool_calls.map((call) => ({ kind: 'tool', call: historyToolCall(call) }));
   if (message.content) parts.unshift({ kind: 'text', text: message.content });
-  return { kind: 'assistant', id: message.id, turnId: null, parts, streaming: false, done: null, error: null };
+  const routing = message.routing_reason ? { workflow: message.workflow ?? null, reason: message.routing_reason } : null;
+  return { kind: 'assistant', id: message.id, turnId: null, parts, streaming: false, done: null, error: null, routing };
 }
 
 /**
