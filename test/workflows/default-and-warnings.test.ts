@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { startService, type RunningService } from '../../src/main';
+import { renderWorkflowYaml } from '../../src/workflows/yaml';
 import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
 import { testEnv } from '../helpers/env';
 import { jsonBody, request } from '../helpers/http';
@@ -119,7 +120,6 @@ describe('the default workflow of a channel', () => {
   });
 
   it('is written in exported YAML only when true', async () => {
-    const { renderWorkflowYaml } = await import('../../src/workflows/yaml');
     const concierge = (await send('GET', '/assistant/workflows/concierge')).body.data;
     expect(renderWorkflowYaml(concierge)).toContain('\ndefault: true\n');
     expect(renderWorkflowYaml((await send('GET', '/assistant/workflows/billing')).body.data)).not.toContain('default:');
