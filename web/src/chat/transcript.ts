@@ -1,6 +1,11 @@
 import { WORKING_STATES, type AgentState, type DonePayload, type FramePayload, type SessionFrame } from '../../../src/protocol/frames';
 import { saysNoTurnRuns, TurnOutcomeTracker } from '../../../src/protocol/turn-outcome';
 import type { Message } from '../api/types';
+import { historyAssistant } from './transcript-history';
+import { describeError } from './transcript-labels';
+import { nextWaiting, type WaitingTurn } from './waiting-turn';
+
+export { describeError, STATE_LABELS } from './transcript-labels';
 
 export interface ToolCallView {
   id: string;
@@ -57,9 +62,11 @@ export interface Transcript {
    * with, decides when a turn ended. Each step keeps a copy, so the state stays immutable.
    */
   turns: Readonly<Record<string, TurnOutcomeTracker>>;
+  /** A sent message whose turn no worker has started yet (waiting-turn.ts); null otherwise. */
+  waiting: WaitingTurn | null;
 }
 
-export const emptyTranscript: Transcript = { items: [], agentState: 'idle', running: false, confirm: null, memory: null, turns: {} };
+export const emptyTranscript: Transcript = { items: [], agentState: 'idle', running: false, confirm: null, memory: null, turns: {}, waiting: null };
 
 export type TranscriptAction =
   | { type: 'history'; messages: Message[] }
@@ -73,6 +80,11 @@ export type TranscriptAction =
 
 /** The conversation as the chat page shows it: history, then the live turn built from frames. */
 export function transcriptReducer(state: Transcript, action: TranscriptAction): Transcript {
+  const waiting = nextWaiting(state, action);
+  return waiting === state.waiting ? reduce(state, action) : { ...reduce(state, action), waiting };
+}
+
+function reduce(state: Transcript, action: TranscriptAction): Transcript {
   switch (action.type) {
     case 'history':
       return mergeHistory(state, action.messages);
@@ -115,37 +127,6 @@ function mergeHistory(state: Transcript, messages: Message[]): Transcript {
     return true;
   });
   return { ...state, items: [...fromHistory, ...live] };
-}
-
-function historyAssistant(message: Message): AssistantItem {
-  const parts: AssistantPart[] = message.tool_calls.map((call) => ({ kind: 'tool', call: historyToolCall(call) }));
-  if (message.content) parts.unshift({ kind: 'text', text: message.content });
-  const routing = message.routing_reason ? { workflow: message.workflow ?? null, reason: message.routing_reason } : null;
-  return { kind: 'assistant', id: message.id, turnId: null, parts, streaming: false, done: null, error: null, routing };
-}
-
-/**
- * A stored tool call in the protocol's vocabulary (`tool_call_id`, `tool_name`, `input`, `error`,
- * `duration_ms`), or in the provider's (`id`, `name`, `arguments`) that older hubs stored.
- */
-function historyToolCall(call: Message['tool_calls'][number]): ToolCallView {
-  let input = call.input as Record<string, unknown> | undefined;
-  if (!input && typeof call.arguments === 'string') {
-    try {
-      input = JSON.parse(call.arguments) as Record<string, unknown>;
-    } catch {
-      input = { arguments: call.arguments };
-    }
-  }
-  const knowsOutcome = 'error' in call || 'duration_ms' in call;
-  return {
-    id: call.tool_call_id ?? call.id ?? '',
-    name: call.tool_name ?? call.name ?? 'tool',
-    input: input ?? {},
-    status: !knowsOutcome ? 'called' : call.error ? 'error' : 'ok',
-    durationMs: call.duration_ms ?? null,
-    error: call.error ?? null,
-  };
 }
 
 function applyFrame(state: Transcript, frame: SessionFrame, replayed: boolean): Transcript {
@@ -229,6 +210,8 @@ function showFrame(state: Transcript, frame: SessionFrame, replayed: boolean): T
     case 'memory_update':
       return { ...state, memory: { mode: frame.payload.mode, tokens_used: frame.payload.tokens_used, summarized: frame.payload.summarized } };
     case 'error': {
+      // Not an ending: the turn waits in the queue, shown as waiting (waiting-turn.ts), never as a lasting error.
+      if (frame.payload.code === 'WORKER_UNAVAILABLE') return state;
       const error = { code: frame.payload.code, message: frame.payload.message };
       const live = liveIndex(state.items, frame.payload.turn_id ?? null);
       // A replayed error of a turn that is already over (its reply is in the history) is old news.
@@ -303,20 +286,3 @@ function endStreaming(items: TranscriptItem[]): TranscriptItem[] {
       : item,
   );
 }
-
-export function describeError(error: { code: string; message: string }): string {
-  return error.code === 'CANCELLED' ? 'Cancelled.' : `${error.message} (${error.code})`;
-}
-
-/** Labels of the agent states for the indicator. */
-export const STATE_LABELS: Record<AgentState, string> = {
-  idle: 'Ready',
-  thinking: 'Thinking',
-  analyzing: 'Analyzing',
-  researching: 'Researching',
-  deep_thinking: 'Deep thinking',
-  writing: 'Writing',
-  delegating: 'Delegating',
-  done: 'Done',
-  error: 'Error',
-};
