@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import pc from 'picocolors';
 import { VERSION } from '../version';
+import { registerChannels } from './commands/channels';
 import { registerChat } from './commands/chat';
 import { registerHistory } from './commands/history';
 import { registerKeys } from './commands/keys';
@@ -43,6 +44,7 @@ export function createProgram(context: CliContext, setExitCode: (code: ExitCode)
   registerKeys(program, context);
   registerLogs(program, context, setExitCode);
   registerWorkflows(program, context, setExitCode);
+  registerChannels(program, context, setExitCode);
   return program;
 }
 

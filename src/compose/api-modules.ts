@@ -6,6 +6,7 @@ import type { ApiRouter } from '../api/endpoint';
 import { apiKeyRoutes } from '../api/routes/api-keys';
 import { auditRoutes } from '../api/routes/audit';
 import { authRoutes } from '../api/routes/auth';
+import { channelCheckRoutes } from '../api/routes/channel-checks';
 import { channelRoutes } from '../api/routes/channels';
 import { configRoutes } from '../api/routes/config';
 import { knowledgeRoutes } from '../api/routes/knowledge';
@@ -21,6 +22,7 @@ import type { ChannelStatusBoard } from '../server/channel-status';
 import { SessionMemory } from '../sessions/session-memory';
 import type { UsageService } from '../usage/usage-service';
 import type { AuthParts } from './auth';
+import type { BuiltChannel } from './channels';
 import type { HubParts } from './hub';
 import type { Core } from './service-types';
 
@@ -31,7 +33,7 @@ export function apiModules(
   authParts: AuthParts,
   hubParts: HubParts,
   board: ChannelStatusBoard,
-  records: { audit: AuditService; usage: UsageService },
+  records: { audit: AuditService; usage: UsageService; channels: readonly BuiltChannel[] },
 ): ApiModule[] {
   const { config, models } = core;
   const { auth, saml } = authParts;
@@ -48,6 +50,11 @@ export function apiModules(
       board,
       core.channels.map((channel) => channel.name),
     ),
+    channelCheckRoutes({
+      descriptors: core.channels,
+      adapters: () => new Map(records.channels.map((built) => [built.adapter.name, built.adapter])),
+      publicUrl: config.server.public_url ?? null,
+    }),
     configRoutes({ provider: provider.name, model: provider.model, contextWindow: config.llm.context_window, channels: () => board.enabledNames() }),
     (api: ApiRouter) => registerSessionRoutes(api, { sessions, hub, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
     (api: ApiRouter) => registerWorkflowRoutes(api, workflows, core.audit),

@@ -41,9 +41,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       keepRowsWithin('usage', usage, config.usage.retention_days, logger),
     ];
     lifecycle.onStop({ name: 'retention', stop: async () => stopRetention.forEach((stop) => stop()) });
-    const modules = apiModules(core, provider, auth, hubParts, board, { audit, usage });
     const origins = new Set<string>();
     const channels = buildChannels(core, board, origins, auth.authenticateSocket);
+    const modules = apiModules(core, provider, auth, hubParts, board, { audit, usage, channels });
     const port = await serveHttp(core, { modules, channels, board, auth, origins });
     await startChannels(channels, hubParts.hub, board, logger, lifecycle);
     const url = announce(core, port, options, { model: describeModel(provider.name, provider.model), channels: board.enabledNames() });
