@@ -12,6 +12,7 @@ import { configRoutes } from '../api/routes/config';
 import { knowledgeRoutes } from '../api/routes/knowledge';
 import { routingTestRoutes } from '../api/routes/routing-test';
 import { samlRoutes } from '../api/routes/saml';
+import { signInMethodRoutes } from '../api/routes/sign-in-methods';
 import { registerSessionRoutes } from '../api/routes/sessions';
 import { registerToolRoutes } from '../api/routes/tools';
 import { usageRoutes } from '../api/routes/usage';
@@ -45,6 +46,7 @@ export function apiModules(
     auditRoutes(records.audit),
     usageRoutes(records.usage),
     samlRoutes(saml, authParts.refreshCookie),
+    signInMethodRoutes(saml !== null),
     knowledgeRoutes(core.knowledge),
     channelRoutes(
       board,

@@ -162,7 +162,9 @@ describe('switchboard workflows sync warnings', () => {
     const run = await runCli(['workflows', 'sync', dir], env);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('+ lonely (created)');
-    expect(run.stderr).toMatch(/^! lonely: No triggers \(keywords, regex, contact_tags\): the router never picks it; .* Add triggers, or set default: true\.\n$/);
+    expect(run.stderr).toMatch(
+      /^! lonely: No triggers \(keywords, regex, contact_tags\): the router never picks it; .* Add triggers, or set default: true\.\n$/,
+    );
   });
 });
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { REPO_ROOT } from '../helpers/process';
 
 // The docs site's port (issue 33): `--port` / `DOCS_PORT`, else the spec's 8001.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const { docsPort } = require('../../scripts/docs-serve.js') as { docsPort(argv: string[], env: Record<string, string | undefined>): number };
 
 describe('the docs site port', () => {

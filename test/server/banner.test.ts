@@ -16,7 +16,6 @@ const facts: BannerFacts = {
   next_step: nextStep('http://localhost:8000/', true),
 };
 
-// eslint-disable-next-line no-control-regex
 const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
 
 describe('the start banner', () => {

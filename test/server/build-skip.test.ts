@@ -73,7 +73,7 @@ it('compiles with SWC: CommonJS a plain `node` runs, package.json beside dist/sr
   );
   expect(await compileWithSwc(root)).toBe(2);
   expect(needsCompile(root)).toBe(false);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+
   const { facts } = require(path.join(root, 'dist/src/core/a.js')) as { facts: unknown };
   expect(facts).toEqual({ version: '9.8.7', joined: path.join('a', 'b'), level: 1, fields: ['name'] });
 });

@@ -12,11 +12,6 @@ import { deliveredPairSchema } from './auth';
 export const SAML_PATH = `${API_PREFIX}/auth/saml`;
 const RELAY_STATE_MAX = 1024;
 
-const signInMethodsSchema = z.object({
-  password: z.boolean().describe('Username (or email) and password: always on.'),
-  saml: z.boolean().describe('SAML single sign-on (`GET /auth/saml/login`) is configured.'),
-});
-
 function notConfigured(): AppError {
   return new AppError('SAML_NOT_CONFIGURED', 'SAML single sign-on is not configured on this server.');
 }
@@ -41,16 +36,6 @@ export function samlRoutes(service: SamlService | null, cookie: RefreshCookieOpt
     return service;
   };
   return (api) => {
-    api.add({
-      method: 'get',
-      path: '/auth/methods',
-      summary: 'The ways to sign in on this hub (the sign-in page offers SAML only when it is on)',
-      tags: ['auth'],
-      access: 'public',
-      response: { status: 200, description: 'Which sign-in methods are on.', data: signInMethodsSchema },
-      handler: () => ({ password: true, saml: service !== null }),
-    });
-
     api.add({
       method: 'get',
       path: '/auth/saml/metadata',

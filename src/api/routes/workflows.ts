@@ -41,11 +41,16 @@ const writtenSchema = workflowSchema
   .extend({ warnings: z.array(workflowWarningSchema).describe('A workflow the router can never pick, a default with no effect; empty when all is well.') })
   .meta({ id: 'WrittenWorkflow' });
 
+const SYNC_DESCRIPTION =
+  'Creates and updates the given workflows; with `prune`, deletes the ones not given; with `dry_run`, only reports. Refused entries are listed in `errors` and left as they are.';
+const PATCH_DESCRIPTION =
+  'JSON merge-patch (RFC 7396) semantics: fields left out keep their value; nested `triggers` merge member by member ' +
+  '(`{"triggers": {"keywords": [...]}}` keeps `regex`, `contact_tags` and `min_score`), and `null` removes a member.';
+
 /** Workflows, their channel bindings and contacts (decisions.md §4). Reads: any user; writes: admins. */
 export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowService, audit: AuditSink = NO_AUDIT): void {
   const changed = (principal: Principal, name: string, action: string) =>
     audit.record({ kind: 'workflow.changed', actor: userActor(principal), subject: name, action });
-  const warned = async <T extends { name: string }>(view: T) => ({ ...view, warnings: warningsFor([view.name], await workflows.all()) });
   api.add({
     method: 'post',
     path: '/assistant/workflows',
@@ -58,7 +63,7 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     handler: async ({ principal, body }) => {
       const created = await workflows.create(body);
       changed(principal, created.name, 'created');
-      return warned(created);
+      return withWarnings(workflows, created);
     },
   });
 
@@ -77,16 +82,13 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     method: 'post',
     path: '/assistant/workflows/sync',
     summary: 'Make the stored workflows match a set (what `switchboard workflows sync` calls)',
-    description:
-      'Creates and updates the given workflows; with `prune`, deletes the ones not given; with `dry_run`, only reports. Refused entries are listed in `errors` and left as they are.',
+    description: SYNC_DESCRIPTION,
     tags,
     access: 'admin',
     body: z.strictObject({ workflows: z.array(z.unknown()).max(1_000), prune: z.boolean().default(false), dry_run: z.boolean().default(false) }),
     response: { status: 200, description: 'What was (or would be) created, updated, unchanged, deleted and refused.', data: syncResultSchema },
     handler: async ({ principal, body }) => {
-      const before = await workflows.all();
-      const synced = await workflows.sync(body.workflows, { prune: body.prune, dryRun: body.dry_run });
-      const result = { ...synced, warnings: syncWarnings(before, body.workflows, synced) };
+      const result = await syncWithWarnings(workflows, body.workflows, { prune: body.prune, dryRun: body.dry_run });
       if (!body.dry_run) {
         audit.record({
           kind: 'workflow.synced',
@@ -125,7 +127,7 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     handler: async ({ principal, params, body }) => {
       const replaced = await workflows.replace(params.name, body);
       changed(principal, params.name, 'replaced');
-      return warned(replaced);
+      return withWarnings(workflows, replaced);
     },
   });
 
@@ -133,9 +135,7 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     method: 'patch',
     path: '/assistant/workflows/{name}',
     summary: 'Change some fields of a workflow',
-    description:
-      'JSON merge-patch (RFC 7396) semantics: fields left out keep their value; nested `triggers` merge member by member ' +
-      '(`{"triggers": {"keywords": [...]}}` keeps `regex`, `contact_tags` and `min_score`), and `null` removes a member.',
+    description: PATCH_DESCRIPTION,
     tags,
     access: 'admin',
     params: nameParams,
@@ -145,7 +145,7 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     handler: async ({ principal, params, body }) => {
       const patched = await workflows.patch(params.name, body);
       changed(principal, params.name, 'changed');
-      return warned(patched);
+      return withWarnings(workflows, patched);
     },
   });
 
@@ -231,6 +231,18 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     response: { status: 200, description: 'The contact.', data: contactSchema },
     handler: ({ params, body }) => workflows.upsertContact(params.session_key, body),
   });
+}
+
+/** A written workflow with the warnings about it among all the stored ones. */
+async function withWarnings<T extends { name: string }>(workflows: WorkflowService, view: T) {
+  return { ...view, warnings: warningsFor([view.name], await workflows.all()) };
+}
+
+/** A sync's answer with the warnings about the workflows it accepted (workflow-warnings.ts). */
+async function syncWithWarnings(workflows: WorkflowService, inputs: readonly unknown[], options: { prune: boolean; dryRun: boolean }) {
+  const before = await workflows.all();
+  const synced = await workflows.sync(inputs, options);
+  return { ...synced, warnings: syncWarnings(before, inputs, synced) };
 }
 
 /** What a sync did, by workflow name (names only: the contents are in the workflows themselves). */

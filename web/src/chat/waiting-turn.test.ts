@@ -26,7 +26,10 @@ const sent: TranscriptAction[] = [
   { type: 'user_sending', localId: 'local-1', text: 'hello' },
   { type: 'user_sent', localId: 'local-1', message: message('t1', 'user', 'hello') },
 ];
-const noWorker = frame({ type: 'error', payload: { code: 'WORKER_UNAVAILABLE', message: 'no worker is running (start one with `npm run worker`)', turn_id: 't1' } });
+const noWorker = frame({
+  type: 'error',
+  payload: { code: 'WORKER_UNAVAILABLE', message: 'no worker is running (start one with `npm run worker`)', turn_id: 't1' },
+});
 
 describe('a turn no worker has started (issue 33: honest chat states)', () => {
   it('is queued, not Ready, and says why once the hub does; no error is left in the conversation', () => {
@@ -42,7 +45,10 @@ describe('a turn no worker has started (issue 33: honest chat states)', () => {
       noWorker,
       frame({ type: 'agent_state', payload: { state: 'thinking', turn_id: 't1' } }),
       frame({ type: 'token', payload: { text: 'Hi.', final: false, turn_id: 't1' } }),
-      frame({ type: 'done', payload: { message_id: 'r1', text: 'Hi.', total_tokens: 1, input_tokens: 1, output_tokens: 0, duration_ms: 5, tool_calls: 0, turn_id: 't1' } }),
+      frame({
+        type: 'done',
+        payload: { message_id: 'r1', text: 'Hi.', total_tokens: 1, input_tokens: 1, output_tokens: 0, duration_ms: 5, tool_calls: 0, turn_id: 't1' },
+      }),
     ]);
     expect(answered.waiting).toBeNull();
     expect(answered.items.map((item) => item.kind)).toEqual(['user', 'assistant']);
