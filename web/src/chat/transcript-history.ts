@@ -1,5 +1,6 @@
+import type { SessionFrame } from '../../../src/protocol/frames';
 import type { Message } from '../api/types';
-import type { AssistantItem, AssistantPart, ToolCallView } from './transcript';
+import type { AssistantItem, AssistantPart, ToolCallView, Transcript } from './transcript';
 
 /** A stored assistant message as a finished bubble: its text, its tool calls, and why its workflow answered. */
 export function historyAssistant(message: Message): AssistantItem {
@@ -31,4 +32,25 @@ function historyToolCall(call: Message['tool_calls'][number]): ToolCallView {
     durationMs: call.duration_ms ?? null,
     error: call.error ?? null,
   };
+}
+
+/** Frames that build a reply's content (the ones a stored reply may already hold). */
+const CONTENT_FRAMES = new Set<SessionFrame['type']>(['token', 'tool_start', 'tool_end', 'error']);
+
+/**
+ * A turn's frames arriving for a reply the history already shows (a reload during a confirmation,
+ * or soon after a turn ended: the replay buffer sends the turn again): the stored bubble becomes the
+ * turn's live one, instead of a second bubble beside it. `stored` marks it: replayed tokens are
+ * already in its text; tool calls match by id; an ending (cancelled, failed) is shown on it.
+ */
+export function adoptStoredReply(state: Transcript, frame: SessionFrame): Transcript {
+  if (!CONTENT_FRAMES.has(frame.type) || frame.type === 'pong') return state;
+  const turnId = frame.payload.turn_id;
+  if (!turnId || state.items.some((item) => item.kind === 'assistant' && item.turnId === turnId)) return state;
+  const userIndex = state.items.findIndex((item) => item.kind === 'user' && item.id === turnId);
+  const stored = userIndex === -1 ? undefined : state.items[userIndex + 1];
+  if (stored?.kind !== 'assistant' || stored.turnId !== null || stored.done) return state;
+  const items = [...state.items];
+  items[userIndex + 1] = { ...stored, turnId, streaming: true, stored: true };
+  return { ...state, items };
 }

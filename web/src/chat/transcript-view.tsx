@@ -79,7 +79,8 @@ function AssistantMessage({ item }: { item: AssistantItem }) {
 }
 
 function ToolChip({ call }: { call: ToolCallView }) {
-  const label = { running: 'running', ok: 'done', error: 'failed', called: 'called' }[call.status];
+  // A call that never ran to its end says why: cancelled (the turn was), not "failed" nor "done".
+  const label = call.error === 'CANCELLED' ? 'cancelled' : { running: 'running', ok: 'done', error: 'failed', called: 'called' }[call.status];
   return (
     <details className={`tool-chip ${call.status}`}>
       <summary>

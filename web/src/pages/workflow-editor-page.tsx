@@ -25,6 +25,9 @@ export function WorkflowEditorPage() {
     );
   }
   if (workflow.loading && workflow.data === undefined) return <Loading />;
+  // Right after Create, the previous page's data (null: a new workflow) is still there while this one
+  // loads: the editor waits for the workflow it is named after, so it never starts from the template.
+  if (!isNew && workflow.data?.name !== name) return <Loading />;
   return <Editor key={name ?? 'new'} original={workflow.data ?? null} onSaved={workflow.set} />;
 }
 
