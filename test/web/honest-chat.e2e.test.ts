@@ -87,6 +87,10 @@ describe.each(VIEWS)('at %s size in the %s theme', (size, theme) => {
     await conversation(page).getByText('workflow concierge (channel_default)').waitFor();
     await page.reload();
     await conversation(page).getByText('workflow concierge (channel_default)').waitFor();
+    await page.getByRole('status', { name: 'Agent: Ready' }).waitFor();
+    // The replayed turn adds nothing to the stored reply: one bubble, its text once.
+    expect(await agentBubbles(page).count()).toBe(1);
+    expect(((await conversation(page).textContent()) ?? '').split('what time is it in Tokyo?').length - 1).toBe(2); // the question, and the reply quoting it once
     await screenshot(page, `honest-${size}-${theme}-routing-after-reload`);
     await context.close();
     expect(watch.take()).toEqual([]);

@@ -40,8 +40,8 @@ const CONTENT_FRAMES = new Set<SessionFrame['type']>(['token', 'tool_start', 'to
 /**
  * A turn's frames arriving for a reply the history already shows (a reload during a confirmation,
  * or soon after a turn ended: the replay buffer sends the turn again): the stored bubble becomes the
- * turn's live one, instead of a second bubble beside it. `stored` marks it: replayed tokens are
- * already in its text; tool calls match by id; an ending (cancelled, failed) is shown on it.
+ * turn's live one, instead of a second bubble beside it. `stored` keeps the text replayed tokens
+ * repeat (they are consumed, not appended); tool calls match by id; an ending (cancelled, failed) is shown on it.
  */
 export function adoptStoredReply(state: Transcript, frame: SessionFrame): Transcript {
   if (!CONTENT_FRAMES.has(frame.type) || frame.type === 'pong') return state;
@@ -51,6 +51,23 @@ export function adoptStoredReply(state: Transcript, frame: SessionFrame): Transc
   const stored = userIndex === -1 ? undefined : state.items[userIndex + 1];
   if (stored?.kind !== 'assistant' || stored.turnId !== null || stored.done) return state;
   const items = [...state.items];
-  items[userIndex + 1] = { ...stored, turnId, streaming: true, stored: true };
+  const text = stored.parts.map((part) => (part.kind === 'text' ? part.text : '')).join('');
+  items[userIndex + 1] = { ...stored, turnId, streaming: true, stored: { pending: text } };
   return { ...state, items };
+}
+
+/**
+ * A token for an adopted bubble (the replay repeats the turn from its start): consumed while it
+ * repeats the stored text; the first new text ends the matching (it and every later token are
+ * appended as usual). `consumed` false: show the token.
+ */
+export function echoOfStoredText(state: Transcript, text: string, turnId: string | null): { state: Transcript; consumed: boolean } {
+  const index = state.items.findIndex((item) => item.kind === 'assistant' && item.stored && item.turnId === turnId);
+  if (index === -1) return { state, consumed: false };
+  const item = state.items[index] as AssistantItem;
+  const pending = item.stored!.pending;
+  const items = [...state.items];
+  const repeats = pending.startsWith(text);
+  items[index] = { ...item, stored: repeats && pending.length > text.length ? { pending: pending.slice(text.length) } : undefined };
+  return { state: { ...state, items }, consumed: repeats };
 }

@@ -1,7 +1,7 @@
 import { WORKING_STATES, type AgentState, type DonePayload, type FramePayload, type SessionFrame } from '../../../src/protocol/frames';
 import { saysNoTurnRuns, TurnOutcomeTracker } from '../../../src/protocol/turn-outcome';
 import type { Message } from '../api/types';
-import { adoptStoredReply, historyAssistant } from './transcript-history';
+import { adoptStoredReply, echoOfStoredText, historyAssistant } from './transcript-history';
 import { describeError } from './transcript-labels';
 import { nextWaiting, type WaitingTurn } from './waiting-turn';
 
@@ -38,8 +38,8 @@ export interface AssistantItem {
   error: { code: string; message: string } | null;
   /** From history (where `done` is not kept): the workflow that answered and why, as stored with the reply. */
   routing?: { workflow: string | null; reason: string } | null;
-  /** Built from the history and then followed live (transcript-history.ts): replayed tokens are already in it. */
-  stored?: boolean;
+  /** Built from the history, then followed live (transcript-history.ts): the stored text replayed tokens have not yet repeated. */
+  stored?: { pending: string };
 }
 
 export interface NoticeItem {
@@ -134,8 +134,10 @@ function mergeHistory(state: Transcript, messages: Message[]): Transcript {
 function applyFrame(state: Transcript, frame: SessionFrame, replayed: boolean): Transcript {
   const { turns, endedWithoutDone } = trackTurn(state.turns, frame);
   state = adoptStoredReply(state, frame);
-  if (replayed && frame.type === 'token' && state.items.some((item) => item.kind === 'assistant' && item.stored && item.turnId === frame.payload.turn_id)) {
-    return { ...state, turns };
+  if (frame.type === 'token') {
+    const echo = echoOfStoredText(state, frame.payload.text, frame.payload.turn_id ?? null);
+    if (echo.consumed) return { ...echo.state, turns };
+    state = echo.state;
   }
   // A turn that ended without `done` (cancelled, failed) stops streaming before its last frame
   // shows; `done` completes its reply below.

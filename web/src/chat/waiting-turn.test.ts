@@ -82,3 +82,48 @@ describe('the routing reason after a reload', () => {
     expect((loaded.items[1] as AssistantItem).routing).toEqual({ workflow: 'billing', reason: 'trigger' });
   });
 });
+
+describe('a reply the history shows, when its turn is replayed (a reload soon after, or during a confirmation)', () => {
+  const history: TranscriptAction = {
+    type: 'history',
+    messages: [
+      message('t1', 'user', 'write it'),
+      message('r0', 'assistant', "I'll use write_file. ", {
+        tool_calls: [{ tool_call_id: 'c1', tool_name: 'write_file', input: { path: 'a' }, output: null, duration_ms: 5, error: 'CANCELLED' }],
+      }),
+    ],
+  };
+  const text = (item: unknown) =>
+    (item as AssistantItem).parts
+      .filter((part) => part.kind === 'text')
+      .map((part) => (part as { text: string }).text)
+      .join('');
+
+  it('stays one bubble: repeated tokens are consumed, tool calls matched by id, the ending shown once', () => {
+    const after = run([
+      history,
+      frame({ type: 'agent_state', payload: { state: 'thinking', turn_id: 't1' } }),
+      frame({ type: 'token', payload: { text: "I'll use ", final: false, turn_id: 't1' } }),
+      frame({ type: 'token', payload: { text: 'write_file. ', final: false, turn_id: 't1' } }),
+      frame({ type: 'tool_start', payload: { tool_name: 'write_file', tool_call_id: 'c1', input: { path: 'a' }, turn_id: 't1' } }),
+      frame({ type: 'tool_end', payload: { tool_name: 'write_file', tool_call_id: 'c1', duration_ms: 5, error: 'CANCELLED', turn_id: 't1' } }),
+      frame({ type: 'agent_state', payload: { state: 'idle', turn_id: 't1' } }),
+      frame({ type: 'error', payload: { code: 'CANCELLED', message: 'Cancelled.', turn_id: 't1' } }),
+    ]);
+    const replies = after.items.filter((item) => item.kind === 'assistant');
+    expect(replies).toHaveLength(1);
+    expect(text(replies[0])).toBe("I'll use write_file. ");
+    expect((replies[0] as AssistantItem).parts.filter((part) => part.kind === 'tool')).toHaveLength(1);
+    // The ending is shown once, as the cancel of a live turn is: "Cancelled." after the bubble.
+    expect(after.items.filter((item) => item.kind === 'notice').map((item) => (item as { text: string }).text)).toEqual(['Cancelled.']);
+  });
+
+  it('appends what is new after the stored text (the turn went on after the history was read)', () => {
+    const after = run([
+      history,
+      frame({ type: 'token', payload: { text: "I'll use write_file. ", final: false, turn_id: 't1' } }),
+      frame({ type: 'token', payload: { text: 'Done.', final: true, turn_id: 't1' } }),
+    ]);
+    expect(after.items.filter((item) => item.kind === 'assistant').map(text)).toEqual(["I'll use write_file. Done."]);
+  });
+});
