@@ -92,6 +92,12 @@ describe.each(VIEWS)('at %s size in the %s theme', (size, theme) => {
     expect(await agentBubbles(page).count()).toBe(1);
     expect(((await conversation(page).textContent()) ?? '').split('what time is it in Tokyo?').length - 1).toBe(2); // the question, and the reply quoting it once
     await screenshot(page, `honest-${size}-${theme}-routing-after-reload`);
+    // Nothing of the chat is wider than the screen (the header's controls wrap on a phone).
+    const widest = await page.evaluate(() => {
+      const document = (globalThis as any).document;
+      return Math.max(...(Array.from(document.querySelectorAll('.chat-page *')) as any[]).map((element) => element.getBoundingClientRect().right));
+    });
+    expect(widest).toBeLessThanOrEqual(SIZES[size].width);
     await context.close();
     expect(watch.take()).toEqual([]);
   });
