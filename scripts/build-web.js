@@ -44,7 +44,8 @@ if (!existsSync(vite)) {
   process.stderr.write('build-web: vite is not installed; run `npm install` first\n');
   process.exit(1);
 }
-process.stdout.write('Building the web UI (web/ → dist/web) …\n');
+process.stdout.write('Building the Web UI (web/ → dist/web, once: later starts reuse it until web/ changes) …\n');
+const started = Date.now();
 const result = spawnSync(process.execPath, [vite, 'build', '--config', path.join(webDir, 'vite.config.mts'), '--logLevel', 'warn'], {
   cwd: root,
   stdio: 'inherit',
@@ -53,3 +54,4 @@ const result = spawnSync(process.execPath, [vite, 'build', '--config', path.join
 });
 if (result.status !== 0) process.exit(result.status ?? 1);
 writeFileSync(stampFile, `${hash}\n`);
+process.stdout.write(`Built the Web UI in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`);

@@ -1,7 +1,8 @@
 import { App, SocketModeReceiver, type AllMiddlewareArgs, type BlockAction, type ButtonAction, type SlackActionMiddlewareArgs, type webApi } from '@slack/bolt';
 type WebClient = webApi.WebClient;
 import type { Logger } from 'pino';
-import type { ChannelAdapter } from '../../src/core/channel';
+import type { ChannelAdapter, ConnectionCheck } from '../../src/core/channel';
+import { checkSlackConnection } from './connection-check';
 import { AppError } from '../../src/core/errors';
 import type { Hub } from '../../src/core/hub';
 import { boltLogger } from './bolt-logger';
@@ -99,6 +100,11 @@ export class SlackAdapter implements ChannelAdapter {
     this.app.action({ action_id: new RegExp(`^${CONFIRM_ACTION_PREFIX}`) }, async (args) =>
       this.onButton(args as SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs),
     );
+  }
+
+  /** auth.test with the bot token, for the admin's "test connection"; never throws. */
+  checkConnection(): Promise<ConnectionCheck> {
+    return checkSlackConnection(this.app.client);
   }
 
   /** Verifies the bot token (auth.test), then connects in socket mode; throws with Slack's reason. */

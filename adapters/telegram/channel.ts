@@ -16,6 +16,8 @@ export const telegramChannel = defineChannel<TelegramSettings>({
   config: { schema: telegramSettingsSchema, env: TELEGRAM_ENV },
   secretHeaders: [SECRET_HEADER],
   mode: (settings) => settings.mode,
-  create: ({ settings, logger, telemetry, renderLeases }) =>
-    telegramEnabled(settings) ? new TelegramAdapter({ ...telegramAdapterConfig(settings, logger), telemetry, renderLeases }) : null,
+  create: ({ settings, logger, telemetry, renderLeases, publicUrl }) =>
+    telegramEnabled(settings)
+      ? new TelegramAdapter({ ...telegramAdapterConfig(settings, logger), telemetry, renderLeases, publicUrl: publicUrl ?? null })
+      : null,
 });

@@ -54,6 +54,8 @@ export interface TelegramAdapterConfig {
   mode: 'webhook' | 'polling';
   /** Required (non-empty) in webhook mode: Telegram sends it as `X-Telegram-Bot-Api-Secret-Token`. */
   webhookSecret: string | null;
+  /** `server.public_url`: in webhook mode the webhook is registered there on start; null: by hand. */
+  publicUrl?: string | null;
   /** Bot API root: Telegram's, a local `telegram-bot-api` server, or a fake in tests. */
   apiRoot: string;
   editIntervalMs: number;

@@ -1,6 +1,6 @@
 import { Telegraf } from 'telegraf';
 import type { CallbackQuery, Update } from 'telegraf/types';
-import type { ChannelAdapter, ChannelReporter } from '../../src/core/channel';
+import type { ChannelAdapter, ChannelReporter, ConnectionCheck } from '../../src/core/channel';
 import { isAppError } from '../../src/core/errors';
 import type { Hub } from '../../src/core/hub';
 import { failureReason, loggableError, withFloodRetry } from './bot-api';
@@ -18,6 +18,7 @@ import { TypingIndicator } from './typing';
 import { TelegramApproverGroups } from './approver-groups';
 import { clickNote, confirmClick } from '../shared/confirm-click';
 import { TELEGRAM_WEBHOOK_PATH, webhookHandler } from './webhook';
+import { checkTelegramConnection, registerTelegramWebhook } from './webhook-registration';
 
 /**
  * The Telegram channel: updates in (webhook route or long polling) → `Hub.ingest`; the session's
@@ -96,6 +97,11 @@ export class TelegramAdapter implements ChannelAdapter {
     } catch (error) {
       throw new Error(`getMe failed: ${failureReason(error, this.config.botToken)}`);
     }
+    // With a public URL, the webhook is registered on every start: nothing to do by hand (issue 33).
+    if (this.config.mode === 'webhook' && this.config.publicUrl) {
+      const { url } = await this.registerWebhook(this.config.publicUrl);
+      this.config.logger.info({ url }, 'telegram: webhook registered');
+    }
     if (this.config.mode === 'polling') {
       // launch() settles only when polling ends: by our stop(), or by an error (token revoked, 409 another poller).
       this.polling = this.bot.launch().catch((error: unknown) => {
@@ -103,6 +109,15 @@ export class TelegramAdapter implements ChannelAdapter {
       });
     }
     this.hub = hub;
+  }
+
+  /** `setWebhook` to `<publicUrl>/api/v1/channels/telegram/webhook` with the secret (webhook mode only). */
+  registerWebhook(publicUrl: string): Promise<{ url: string }> {
+    return registerTelegramWebhook(this.bot.telegram, this.config, publicUrl);
+  }
+
+  checkConnection(): Promise<ConnectionCheck> {
+    return checkTelegramConnection(this.bot.telegram, this.config.botToken);
   }
 
   async stop(): Promise<void> {

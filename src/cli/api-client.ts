@@ -63,6 +63,17 @@ export class HubClient {
     return this.unwrap(status, body);
   }
 
+  /** Checks the hub answers (`GET /health`, no credential) before anything is asked of a person. */
+  async ping(): Promise<void> {
+    try {
+      const { status, body } = await this.send<unknown>('GET', '/health', undefined, null);
+      this.unwrap(status, body);
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      throw new CliError(`${error.message} Is the hub running (npm start)? Point the CLI at it with --url or SWITCHBOARD_URL.`, error.exitCode);
+    }
+  }
+
   async get<T>(path: string): Promise<T> {
     return this.call<T>('GET', path);
   }

@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import pc from 'picocolors';
 import { VERSION } from '../version';
 import { registerApprovals } from './commands/approvals';
+import { registerChannels } from './commands/channels';
 import { registerChat } from './commands/chat';
 import { registerHistory } from './commands/history';
 import { registerKeys } from './commands/keys';
@@ -47,6 +48,7 @@ export function createProgram(context: CliContext, setExitCode: (code: ExitCode)
   registerWorkflows(program, context, setExitCode);
   registerMcp(program, context);
   registerApprovals(program, context);
+  registerChannels(program, context, setExitCode);
   return program;
 }
 

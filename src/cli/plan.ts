@@ -8,6 +8,8 @@ export interface SyncResult {
   deleted: string[];
   errors: { name: string | null; index: number; code: string; message: string; fields: Record<string, { code: string; message: string }[]> }[];
   dry_run: boolean;
+  /** Workflows saved (or that would be) but never picked as likely meant; absent from older hubs. */
+  warnings?: { workflow: string; code: string; message: string }[];
 }
 
 /**
@@ -38,6 +40,8 @@ export function formatPlan(result: SyncResult, files: readonly string[], mode: P
     if (issues.length === 0) err.push(pc.red(`✗ ${file}: ${error.code}: ${error.message}`));
     for (const issue of issues) err.push(pc.red(`✗ ${file}: ${issue}`));
   }
+  // Warnings never fail the sync: the workflow is valid, it just will not be picked as likely meant.
+  for (const warning of result.warnings ?? []) err.push(pc.yellow(`! ${warning.workflow}: ${warning.message}`));
   return { out, err };
 }
 

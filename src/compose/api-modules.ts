@@ -7,12 +7,14 @@ import { apiKeyRoutes } from '../api/routes/api-keys';
 import { approvalRoutes } from '../api/routes/approvals';
 import { auditRoutes } from '../api/routes/audit';
 import { authRoutes } from '../api/routes/auth';
+import { channelCheckRoutes } from '../api/routes/channel-checks';
 import { channelRoutes } from '../api/routes/channels';
 import { configRoutes } from '../api/routes/config';
 import { knowledgeRoutes } from '../api/routes/knowledge';
 import { mcpRoutes } from '../api/routes/mcp';
 import { routingTestRoutes } from '../api/routes/routing-test';
 import { samlRoutes } from '../api/routes/saml';
+import { signInMethodRoutes } from '../api/routes/sign-in-methods';
 import { registerSessionRoutes } from '../api/routes/sessions';
 import { registerToolRoutes } from '../api/routes/tools';
 import { usageRoutes } from '../api/routes/usage';
@@ -24,6 +26,7 @@ import type { ChannelStatusBoard } from '../server/channel-status';
 import { SessionMemory } from '../sessions/session-memory';
 import type { UsageService } from '../usage/usage-service';
 import type { AuthParts } from './auth';
+import type { BuiltChannel } from './channels';
 import type { HubParts } from './hub';
 import type { Core } from './service-types';
 import { sandboxCaseRunner } from './workflow-tests';
@@ -35,7 +38,7 @@ export function apiModules(
   authParts: AuthParts,
   hubParts: HubParts,
   board: ChannelStatusBoard,
-  records: { audit: AuditService; usage: UsageService },
+  records: { audit: AuditService; usage: UsageService; channels: readonly BuiltChannel[] },
 ): ApiModule[] {
   const { config, models } = core;
   const { auth, saml } = authParts;
@@ -48,12 +51,18 @@ export function apiModules(
     approvalRoutes(core.approvals),
     usageRoutes(records.usage),
     samlRoutes(saml, authParts.refreshCookie),
+    signInMethodRoutes(saml !== null),
     knowledgeRoutes(core.knowledge),
     mcpRoutes(core.mcp, core.audit),
     channelRoutes(
       board,
       core.channels.map((channel) => channel.name),
     ),
+    channelCheckRoutes({
+      descriptors: core.channels,
+      adapters: () => new Map(records.channels.map((built) => [built.adapter.name, built.adapter])),
+      publicUrl: config.server.public_url ?? null,
+    }),
     configRoutes({ provider: provider.name, model: provider.model, contextWindow: config.llm.context_window, channels: () => board.enabledNames() }),
     (api: ApiRouter) => registerSessionRoutes(api, { sessions, hub, syncTimeoutMs: config.api.sync_timeout_s * 1000 }),
     (api: ApiRouter) => registerWorkflowRoutes(api, workflows, core.audit),

@@ -39,6 +39,7 @@ export function buildChannels(
     draining: () => lifecycle.draining,
     socketAuth: { authenticate: authenticateSocket, selectProtocol },
     renderLeases: core.drivers.leases,
+    publicUrl: config.server.public_url ?? null,
   };
   for (const channel of core.channels) {
     const settings = config.channels[channel.name];

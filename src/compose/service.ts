@@ -4,7 +4,8 @@ import { createProvider } from '../agent/providers';
 import { keepRowsWithin } from '../server/retention';
 import { UsageService } from '../usage/usage-service';
 import { AuditService } from '../audit/audit-service';
-import { serviceUrl, renderBanner, type BannerFacts } from '../server/banner';
+import { describeModel, nextStep, serviceUrl, renderBanner, type BannerFacts } from '../server/banner';
+import { webUiBuilt } from '../server/web-ui';
 import { ChannelStatusBoard } from '../server/channel-status';
 import { workersReadiness } from '../server/readiness';
 import { VERSION } from '../version';
@@ -40,12 +41,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       keepRowsWithin('usage', usage, config.usage.retention_days, logger),
     ];
     lifecycle.onStop({ name: 'retention', stop: async () => stopRetention.forEach((stop) => stop()) });
-    const modules = apiModules(core, provider, auth, hubParts, board, { audit, usage });
     const origins = new Set<string>();
     const channels = buildChannels(core, board, origins, auth.authenticateSocket);
+    const modules = apiModules(core, provider, auth, hubParts, board, { audit, usage, channels });
     const port = await serveHttp(core, { modules, channels, board, auth, origins });
     await startChannels(channels, hubParts.hub, board, logger, lifecycle);
-    const url = announce(core, port, options);
+    const url = announce(core, port, options, { model: describeModel(provider.name, provider.model), channels: board.enabledNames() });
     const storage = { store: core.store, sequelize: core.database.sequelize };
     const socketAuth = { authenticate: auth.authenticateSocket, selectProtocol };
     return {
@@ -67,11 +68,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 }
 
 /** Says the hub is ready: a banner on a terminal, one log line with the same facts. Returns the hub's URL. */
-function announce(core: Core, port: number, options: ServiceOptions): string {
+function announce(core: Core, port: number, options: ServiceOptions, running: Pick<BannerFacts, 'model' | 'channels'>): string {
   const { config, logger } = core;
   const url = serviceUrl(config.server, port);
+  const built = webUiBuilt();
+  const webUi = `${url}/`;
   const facts: BannerFacts = {
     version: VERSION,
+    web_ui: built ? webUi : `${webUi} (not built: npm run build:web)`,
     url: `${url}/api/v1`,
     docsUrl: `${url}/api/v1/docs`,
     listening: `${config.server.host}:${port}`,
@@ -79,6 +83,8 @@ function announce(core: Core, port: number, options: ServiceOptions): string {
     queue: core.drivers.description,
     worker: config.worker.embedded ? 'embedded' : 'off (run `npm run worker`)',
     configFile: core.configFile,
+    ...running,
+    next_step: nextStep(webUi, built),
   };
   if (process.stdout.isTTY && !options.logDestination && config.log.format !== 'json') process.stdout.write(`${renderBanner(facts)}\n`);
   logger.info(facts, 'Switchboard is ready');

@@ -40,6 +40,22 @@ export interface ChannelAdapter {
     matches(pathname: string): boolean;
     handle(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void>;
   };
+  /** Asks the platform whether the channel's credentials work (admin "test connection"); never throws. */
+  checkConnection?(): Promise<ConnectionCheck>;
+  /**
+   * Tells the platform where to deliver (Telegram's setWebhook): `<publicUrl>/api/v1/…`. Throws with
+   * the platform's reason (never a token). A channel that is not delivered to by webhook lacks it.
+   */
+  registerWebhook?(publicUrl: string): Promise<{ url: string }>;
+}
+
+/** What a channel's connection test found: whether the platform accepts it, and which variable to fix if not. */
+export interface ConnectionCheck {
+  ok: boolean;
+  /** What the platform said, for people (the bot's name, or its refusal; never a token). */
+  detail: string;
+  /** The environment variable to fix when `ok` is false and a setting is to blame; null otherwise. */
+  variable: string | null;
 }
 
 /** What a started chat channel tells the hub about itself. */
@@ -193,6 +209,8 @@ export interface ChannelContext<S> {
    * chat's turns in order across API processes with them (`adapters/shared/chat-follower.ts`).
    */
   renderLeases?: RenderLeases;
+  /** `server.public_url`: where platforms reach the hub (Telegram's webhook is registered there on start); null when unset. */
+  publicUrl?: string | null;
 }
 
 /**

@@ -79,6 +79,9 @@ export interface MessageView {
   tool_calls: ToolCallView[];
   token_counts: TokenCounts;
   workflow_id: string | null;
+  /** A reply: the workflow that answered (its name then) and why it was picked, as its `done` said; else null. */
+  workflow: string | null;
+  routing_reason: string | null;
   created_at: string;
 }
 

@@ -20,9 +20,16 @@ interface CompiledWorkflow {
   regex: { pattern: TriggerRegex; literal: string | null }[];
   contactTags: Set<string>;
   minScore: number;
+  /** `default: true`: the fallback of the channels it is bound to. */
+  isDefault: boolean;
 }
 
-export type RouteReason = 'metadata' | 'contact' | 'trigger' | 'session' | 'default';
+/**
+ * Why a workflow was picked: `channel_default` is the workflow marked `default: true` for the
+ * message's channel; `default` means none (the config's default prompt and tools).
+ */
+export const ROUTE_REASONS = ['metadata', 'contact', 'trigger', 'session', 'channel_default', 'default'] as const;
+export type RouteReason = (typeof ROUTE_REASONS)[number];
 
 export interface RouteInput {
   text: string;
@@ -68,6 +75,8 @@ export class Router {
   private byName = new Map<string, CompiledWorkflow>();
   /** The workflows bound to each channel seen since the last load (few channels, many messages). */
   private byChannel = new Map<string, CompiledWorkflow[]>();
+  /** Each channel's `default: true` workflow (or none), by channel seen since the last load. */
+  private defaults = new Map<string, CompiledWorkflow | null>();
 
   constructor(rows: readonly WorkflowRow[] = []) {
     this.load(rows);
@@ -89,9 +98,11 @@ export class Router {
         }),
         contactTags: new Set(row.triggers.contact_tags),
         minScore: row.triggers.min_score ?? DEFAULT_MIN_SCORE,
+        isDefault: row.default ?? false,
       }));
     this.byName = new Map(this.workflows.map((workflow) => [workflow.name, workflow]));
     this.byChannel.clear();
+    this.defaults.clear();
   }
 
   get size(): number {
@@ -111,7 +122,28 @@ export class Router {
     if (input.sessionWorkflowId && this.workflows.some((workflow) => workflow.id === input.sessionWorkflowId)) {
       return { workflowId: input.sessionWorkflowId, reason: 'session' };
     }
+    const fallback = this.defaultFor(input.channel);
+    if (fallback) return { workflowId: fallback.id, reason: 'channel_default' };
     return { workflowId: null, reason: 'default' };
+  }
+
+  /**
+   * The channel's `default: true` workflow: the one bound most narrowly (`slack:C1` before `slack`),
+   * then the alphabetically first (the trigger rule's tie-break; a second default draws a warning at save).
+   */
+  private defaultFor(channel: string): CompiledWorkflow | null {
+    let found = this.defaults.get(channel);
+    if (found !== undefined) return found;
+    found = null;
+    let narrowest = -1;
+    for (const workflow of this.workflows) {
+      if (!workflow.isDefault) continue;
+      for (const binding of workflow.bindings) {
+        if (bindingCovers(binding, channel) && binding.length > narrowest) [found, narrowest] = [workflow, binding.length];
+      }
+    }
+    this.defaults.set(channel, found);
+    return found;
   }
 
   /**

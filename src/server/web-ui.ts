@@ -33,6 +33,11 @@ export function defaultWebUiDir(): string {
   return path.basename(root) === 'dist' ? path.join(root, 'web') : path.join(root, 'dist', 'web');
 }
 
+/** Whether `npm run build:web` has written the UI (the start banner says so when not). */
+export function webUiBuilt(dir: string = defaultWebUiDir()): boolean {
+  return existsSync(path.join(dir, 'index.html'));
+}
+
 /**
  * Serves the built web UI at `/`: its files, and `index.html` for every other page address a
  * browser asks for (client-side routes such as `/sessions/…`), so a reload or a shared link works.

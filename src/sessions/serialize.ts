@@ -51,7 +51,23 @@ export function messageView(row: Omit<MessageRecord, 'ordinal' | 'token_count' |
     tool_calls: (row.tool_calls ?? []).map(toStoredToolCall),
     token_counts: tokenCounts(row.input_tokens, row.output_tokens),
     workflow_id: row.workflow_id,
+    ...routingOf(row),
     created_at: row.created_at.toISOString(),
+  };
+}
+
+/**
+ * Which workflow answered a reply and why (`metadata`, `contact`, `trigger`, `default_workflow`,
+ * `session`, `default`, `command`), as its `done` payload said, stored with the reply; null on
+ * other messages and on replies stored before the reason was kept.
+ */
+function routingOf(row: Pick<MessageRecord, 'role' | 'metadata'>): { workflow: string | null; routing_reason: string | null } {
+  if (row.role !== 'assistant') return { workflow: null, routing_reason: null };
+  const metadata = row.metadata ?? {};
+  if (metadata.command) return { workflow: null, routing_reason: 'command' };
+  return {
+    workflow: typeof metadata.workflow === 'string' ? metadata.workflow : null,
+    routing_reason: typeof metadata.routing_reason === 'string' ? metadata.routing_reason : null,
   };
 }
 

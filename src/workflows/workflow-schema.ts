@@ -43,6 +43,10 @@ export const workflowFields = {
   knowledge_base_ids: z.array(z.string().min(1).max(128)).max(50).default([]),
   triggers: triggersSchema.prefault({}),
   binding_channels: z.array(z.string().regex(BINDING_CHANNEL, BINDING_CHANNEL_HINT)).max(50).default([]),
+  default: z
+    .boolean()
+    .default(false)
+    .describe("The fallback of the channels it is bound to: answers the messages no workflow's triggers match. At most one per binding channel."),
   mid_turn: z
     .enum(MID_TURN_POLICIES)
     .nullable()
@@ -79,6 +83,7 @@ export const workflowPatchSchema = z
     knowledge_base_ids: z.array(z.string().min(1).max(128)).max(50).optional(),
     triggers: triggersPatchSchema.optional().describe('Merged into the stored triggers: members sent replace, absent stay, null removes.'),
     binding_channels: z.array(z.string().regex(BINDING_CHANNEL, BINDING_CHANNEL_HINT)).max(50).optional(),
+    default: z.boolean().optional(),
     mid_turn: z.enum(MID_TURN_POLICIES).nullable().optional(),
     approvals: approvalPoliciesSchema.optional().describe('Replaces the whole list.'),
   })
@@ -95,6 +100,7 @@ export const workflowSchema = z
     knowledge_base_ids: z.array(z.string()),
     triggers: z.object({ keywords: z.array(z.string()), regex: z.array(z.string()), contact_tags: z.array(z.string()), min_score: z.number().optional() }),
     binding_channels: z.array(z.string()),
+    default: z.boolean(),
     mid_turn: z.enum(MID_TURN_POLICIES).nullable(),
     approvals: z.array(approvalPolicySchema),
     created_at: z.iso.datetime(),

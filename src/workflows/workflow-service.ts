@@ -10,6 +10,7 @@ import type { Models, WorkflowRow } from '../db/models';
 import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import { mergePatch } from '../core/merge-patch';
 import { workflowView, type WorkflowView } from './workflow-view';
+import { canonical, issuesOf } from './workflow-compare';
 import { toolNames, workflowInputSchema, type WorkflowInput, type WorkflowPatch } from './workflow-schema';
 
 /** Finds knowledge collections by id or name (the knowledge module implements it). */
@@ -30,7 +31,7 @@ export interface WorkflowServiceOptions {
 }
 
 /** The fields compared by sync; a change in any of them is an update. */
-const FIELDS = ['description', 'system_prompt', 'tool_list', 'knowledge_base_ids', 'triggers', 'binding_channels', 'mid_turn', 'approvals'] as const;
+const FIELDS = ['description', 'system_prompt', 'tool_list', 'knowledge_base_ids', 'triggers', 'binding_channels', 'default', 'mid_turn', 'approvals'] as const;
 type Field = (typeof FIELDS)[number];
 
 export interface SyncResult {
@@ -261,24 +262,4 @@ export class WorkflowService {
 
 function pick(view: WorkflowView) {
   return Object.fromEntries(FIELDS.map((field) => [field, view[field]]));
-}
-
-/** Defaults applied and key order fixed, so equal workflows compare equal whatever their source. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([, child]) => child !== undefined)
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([key, child]) => [key, canonical(child)]),
-    );
-  }
-  return value;
-}
-
-function issuesOf(issues: readonly { path: PropertyKey[]; code: string; message: string }[]): FieldIssues {
-  const fields: FieldIssues = {};
-  for (const issue of issues) (fields[issue.path.map(String).join('.') || 'body'] ??= []).push({ code: issue.code, message: issue.message });
-  return fields;
 }

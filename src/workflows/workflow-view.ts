@@ -13,6 +13,7 @@ export function workflowView(row: WorkflowRow) {
     knowledge_base_ids: row.knowledge_base_ids,
     triggers: row.triggers,
     binding_channels: row.binding_channels,
+    default: row.default ?? false,
     mid_turn: (row.mid_turn ?? null) as MidTurnPolicy | null,
     approvals: storedPolicies(row.approvals),
     created_at: row.created_at.toISOString(),

@@ -4,7 +4,16 @@ import { Document, isMap, parseDocument, type Scalar } from 'yaml';
  * The fields of a workflow file, in the order they are written: short fields first, the long
  * `system_prompt` last so a reviewer sees name, tools and triggers without scrolling.
  */
-export const WORKFLOW_FILE_FIELDS = ['name', 'description', 'tool_list', 'knowledge_base_ids', 'binding_channels', 'triggers', 'system_prompt'] as const;
+export const WORKFLOW_FILE_FIELDS = [
+  'name',
+  'description',
+  'tool_list',
+  'knowledge_base_ids',
+  'binding_channels',
+  'default',
+  'triggers',
+  'system_prompt',
+] as const;
 const TRIGGER_FIELDS = ['keywords', 'regex', 'contact_tags', 'min_score'] as const;
 
 /** A workflow as the API returns it (extra fields such as `id` and timestamps are dropped when rendering). */
@@ -18,6 +27,8 @@ export interface WorkflowDocument {
   binding_channels: string[];
   /** Approval policies (issue 30): written only when there are some. */
   approvals?: unknown[];
+  /** The channels' fallback; written only when true (absent means false). */
+  default?: boolean;
 }
 
 /** A workflow file that cannot be read as one YAML mapping; `line` is 1-based when known. */
@@ -59,7 +70,10 @@ export function renderWorkflowYaml(workflow: WorkflowDocument): string {
   const triggers: Record<string, unknown> = {};
   for (const field of TRIGGER_FIELDS) if (workflow.triggers[field] !== undefined) triggers[field] = workflow.triggers[field];
   const fields: Record<string, unknown> = {};
-  for (const field of WORKFLOW_FILE_FIELDS) fields[field] = field === 'triggers' ? triggers : workflow[field];
+  for (const field of WORKFLOW_FILE_FIELDS) {
+    if (field === 'default' && !workflow.default) continue;
+    fields[field] = field === 'triggers' ? triggers : workflow[field];
+  }
   if (workflow.approvals && workflow.approvals.length > 0) fields.approvals = workflow.approvals;
   const document = new Document(fields);
   const prompt = document.get('system_prompt', true) as Scalar | undefined;

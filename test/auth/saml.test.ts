@@ -174,6 +174,11 @@ describe('SAML not configured', () => {
       expect({ status: response.status, code: response.body.error.code }).toEqual({ status: 503, code: 'SAML_NOT_CONFIGURED' });
     }
   });
+
+  it('says so at GET /auth/methods, which the sign-in page reads to hide its SAML link', async () => {
+    expect((await request(`${plain.api}/auth/methods`)).body.data).toEqual({ password: true, saml: false });
+    expect((await request(`${hub.api}/auth/methods`)).body.data).toEqual({ password: true, saml: true });
+  });
 });
 
 describe('SAML service provider', () => {

@@ -81,9 +81,13 @@ describe('switchboard login', () => {
   it('an unreachable hub: exit 2 with a one-line message', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
     const env = freshEnv();
+    const hint = 'Is the hub running (npm start)? Point the CLI at it with --url or SWITCHBOARD_URL.';
     const login = await runCli(['login', '--username', 'a', '--password', 'b', '--url', url], env);
     expect(login.code).toBe(2);
-    expect(login.stderr).toBe(`Cannot reach the hub at ${url}: ECONNREFUSED.\n`);
+    expect(login.stderr).toBe(`Cannot reach the hub at ${url}: ECONNREFUSED. ${hint}\n`);
+    // Checked before the password is asked for: with none given (nothing on stdin), the hub is what is reported.
+    const asked = await runCli(['login', '--username', 'a'], freshEnv({ SWITCHBOARD_URL: url }));
+    expect({ code: asked.code, stderr: asked.stderr }).toEqual({ code: 2, stderr: `Cannot reach the hub at ${url}: ECONNREFUSED. ${hint}\n` });
     const sync = await runCli(['workflows', 'sync', EXAMPLES, '--url', url], freshEnv({ SWITCHBOARD_API_KEY: 'svc_live_whatever' }));
     expect(sync.code).toBe(2);
     expect(sync.stderr).toBe(`Cannot reach the hub at ${url}: ECONNREFUSED.\n`);

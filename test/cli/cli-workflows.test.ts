@@ -153,6 +153,21 @@ describe('switchboard workflows export', () => {
   });
 });
 
+describe('switchboard workflows sync warnings', () => {
+  beforeAll(resetHub);
+
+  it('prints a warning for a workflow that can never be picked, on stderr, and still exits 0', async () => {
+    const dir = makeTempDir('switchboard-workflows-');
+    writeFileSync(path.join(dir, 'lonely.yaml'), 'name: lonely\nsystem_prompt: You are alone.\nbinding_channels:\n  - web\n');
+    const run = await runCli(['workflows', 'sync', dir], env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('+ lonely (created)');
+    expect(run.stderr).toMatch(
+      /^! lonely: No triggers \(keywords, regex, contact_tags\): the router never picks it; .* Add triggers, or set default: true\.\n$/,
+    );
+  });
+});
+
 describe('switchboard workflows export from a hub that sends hostile names', () => {
   it('writes only names of the workflow pattern: `../x` and absolute paths are refused, nothing outside <dir>', async () => {
     // Not our hub: a server answering the list with names no hub accepts.

@@ -3,7 +3,10 @@ import path from 'node:path';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 
 // The script `npm start` runs before it starts: it compiles only when an input changed.
-const { needsCompile } = require('../../scripts/build-server.js') as { needsCompile(root: string): boolean };
+const { needsCompile, compileWithSwc } = require('../../scripts/build-server.js') as {
+  needsCompile(root: string): boolean;
+  compileWithSwc(root: string): Promise<number>;
+};
 
 afterAll(() => removeTempDirs());
 
@@ -52,4 +55,25 @@ it('a new lockfile (dependencies changed) or a deleted source file counts as a c
   expect(needsCompile(root)).toBe(false);
   rmSync(path.join(root, 'src/core/a.ts')); // its folder's time becomes now
   expect(needsCompile(root)).toBe(true);
+});
+
+it('compiles with SWC: CommonJS a plain `node` runs, package.json beside dist/src, and the stamp that marks dist/ as built', async () => {
+  const root = project();
+  writeFileSync(path.join(root, 'package.json'), JSON.stringify({ version: '9.8.7' }));
+  // What the hub's code leans on: a default import of a CommonJS module and of package.json, `declare` fields, enums.
+  writeFileSync(
+    path.join(root, 'src/core/a.ts'),
+    [
+      "import path from 'node:path';",
+      "import packageJson from '../../package.json';",
+      'export enum Level { Low = 1 }',
+      'export class Row { declare id: string; name = "row"; }',
+      "export const facts = { version: packageJson.version, joined: path.join('a', 'b'), level: Level.Low, fields: Object.keys(new Row()) };",
+    ].join('\n'),
+  );
+  expect(await compileWithSwc(root)).toBe(2);
+  expect(needsCompile(root)).toBe(false);
+
+  const { facts } = require(path.join(root, 'dist/src/core/a.js')) as { facts: unknown };
+  expect(facts).toEqual({ version: '9.8.7', joined: path.join('a', 'b'), level: 1, fields: ['name'] });
 });

@@ -49,6 +49,13 @@ describe('a running hub', () => {
     const url = await readyUrl(service);
     const ready = await service.waitForLog((entry) => entry.msg === 'Switchboard is ready');
     expect(ready).toMatchObject({ storage: expect.stringMatching(/^SQLite /), queue: 'in-process (embedded)', worker: 'embedded' });
+    // What a new user needs from the start line (issue 33): where the Web UI is, the model, the channels, what to do next.
+    expect(ready).toMatchObject({
+      web_ui: expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:${url.split(':').pop()}/`)),
+      model: expect.stringMatching(/^builtin \(offline/),
+      channels: ['web'],
+      next_step: expect.stringMatching(/create the first account/),
+    });
     expect((await fetch(`${url}/api/v1/health`)).status).toBe(200);
     expect((await fetch(`${url}/api/v1/health/ready`)).status).toBe(200);
     expect((await fetch(`${url}/api/v1/docs/`)).status).toBe(200);

@@ -54,10 +54,12 @@ describe('workflows API', () => {
       ...support,
       knowledge_base_ids: [],
       triggers: { keywords: ['refund', 'broken'], regex: ['\\bticket #\\d+'], contact_tags: [] },
+      default: false,
       mid_turn: null,
       approvals: [],
       created_at: expect.any(String),
       updated_at: expect.any(String),
+      warnings: [],
     });
     expect((await send(admin, 'POST', '/assistant/workflows', support)).status).toBe(409);
     expect((await send(user, 'GET', '/assistant/workflows/support')).body.data.name).toBe('support');
@@ -107,7 +109,7 @@ describe('workflows API', () => {
     const a = { ...support, name: 'alpha' };
     const b = { ...support, name: 'beta' };
     const dry = await send(admin, 'POST', '/assistant/workflows/sync', { workflows: [a, b], dry_run: true });
-    expect(dry.body.data).toEqual({ created: ['alpha', 'beta'], updated: [], unchanged: [], deleted: [], errors: [], dry_run: true });
+    expect(dry.body.data).toEqual({ created: ['alpha', 'beta'], updated: [], unchanged: [], deleted: [], errors: [], dry_run: true, warnings: [] });
     expect((await send(admin, 'GET', '/assistant/workflows/alpha')).status).toBe(404);
     await send(admin, 'POST', '/assistant/workflows/sync', { workflows: [a, b] });
     const again = await send(admin, 'POST', '/assistant/workflows/sync', { workflows: [a, b] });
@@ -132,6 +134,7 @@ describe('workflows API', () => {
         { name: 'Bad Name', index: 2, code: 'VALIDATION_ERROR', message: expect.any(String), fields: { name: expect.any(Array) } },
       ],
       dry_run: false,
+      warnings: [],
     });
     expect((await send(admin, 'GET', '/assistant/workflows/beta')).status).toBe(404);
     expect((await send(admin, 'GET', '/assistant/workflows/alpha')).body.data.system_prompt).toBe('New prompt.');

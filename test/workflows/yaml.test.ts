@@ -34,7 +34,11 @@ describe('renderWorkflowYaml', () => {
       .split('\n')
       .filter((line) => /^[a-z_]+:/.test(line))
       .map((line) => line.split(':')[0]);
-    expect(keys).toEqual([...WORKFLOW_FILE_FIELDS]);
+    // `default` is written only when true (issue 33), so files without it stay as they were.
+    expect(keys).toEqual(WORKFLOW_FILE_FIELDS.filter((field) => field !== 'default'));
+    const fallback = renderWorkflowYaml({ ...workflow(), default: true });
+    expect(fallback).toContain('\ndefault: true\ntriggers:');
+    expect(parseWorkflowYaml(fallback, 'x.yaml')).toMatchObject({ default: true });
     expect(text).toContain('system_prompt: |\n  Line one.\n    Indented line.\n\n  After a blank line.\n');
     expect(text).not.toMatch(/^(id|created_at|updated_at):/m);
   });

@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Navigate, NavLink, Outlet, Route, Routes, useLocation } from 'react-router';
 import { useAuth } from './auth/auth-context';
 import { Icon, type IconName } from './components/icons';
@@ -57,6 +57,9 @@ function SignedInLayout() {
   const { user, signOut } = useAuth();
   const location = useLocation();
   const [theme, toggleTheme] = useTheme();
+  // On a narrow screen the navigation and the account actions sit behind a menu button.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [location.pathname]);
   if (!user) return <Navigate to="/sign-in" replace state={{ from: location.pathname }} />;
   return (
     <div className="shell">
@@ -64,48 +67,62 @@ function SignedInLayout() {
         Skip to content
       </a>
       <aside className="sidebar">
-        <div className="brand">
-          <img src="/favicon.svg" alt="" width={26} height={26} />
-          <span>Switchboard</span>
-        </div>
-        <nav aria-label="Main">
-          {NAV.map((item) => (
-            <NavLink key={item.to} to={item.to} className="nav-link">
-              <Icon name={item.icon} />
-              {item.label}
-            </NavLink>
-          ))}
-          {user.role === 'admin' && (
-            <NavLink to="/admin" className={({ isActive }) => `nav-link ${isActive || location.pathname.startsWith('/admin') ? 'active' : ''}`}>
-              <Icon name="admin" />
-              Admin
-            </NavLink>
-          )}
-        </nav>
-        <div className="sidebar-footer">
-          <div className="who">
-            <span className="avatar" aria-hidden="true">
-              {user.username.slice(0, 1).toUpperCase()}
-            </span>
-            <div>
-              <div className="who-name">{user.username}</div>
-              <div className="muted small">{user.role === 'admin' ? 'Administrator' : 'Member'}</div>
-            </div>
+        <div className="sidebar-top">
+          <div className="brand">
+            <img src="/favicon.svg" alt="" width={26} height={26} />
+            <span>Switchboard</span>
           </div>
-          <div className="footer-actions">
-            <button
-              type="button"
-              className="btn small ghost"
-              onClick={toggleTheme}
-              aria-label={theme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'}
-            >
-              <Icon name={theme === 'dark' ? 'sun' : 'moon'} size={16} />
-              {theme === 'dark' ? 'Light' : 'Dark'}
-            </button>
-            <button type="button" className="btn small ghost" onClick={() => void signOut()}>
-              <Icon name="signOut" size={16} />
-              Sign out
-            </button>
+          <button
+            type="button"
+            className="btn small ghost menu-button"
+            aria-expanded={menuOpen}
+            aria-controls="sidebar-panel"
+            aria-label={menuOpen ? 'Close menu' : 'Open menu'}
+            onClick={() => setMenuOpen((open) => !open)}
+          >
+            <Icon name={menuOpen ? 'close' : 'menu'} size={20} />
+          </button>
+        </div>
+        <div id="sidebar-panel" className={`sidebar-panel${menuOpen ? ' open' : ''}`}>
+          <nav aria-label="Main">
+            {NAV.map((item) => (
+              <NavLink key={item.to} to={item.to} className="nav-link">
+                <Icon name={item.icon} />
+                {item.label}
+              </NavLink>
+            ))}
+            {user.role === 'admin' && (
+              <NavLink to="/admin" className={({ isActive }) => `nav-link ${isActive || location.pathname.startsWith('/admin') ? 'active' : ''}`}>
+                <Icon name="admin" />
+                Admin
+              </NavLink>
+            )}
+          </nav>
+          <div className="sidebar-footer">
+            <div className="who">
+              <span className="avatar" aria-hidden="true">
+                {user.username.slice(0, 1).toUpperCase()}
+              </span>
+              <div>
+                <div className="who-name">{user.username}</div>
+                <div className="muted small">{user.role === 'admin' ? 'Administrator' : 'Member'}</div>
+              </div>
+            </div>
+            <div className="footer-actions">
+              <button
+                type="button"
+                className="btn small ghost"
+                onClick={toggleTheme}
+                aria-label={theme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'}
+              >
+                <Icon name={theme === 'dark' ? 'sun' : 'moon'} size={16} />
+                {theme === 'dark' ? 'Light' : 'Dark'}
+              </button>
+              <button type="button" className="btn small ghost" onClick={() => void signOut()}>
+                <Icon name="signOut" size={16} />
+                Sign out
+              </button>
+            </div>
           </div>
         </div>
       </aside>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteDecision, TriggerScore } from '../../routing/router';
+import { ROUTE_REASONS, type RouteDecision, type TriggerScore } from '../../routing/router';
 import type { RoutingService } from '../../routing/routing-service';
 import { bindingChannelSchema, WORKFLOW_NAME, triggersSchema } from '../../workflows/workflow-schema';
 import type { ApiModule } from '../app';
@@ -28,7 +28,7 @@ const scoreSchema = z.object({
 const resultSchema = z
   .object({
     workflow: z.string().nullable().describe('The workflow that would answer; null: the default prompt and tools (or the session’s current workflow).'),
-    reason: z.enum(['metadata', 'contact', 'trigger', 'session', 'default']),
+    reason: z.enum(ROUTE_REASONS),
     score: z.number().nullable(),
     rule: z.string().describe('The rule that decided, in a sentence.'),
     channel: z.string(),
@@ -99,6 +99,8 @@ function ruleSentence(decision: RouteDecision, name: string | null, input: z.inf
           : `None of the ${bound.length} workflow${bound.length === 1 ? '' : 's'} bound to ${input.channel} reached its min_score`;
       return `${why}${requestedMissing}: the session's current workflow answers if it has one, otherwise the default system prompt and tools.`;
     }
+    case 'channel_default':
+      return `No workflow bound to ${input.channel} reached its min_score${requestedMissing}: "${name}" answers, the channel's default workflow (default: true).`;
     case 'contact':
     case 'session':
       // Not simulated here (no contact binding or session in the request), but named if the router says so.

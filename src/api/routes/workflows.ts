@@ -6,6 +6,7 @@ import { BINDING_CHANNEL, SESSION_KEY } from '../../core/channel';
 import { BINDING_CHANNEL_HINT, WORKFLOW_NAME, triggersSchema, workflowInputSchema, workflowPatchSchema, workflowSchema } from '../../workflows/workflow-schema';
 import { type SyncResult, type WorkflowService } from '../../workflows/workflow-service';
 import { workflowView } from '../../workflows/workflow-view';
+import { syncWarnings, warningsFor, workflowWarningSchema } from '../../workflows/workflow-warnings';
 import type { ApiRouter } from '../endpoint';
 import { listPage } from '../schemas/envelope';
 import { listQuery } from '../schemas/sessions';
@@ -33,8 +34,19 @@ const syncResultSchema = z
     deleted: z.array(z.string()),
     errors: z.array(z.object({ name: z.string().nullable(), index: z.number().int(), code: z.string(), message: z.string(), fields: fieldIssues })),
     dry_run: z.boolean(),
+    warnings: z.array(workflowWarningSchema).describe('About the workflows it accepted: one the router can never pick, a default with no effect.'),
   })
   .meta({ id: 'WorkflowSyncResult' });
+/** A written workflow, with what is saved but will not work as likely meant. */
+const writtenSchema = workflowSchema
+  .extend({ warnings: z.array(workflowWarningSchema).describe('A workflow the router can never pick, a default with no effect; empty when all is well.') })
+  .meta({ id: 'WrittenWorkflow' });
+
+const SYNC_DESCRIPTION =
+  'Creates and updates the given workflows; with `prune`, deletes the ones not given; with `dry_run`, only reports. Refused entries are listed in `errors` and left as they are.';
+const PATCH_DESCRIPTION =
+  'JSON merge-patch (RFC 7396) semantics: fields left out keep their value; nested `triggers` merge member by member ' +
+  '(`{"triggers": {"keywords": [...]}}` keeps `regex`, `contact_tags` and `min_score`), and `null` removes a member.';
 
 /** Workflows, their channel bindings and contacts (decisions.md §4). Reads: any user; writes: admins. */
 export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowService, audit: AuditSink = NO_AUDIT): void {
@@ -48,11 +60,11 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     access: 'admin',
     body: workflowInputSchema,
     errors: ['CONFLICT', 'SYSTEM_PROMPT_TOO_LONG'],
-    response: { status: 201, description: 'The new workflow.', data: workflowSchema },
+    response: { status: 201, description: 'The new workflow, with `warnings`.', data: writtenSchema },
     handler: async ({ principal, body }) => {
       const created = await workflows.create(body);
       changed(principal, created.name, 'created');
-      return created;
+      return withWarnings(workflows, created);
     },
   });
 
@@ -71,14 +83,13 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     method: 'post',
     path: '/assistant/workflows/sync',
     summary: 'Make the stored workflows match a set (what `switchboard workflows sync` calls)',
-    description:
-      'Creates and updates the given workflows; with `prune`, deletes the ones not given; with `dry_run`, only reports. Refused entries are listed in `errors` and left as they are.',
+    description: SYNC_DESCRIPTION,
     tags,
     access: 'admin',
     body: z.strictObject({ workflows: z.array(z.unknown()).max(1_000), prune: z.boolean().default(false), dry_run: z.boolean().default(false) }),
     response: { status: 200, description: 'What was (or would be) created, updated, unchanged, deleted and refused.', data: syncResultSchema },
     handler: async ({ principal, body }) => {
-      const result = await workflows.sync(body.workflows, { prune: body.prune, dryRun: body.dry_run });
+      const result = await syncWithWarnings(workflows, body.workflows, { prune: body.prune, dryRun: body.dry_run });
       if (!body.dry_run) {
         audit.record({
           kind: 'workflow.synced',
@@ -113,11 +124,11 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     params: nameParams,
     body: workflowInputSchema,
     errors: ['WORKFLOW_NOT_FOUND', 'SYSTEM_PROMPT_TOO_LONG'],
-    response: { status: 200, description: 'The workflow.', data: workflowSchema },
+    response: { status: 200, description: 'The workflow, with `warnings`.', data: writtenSchema },
     handler: async ({ principal, params, body }) => {
       const replaced = await workflows.replace(params.name, body);
       changed(principal, params.name, 'replaced');
-      return replaced;
+      return withWarnings(workflows, replaced);
     },
   });
 
@@ -125,16 +136,17 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     method: 'patch',
     path: '/assistant/workflows/{name}',
     summary: 'Change some fields of a workflow',
+    description: PATCH_DESCRIPTION,
     tags,
     access: 'admin',
     params: nameParams,
     body: workflowPatchSchema,
     errors: ['WORKFLOW_NOT_FOUND', 'SYSTEM_PROMPT_TOO_LONG'],
-    response: { status: 200, description: 'The workflow.', data: workflowSchema },
+    response: { status: 200, description: 'The workflow, with `warnings`.', data: writtenSchema },
     handler: async ({ principal, params, body }) => {
       const patched = await workflows.patch(params.name, body);
       changed(principal, params.name, 'changed');
-      return patched;
+      return withWarnings(workflows, patched);
     },
   });
 
@@ -220,6 +232,18 @@ export function registerWorkflowRoutes(api: ApiRouter, workflows: WorkflowServic
     response: { status: 200, description: 'The contact.', data: contactSchema },
     handler: ({ params, body }) => workflows.contacts.upsert(params.session_key, body),
   });
+}
+
+/** A written workflow with the warnings about it among all the stored ones. */
+async function withWarnings<T extends { name: string }>(workflows: WorkflowService, view: T) {
+  return { ...view, warnings: warningsFor([view.name], await workflows.all()) };
+}
+
+/** A sync's answer with the warnings about the workflows it accepted (workflow-warnings.ts). */
+async function syncWithWarnings(workflows: WorkflowService, inputs: readonly unknown[], options: { prune: boolean; dryRun: boolean }) {
+  const before = await workflows.all();
+  const synced = await workflows.sync(inputs, options);
+  return { ...synced, warnings: syncWarnings(before, inputs, synced) };
 }
 
 /** What a sync did, by workflow name (names only: the contents are in the workflows themselves). */

@@ -53,6 +53,13 @@ export const messageSchema = z
     tool_calls: z.array(z.unknown()),
     token_counts: tokenCounts,
     workflow_id: z.string().nullable(),
+    workflow: z.string().nullable().describe('A reply: the name of the workflow that answered it; null on other messages.'),
+    routing_reason: z
+      .string()
+      .nullable()
+      .describe(
+        'A reply: why its workflow was picked (`metadata`, `contact`, `trigger`, `default_workflow`, `session`, `default`, `command`), as its `done` said.',
+      ),
     created_at: z.iso.datetime(),
   })
   .meta({ id: 'Message' });

@@ -26,13 +26,16 @@ export function registerLogin(program: Command, context: CliContext): void {
     .option('--password <password>', 'password (asked without echo, or read from stdin, when omitted)')
     .action(async (options: LoginOptions) => {
       const hubUrl = normaliseHubUrl(options.url);
+      const client = new HubClient(hubUrl, null);
+      // A hub that does not answer is said before anyone types a password for it.
+      await client.ping();
       const interactive = context.stdin.isTTY === true;
       const username = options.username ?? (interactive ? await promptLine('Username: ', context.stdin) : null);
       if (!username) throw new CliError('A username is needed: pass --username <username>.');
       let password = options.password ?? null;
       if (password === null) password = interactive ? await promptHidden('Password: ', context.stdin) : await readFirstLine(context.stdin);
       if (!password) throw new CliError('A password is needed: pass --password, type it when asked, or pipe it on stdin.');
-      const pair = await new HubClient(hubUrl, null).login(username, password);
+      const pair = await client.login(username, password);
       const store = new CredentialStore(context.configDir);
       await store.save(hubUrl, { username: pair.user.username, access_token: pair.access_token, refresh_token: pair.refresh_token });
       context.out(`Logged in to ${hubUrl} as ${pair.user.username} (${pair.user.role}). Credentials saved in ${store.file}.`);

@@ -10,6 +10,7 @@ import { midTurnPolicy } from './0008-mid-turn-policy';
 import { observability } from './0009-observability';
 import { mcpToolPins } from './0010-mcp-tool-pins';
 import { approvals } from './0011-approvals';
+import { defaultWorkflow } from './0012-default-workflow';
 
 /** Every migration, in order. Append only; a released migration is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   observability,
   mcpToolPins,
   approvals,
+  defaultWorkflow,
 ];

@@ -21,6 +21,8 @@ export class WorkflowRow extends Model<InferAttributes<WorkflowRow>, InferCreati
   declare mid_turn: CreationOptional<string | null>;
   /** The approval policies (issue 30; src/approvals/policy-schema.ts); null: none. */
   declare approvals: CreationOptional<unknown[] | null>;
+  /** The channel's fallback: answers, on the channels it is bound to, what no trigger matches (column `is_default`). */
+  declare default: CreationOptional<boolean>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -49,6 +51,7 @@ export function initWorkflowModels(sequelize: Sequelize): { Workflow: typeof Wor
       binding_channels: { type: DataTypes.JSON, allowNull: false },
       mid_turn: { type: DataTypes.STRING(16), allowNull: true, defaultValue: null },
       approvals: { type: DataTypes.JSON, allowNull: true, defaultValue: null },
+      default: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false, field: 'is_default' },
       created_at: { type: DataTypes.DATE, allowNull: false },
       updated_at: { type: DataTypes.DATE, allowNull: false },
     },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CONFIRM_ACTIONS } from '../../protocol/confirm-actions';
 import { BINDING_CHANNEL } from '../../core/channel';
 import { WORKFLOW_NAME } from '../workflow-schema';
+import { ROUTE_REASONS } from '../../routing/router';
 
 /** Limits of a test file: a case is one message, as long as a user message may be (spec, Limits). */
 export const CASE_LIMITS = {
@@ -10,8 +11,8 @@ export const CASE_LIMITS = {
   maxModelSteps: 50,
 };
 
-/** Why the router picked a workflow (decisions.md §4), as `done.routing_reason` and the routing test box say it. */
-export const ROUTE_REASONS = ['metadata', 'contact', 'trigger', 'session', 'default'] as const;
+/** Why the router picked a workflow (decisions.md §4), as `done.routing_reason` and the routing test box say it: the router's own set. */
+export { ROUTE_REASONS };
 export type RouteReasonName = (typeof ROUTE_REASONS)[number];
 
 /** One step of the scripted model: call a tool (with `input`, default `{}`), or say something. */

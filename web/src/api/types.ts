@@ -23,8 +23,18 @@ export interface Workflow {
   knowledge_base_ids: string[];
   triggers: { keywords: string[]; regex: string[]; contact_tags: string[]; min_score?: number };
   binding_channels: string[];
+  /** The fallback of the channels it is bound to (older hubs leave it out). */
+  default?: boolean;
   created_at: string;
   updated_at: string;
+  /** In the answer of a create or an update: what is saved but will not work as likely meant. */
+  warnings?: WorkflowWarning[];
+}
+
+export interface WorkflowWarning {
+  workflow: string;
+  code: string;
+  message: string;
 }
 
 export interface BindingChannel {
@@ -34,7 +44,7 @@ export interface BindingChannel {
 
 export interface RoutingTestResult {
   workflow: string | null;
-  reason: 'metadata' | 'contact' | 'trigger' | 'session' | 'default';
+  reason: 'metadata' | 'contact' | 'trigger' | 'session' | 'channel_default' | 'default';
   score: number | null;
   rule: string;
   channel: string;

@@ -1,14 +1,23 @@
 import type { AgentState } from '../../../src/protocol/frames';
 import { STATE_LABELS } from './transcript';
 
-/** What the agent is doing now: a live status for screen readers, a pulsing pill for eyes. */
-export function AgentStateIndicator({ state, running }: { state: AgentState; running: boolean }) {
+/**
+ * What the agent is doing now: a live status for screen readers, a pulsing pill for eyes. `queued`:
+ * a sent message waits for a worker to start its turn (never shown as "Ready").
+ */
+export function AgentStateIndicator({ state, running, queued = false }: { state: AgentState; running: boolean; queued?: boolean }) {
   const busy = running && state !== 'idle';
+  const label = queued && !busy ? 'Queued' : STATE_LABELS[state];
   return (
-    <div className={`agent-state ${busy ? 'busy' : ''} state-${state}`} role="status" aria-live="polite" aria-label={`Agent: ${STATE_LABELS[state]}`}>
+    <div
+      className={`agent-state ${busy ? 'busy' : ''} ${queued && !busy ? 'queued' : ''} state-${state}`}
+      role="status"
+      aria-live="polite"
+      aria-label={`Agent: ${label}`}
+    >
       <span className="dot" aria-hidden="true" />
-      {STATE_LABELS[state]}
-      {busy && '…'}
+      {label}
+      {(busy || queued) && '…'}
     </div>
   );
 }

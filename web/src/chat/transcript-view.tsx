@@ -69,12 +69,18 @@ function AssistantMessage({ item }: { item: AssistantItem }) {
           {item.done.routing_reason && ` (${item.done.routing_reason})`}
         </div>
       )}
+      {!item.done && item.routing && (
+        <div className="message-meta muted small">
+          {item.routing.workflow ? `workflow ${item.routing.workflow}` : 'no workflow'} ({item.routing.reason})
+        </div>
+      )}
     </article>
   );
 }
 
 function ToolChip({ call }: { call: ToolCallView }) {
-  const label = { running: 'running', ok: 'done', error: 'failed', called: 'called' }[call.status];
+  // A call that never ran to its end says why: cancelled (the turn was), not "failed" nor "done".
+  const label = call.error === 'CANCELLED' ? 'cancelled' : { running: 'running', ok: 'done', error: 'failed', called: 'called' }[call.status];
   return (
     <details className={`tool-chip ${call.status}`}>
       <summary>

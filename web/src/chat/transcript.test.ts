@@ -17,6 +17,8 @@ const message = (id: string, role: Message['role'], content: string, extra: Part
   tool_calls: [],
   token_counts: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
   workflow_id: null,
+  workflow: null,
+  routing_reason: null,
   created_at: '2026-01-01T00:00:00.000Z',
   ...extra,
 });

@@ -1,6 +1,11 @@
 import { WORKING_STATES, type AgentState, type DonePayload, type FramePayload, type SessionFrame } from '../../../src/protocol/frames';
 import { saysNoTurnRuns, TurnOutcomeTracker } from '../../../src/protocol/turn-outcome';
 import type { Message } from '../api/types';
+import { adoptStoredReply, echoOfStoredText, historyAssistant } from './transcript-history';
+import { describeError } from './transcript-labels';
+import { nextWaiting, type WaitingTurn } from './waiting-turn';
+
+export { describeError, STATE_LABELS } from './transcript-labels';
 
 export interface ToolCallView {
   id: string;
@@ -31,6 +36,10 @@ export interface AssistantItem {
   streaming: boolean;
   done: DonePayload | null;
   error: { code: string; message: string } | null;
+  /** From history (where `done` is not kept): the workflow that answered and why, as stored with the reply. */
+  routing?: { workflow: string | null; reason: string } | null;
+  /** Built from the history, then followed live (transcript-history.ts): the stored text replayed tokens have not yet repeated. */
+  stored?: { pending: string };
 }
 
 export interface NoticeItem {
@@ -55,9 +64,11 @@ export interface Transcript {
    * with, decides when a turn ended. Each step keeps a copy, so the state stays immutable.
    */
   turns: Readonly<Record<string, TurnOutcomeTracker>>;
+  /** A sent message whose turn no worker has started yet (waiting-turn.ts); null otherwise. */
+  waiting: WaitingTurn | null;
 }
 
-export const emptyTranscript: Transcript = { items: [], agentState: 'idle', running: false, confirm: null, memory: null, turns: {} };
+export const emptyTranscript: Transcript = { items: [], agentState: 'idle', running: false, confirm: null, memory: null, turns: {}, waiting: null };
 
 export type TranscriptAction =
   | { type: 'history'; messages: Message[] }
@@ -71,6 +82,11 @@ export type TranscriptAction =
 
 /** The conversation as the chat page shows it: history, then the live turn built from frames. */
 export function transcriptReducer(state: Transcript, action: TranscriptAction): Transcript {
+  const waiting = nextWaiting(state, action);
+  return waiting === state.waiting ? reduce(state, action) : { ...reduce(state, action), waiting };
+}
+
+function reduce(state: Transcript, action: TranscriptAction): Transcript {
   switch (action.type) {
     case 'history':
       return mergeHistory(state, action.messages);
@@ -102,7 +118,8 @@ function mergeHistory(state: Transcript, messages: Message[]): Transcript {
       // A turn stores one message per tool round plus the reply: shown as one bubble, as it streamed.
       const previous = fromHistory.at(-1);
       const item = historyAssistant(message);
-      if (previous?.kind === 'assistant') fromHistory[fromHistory.length - 1] = { ...item, parts: [...previous.parts, ...item.parts] };
+      if (previous?.kind === 'assistant')
+        fromHistory[fromHistory.length - 1] = { ...item, parts: [...previous.parts, ...item.parts], routing: item.routing ?? previous.routing };
       else fromHistory.push(item);
     } else if (message.role === 'system') fromHistory.push({ kind: 'notice', id: message.id, tone: 'info', text: message.content });
   }
@@ -114,38 +131,14 @@ function mergeHistory(state: Transcript, messages: Message[]): Transcript {
   return { ...state, items: [...fromHistory, ...live] };
 }
 
-function historyAssistant(message: Message): AssistantItem {
-  const parts: AssistantPart[] = message.tool_calls.map((call) => ({ kind: 'tool', call: historyToolCall(call) }));
-  if (message.content) parts.unshift({ kind: 'text', text: message.content });
-  return { kind: 'assistant', id: message.id, turnId: null, parts, streaming: false, done: null, error: null };
-}
-
-/**
- * A stored tool call in the protocol's vocabulary (`tool_call_id`, `tool_name`, `input`, `error`,
- * `duration_ms`), or in the provider's (`id`, `name`, `arguments`) that older hubs stored.
- */
-function historyToolCall(call: Message['tool_calls'][number]): ToolCallView {
-  let input = call.input as Record<string, unknown> | undefined;
-  if (!input && typeof call.arguments === 'string') {
-    try {
-      input = JSON.parse(call.arguments) as Record<string, unknown>;
-    } catch {
-      input = { arguments: call.arguments };
-    }
-  }
-  const knowsOutcome = 'error' in call || 'duration_ms' in call;
-  return {
-    id: call.tool_call_id ?? call.id ?? '',
-    name: call.tool_name ?? call.name ?? 'tool',
-    input: input ?? {},
-    status: !knowsOutcome ? 'called' : call.error ? 'error' : 'ok',
-    durationMs: call.duration_ms ?? null,
-    error: call.error ?? null,
-  };
-}
-
 function applyFrame(state: Transcript, frame: SessionFrame, replayed: boolean): Transcript {
   const { turns, endedWithoutDone } = trackTurn(state.turns, frame);
+  state = adoptStoredReply(state, frame);
+  if (frame.type === 'token') {
+    const echo = echoOfStoredText(state, frame.payload.text, frame.payload.turn_id ?? null);
+    if (echo.consumed) return { ...echo.state, turns };
+    state = echo.state;
+  }
   // A turn that ended without `done` (cancelled, failed) stops streaming before its last frame
   // shows; `done` completes its reply below.
   return showFrame({ ...state, turns, items: endedWithoutDone ? endStreaming(state.items) : state.items }, frame, replayed);
@@ -225,6 +218,8 @@ function showFrame(state: Transcript, frame: SessionFrame, replayed: boolean): T
     case 'memory_update':
       return { ...state, memory: { mode: frame.payload.mode, tokens_used: frame.payload.tokens_used, summarized: frame.payload.summarized } };
     case 'error': {
+      // Not an ending: the turn waits in the queue, shown as waiting (waiting-turn.ts), never as a lasting error.
+      if (frame.payload.code === 'WORKER_UNAVAILABLE') return state;
       const error = { code: frame.payload.code, message: frame.payload.message };
       const live = liveIndex(state.items, frame.payload.turn_id ?? null);
       // A replayed error of a turn that is already over (its reply is in the history) is old news.
@@ -299,20 +294,3 @@ function endStreaming(items: TranscriptItem[]): TranscriptItem[] {
       : item,
   );
 }
-
-export function describeError(error: { code: string; message: string }): string {
-  return error.code === 'CANCELLED' ? 'Cancelled.' : `${error.message} (${error.code})`;
-}
-
-/** Labels of the agent states for the indicator. */
-export const STATE_LABELS: Record<AgentState, string> = {
-  idle: 'Ready',
-  thinking: 'Thinking',
-  analyzing: 'Analyzing',
-  researching: 'Researching',
-  deep_thinking: 'Deep thinking',
-  writing: 'Writing',
-  delegating: 'Delegating',
-  done: 'Done',
-  error: 'Error',
-};

@@ -9,6 +9,7 @@ import { McpServers } from '../admin/mcp-servers';
 import { dateTime, timeAgo } from '../lib/format';
 import { listQuery, useCursorPages } from '../lib/use-cursor-pages';
 import { useLoad } from '../lib/use-load';
+import { ChannelTest } from '../admin/channel-test';
 
 const TABS = [
   { id: 'users', label: 'Users' },
@@ -239,6 +240,9 @@ function Channels() {
             <th scope="col">Mode</th>
             <th scope="col">Last event</th>
             <th scope="col">Started</th>
+            <th scope="col">
+              <span className="sr-only">Connection</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -252,6 +256,9 @@ function Channels() {
               <td>{channel.mode ?? '—'}</td>
               <td title={channel.last_event_at ?? undefined}>{channel.last_event_at ? timeAgo(channel.last_event_at) : 'none yet'}</td>
               <td>{channel.started_at ? timeAgo(channel.started_at) : '—'}</td>
+              <td>
+                <ChannelTest name={channel.name} />
+              </td>
             </tr>
           ))}
         </tbody>

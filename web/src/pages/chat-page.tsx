@@ -67,7 +67,7 @@ function Chat({ session }: { session: Session }) {
   const send = async (event?: FormEvent) => {
     event?.preventDefault();
     const text = draft.trim();
-    if (!text || transcript.running) return;
+    if (!text || transcript.running || transcript.waiting) return;
     const localId = `local-${Date.now()}`;
     setSendError(null);
     stickToBottom.current = true;
@@ -100,7 +100,7 @@ function Chat({ session }: { session: Session }) {
           </Link>
           <h1>{session.name}</h1>
         </div>
-        <AgentStateIndicator state={transcript.agentState} running={transcript.running} />
+        <AgentStateIndicator state={transcript.agentState} running={transcript.running} queued={transcript.waiting !== null} />
         <div className="chat-controls">
           <label className="inline-field">
             <span>Mode</span>
@@ -115,7 +115,7 @@ function Chat({ session }: { session: Session }) {
           <span id="mode-hint" className="sr-only">
             Normal answers directly; Think analyses first; Delegate splits the work among helpers.
           </span>
-          <button type="button" className="btn danger" onClick={() => void stream.cancel()} disabled={!transcript.running}>
+          <button type="button" className="btn danger" onClick={() => void stream.cancel()} disabled={!transcript.running && !transcript.waiting}>
             Cancel turn
           </button>
         </div>
@@ -141,6 +141,11 @@ function Chat({ session }: { session: Session }) {
             composer.current?.focus();
           }}
         />
+        {transcript.waiting?.reason && (
+          <p className="note warning waiting-note" role="status">
+            Queued: {transcript.waiting.reason}
+          </p>
+        )}
       </div>
       <form className="composer" onSubmit={send}>
         <label htmlFor="composer" className="sr-only">
@@ -163,7 +168,7 @@ function Chat({ session }: { session: Session }) {
           aria-describedby={sendError ? 'send-error' : undefined}
           autoFocus
         />
-        <button type="submit" className="btn primary" disabled={!draft.trim() || transcript.running || archived}>
+        <button type="submit" className="btn primary" disabled={!draft.trim() || transcript.running || transcript.waiting !== null || archived}>
           Send
         </button>
       </form>

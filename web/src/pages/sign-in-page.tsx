@@ -1,6 +1,6 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useLocation, useNavigate } from 'react-router';
-import { ApiError, errorMessage } from '../api/client';
+import { ApiError, apiRequest, errorMessage } from '../api/client';
 import { apiOrigin } from '../api/origin';
 import { startSamlLogin } from '../auth/saml-handoff';
 import { useAuth } from '../auth/auth-context';
@@ -24,6 +24,7 @@ export function SignInPage() {
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const from = (location.state as { from?: string } | null)?.from ?? '/sessions';
+  const saml = useSamlOffered();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -112,20 +113,36 @@ export function SignInPage() {
             {busy ? 'Please wait…' : mode === 'sign-in' ? 'Sign in' : 'Register'}
           </button>
         </form>
-        <p className="muted small center">
-          Your organisation uses single sign-on?{' '}
-          <a
-            href={`${apiOrigin()}/api/v1/auth/saml/login`}
-            onClick={(event) => {
-              // With a nonce this tab keeps, so only this tab can take the login that comes back.
-              event.preventDefault();
-              startSamlLogin();
-            }}
-          >
-            Sign in with SAML
-          </a>
-        </p>
+        {saml && (
+          <p className="muted small center">
+            Your organisation uses single sign-on?{' '}
+            <a
+              href={`${apiOrigin()}/api/v1/auth/saml/login`}
+              onClick={(event) => {
+                // With a nonce this tab keeps, so only this tab can take the login that comes back.
+                event.preventDefault();
+                startSamlLogin();
+              }}
+            >
+              Sign in with SAML
+            </a>
+          </p>
+        )}
       </div>
     </main>
   );
+}
+
+/** Whether the hub has SAML on (`GET /auth/methods`): the link is offered only then. */
+function useSamlOffered(): boolean {
+  const [saml, setSaml] = useState(false);
+  useEffect(() => {
+    const controller = new AbortController();
+    apiRequest<{ saml: boolean }>('GET', '/auth/methods', { anonymous: true, signal: controller.signal }).then(
+      (methods) => setSaml(methods.saml),
+      () => setSaml(false),
+    );
+    return () => controller.abort();
+  }, []);
+  return saml;
 }

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { api, ApiError, errorMessage } from '../api/client';
-import type { Workflow } from '../api/types';
+import type { Workflow, WorkflowWarning } from '../api/types';
 import { useAuth } from '../auth/auth-context';
 import { Modal } from '../components/modal';
 import { ErrorNote, Loading, Note, PageHeader } from '../components/ui';
@@ -9,6 +9,7 @@ import { YamlEditor } from '../components/yaml-editor';
 import { useLoad } from '../lib/use-load';
 import { WorkflowTestsPanel } from '../workflows/workflow-tests-panel';
 import type { WorkflowTestRun } from '../api/types';
+import { WorkflowWarnings } from '../workflows/workflow-warnings';
 import { NEW_WORKFLOW_YAML, issuesAtLines, parseWorkflowYaml, workflowToYaml, type YamlIssue } from '../workflows/workflow-yaml';
 
 /** View and edit one workflow as YAML (or write a new one); problems are shown at their lines. */
@@ -26,6 +27,9 @@ export function WorkflowEditorPage() {
     );
   }
   if (workflow.loading && workflow.data === undefined) return <Loading />;
+  // Right after Create, the previous page's data (null: a new workflow) is still there while this one
+  // loads: the editor waits for the workflow it is named after, so it never starts from the template.
+  if (!isNew && workflow.data?.name !== name) return <Loading />;
   return <Editor key={name ?? 'new'} original={workflow.data ?? null} onSaved={workflow.set} />;
 }
 
@@ -38,6 +42,9 @@ function Editor({ original, onSaved }: { original: Workflow | null; onSaved(work
   const [serverIssues, setServerIssues] = useState<YamlIssue[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
+  // A new workflow's page is opened afresh after Create: its warnings come along in the navigation state.
+  const location = useLocation();
+  const [warnings, setWarnings] = useState<WorkflowWarning[]>(() => (location.state as { warnings?: WorkflowWarning[] } | null)?.warnings ?? []);
   const [busy, setBusy] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const dirty = text !== initial;
@@ -58,17 +65,19 @@ function Editor({ original, onSaved }: { original: Workflow | null; onSaved(work
     setBusy(true);
     setError(null);
     setSaved(null);
+    setWarnings([]);
     setServerIssues([]);
     try {
       const result = original
         ? await api.put<Workflow>(`/assistant/workflows/${encodeURIComponent(original.name)}`, parsed.value)
         : await api.post<Workflow>('/assistant/workflows', parsed.value);
       setSaved(`Saved ${result.name}.`);
+      setWarnings(result.warnings ?? []);
       if (original && result.name === original.name) {
         onSaved(result);
         setText(workflowToYaml(result));
       } else {
-        void navigate(`/workflows/${result.name}`, { replace: true });
+        void navigate(`/workflows/${result.name}`, { replace: true, state: { warnings: result.warnings ?? [] } });
       }
     } catch (reason) {
       if (reason instanceof ApiError && reason.status === 422 && Object.keys(reason.fields).length > 0) {
@@ -123,6 +132,7 @@ function Editor({ original, onSaved }: { original: Workflow | null; onSaved(work
       />
       {!canEdit && <Note>Read only: only administrators can change workflows.</Note>}
       {saved && !dirty && <Note tone="success">{saved}</Note>}
+      {!dirty && <WorkflowWarnings warnings={warnings} />}
       <ErrorNote>{error}</ErrorNote>
       <YamlEditor
         value={text}

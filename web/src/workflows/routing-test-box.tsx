@@ -9,6 +9,7 @@ const REASONS: Record<RoutingTestResult['reason'], string> = {
   contact: 'the contact’s bound workflow',
   trigger: 'best trigger score',
   session: 'the session’s current workflow',
+  channel_default: 'no match: the channel’s default workflow',
   default: 'no match: default prompt and tools',
 };
 

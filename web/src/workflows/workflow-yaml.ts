@@ -3,7 +3,7 @@ import type { FieldIssues } from '../api/client';
 import type { Workflow } from '../api/types';
 
 /** The order the CLI writes workflow files in (src/workflows/yaml.ts): short fields first, the prompt last. */
-const FIELD_ORDER = ['name', 'description', 'tool_list', 'knowledge_base_ids', 'binding_channels', 'triggers', 'system_prompt'] as const;
+const FIELD_ORDER = ['name', 'description', 'tool_list', 'knowledge_base_ids', 'binding_channels', 'default', 'triggers', 'system_prompt'] as const;
 const TRIGGER_ORDER = ['keywords', 'regex', 'contact_tags', 'min_score'] as const;
 
 /** A problem to show at a line of the editor (1-based), or at the top when the line is unknown. */
@@ -33,7 +33,10 @@ export function workflowToYaml(workflow: Workflow): string {
   const triggers: Record<string, unknown> = {};
   for (const field of TRIGGER_ORDER) if (workflow.triggers[field] !== undefined) triggers[field] = workflow.triggers[field];
   const fields: Record<string, unknown> = {};
-  for (const field of FIELD_ORDER) fields[field] = field === 'triggers' ? triggers : workflow[field];
+  for (const field of FIELD_ORDER) {
+    if (field === 'default' && !workflow.default) continue; // written only when true
+    fields[field] = field === 'triggers' ? triggers : workflow[field];
+  }
   const document = new Document(fields);
   const prompt = document.get('system_prompt', true) as Scalar | undefined;
   if (prompt && workflow.system_prompt !== '') prompt.type = 'BLOCK_LITERAL';
