@@ -15,6 +15,7 @@ import { countCalls } from './call-count';
 import { NO_CHANNEL_TELEMETRY } from '../../src/core/telemetry';
 import { TelegramSendBudget, type ChatTarget } from './telegram-budget';
 import { TypingIndicator } from './typing';
+import { telegramDelivery } from './delivery';
 import { TELEGRAM_WEBHOOK_PATH, webhookHandler } from './webhook';
 
 /**
@@ -25,6 +26,8 @@ import { TELEGRAM_WEBHOOK_PATH, webhookHandler } from './webhook';
 export class TelegramAdapter implements ChannelAdapter {
   readonly name = 'telegram' as const;
   readonly routes: ChannelAdapter['routes'];
+  /** Posts webhook and schedule answers into Telegram chats (issue 29). */
+  readonly delivery: ChannelAdapter['delivery'];
   private readonly bot: Telegraf;
   private hub: Hub | null = null;
   private botUsername: string | null = null;
@@ -47,6 +50,10 @@ export class TelegramAdapter implements ChannelAdapter {
       maxAttempts: TELEGRAM_DEFAULTS.maxAttempts,
       maxRetryAfterMs: config.maxRetryAfterS * 1000,
       logger: config.logger,
+    });
+    this.delivery = telegramDelivery(() => {
+      if (!this.hub) throw new Error('telegram: the channel has not started');
+      return this.sender;
     });
     this.follower = new ChatFollower({
       channel: 'telegram',

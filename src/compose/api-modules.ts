@@ -14,6 +14,8 @@ import { samlRoutes } from '../api/routes/saml';
 import { registerSessionRoutes } from '../api/routes/sessions';
 import { registerToolRoutes } from '../api/routes/tools';
 import { usageRoutes } from '../api/routes/usage';
+import { eventRoutes } from '../api/routes/events';
+import type { Events } from '../triggers/events';
 import { userRoutes } from '../api/routes/users';
 import { registerWorkflowRoutes } from '../api/routes/workflows';
 import type { AuditService } from '../audit/audit-service';
@@ -31,7 +33,7 @@ export function apiModules(
   authParts: AuthParts,
   hubParts: HubParts,
   board: ChannelStatusBoard,
-  records: { audit: AuditService; usage: UsageService },
+  records: { audit: AuditService; usage: UsageService; events: Events },
 ): ApiModule[] {
   const { config, models } = core;
   const { auth, saml } = authParts;
@@ -42,6 +44,7 @@ export function apiModules(
     userRoutes(auth.users, core.audit),
     auditRoutes(records.audit),
     usageRoutes(records.usage),
+    eventRoutes(records.events),
     samlRoutes(saml, authParts.refreshCookie),
     knowledgeRoutes(core.knowledge),
     channelRoutes(

@@ -23,6 +23,7 @@ import { SessionTools } from '../sessions/session-tools';
 import { TurnService } from '../turns/turn-service';
 import { activeTraceFields } from '../tracing/tracing';
 import { DailyBudgets } from '../usage/budgets';
+import { withEventsMidTurn } from '../triggers/events';
 import { createDrivers } from './drivers';
 import { startObservability } from './observability';
 import type { Core, Drivers, ServiceOptions } from './service-types';
@@ -72,7 +73,8 @@ export async function startCore(options: ServiceOptions, processName: ProcessNam
       knowledge,
       tools,
       sessionTools: new SessionTools(tools),
-      midTurnDefault: channelMidTurnDefaults(config.channels),
+      // Events arriving while their thread's turn runs wait for it (the `events` channel's default).
+      midTurnDefault: withEventsMidTurn(channelMidTurnDefaults(config.channels)),
       arrivals: new TurnArrivals(),
       audit,
       budgets,

@@ -7,6 +7,7 @@ import type { Hub, SocketAuth } from './hub';
 import type { RenderLeases } from './render-lease';
 import type { ChannelTelemetry } from './telemetry';
 import type { ChannelName } from './inbound';
+import type { ChatDelivery } from './delivery';
 
 /**
  * A channel (Slack, Telegram, the web): translates platform events into `Hub.ingest` calls and renders
@@ -40,6 +41,8 @@ export interface ChannelAdapter {
     matches(pathname: string): boolean;
     handle(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void>;
   };
+  /** Posts answers of webhooks and schedules into its conversations (`deliver: <channel>:<id>`; src/core/delivery.ts). */
+  delivery?: ChatDelivery;
 }
 
 /** What a started chat channel tells the hub about itself. */

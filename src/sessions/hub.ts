@@ -156,7 +156,12 @@ export class SwitchboardHub implements Hub {
     const { models } = this.deps;
     const key = message.sessionKey;
     if (!key || !key.startsWith(`${message.channel}::`)) throw new Error(`a ${message.channel} message needs a session key "${message.channel}::…"`);
-    const [session] = await findOrInsert(
+    // A new conversation may continue another session (a reply in the thread an event's answer started).
+    const existing = await models.Session.findOne({ where: { session_key: key } });
+    const continued = existing ? null : await models.SessionAlias.findOne({ where: { session_key: key } });
+    const aliased = continued ? await models.Session.findOne({ where: { id: continued.session_id } }) : null;
+    if (aliased) return aliased;
+    const [session] = existing ? [existing] : await findOrInsert(
       models.Session,
       { session_key: key },
       {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BINDING_CHANNEL, describeBindings, isKnownBinding, type ChannelScope } from '../core/channel';
 import { MID_TURN_POLICIES } from '../core/turns';
 import { regexProblem } from './regex-safety';
+import { eventsSchema } from './events-schema';
 
 /** `^[a-z0-9][a-z0-9_-]{0,63}$` (decisions.md §4). */
 export const WORKFLOW_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -49,6 +50,9 @@ export const workflowFields = {
     .describe(
       "What a chat message sent while a turn runs does: reject, queue, steer or collect; null: the channel's default. The web channel always answers TURN_IN_PROGRESS.",
     ),
+  events: eventsSchema
+    .prefault({})
+    .describe('Webhooks (POST /api/v1/hooks/{workflow}/{hook}) and schedules that run this workflow and deliver its answer into a chat (issue 29).'),
 };
 
 export const workflowInputSchema = z.strictObject(workflowFields).meta({ id: 'WorkflowInput' });
@@ -78,6 +82,7 @@ export const workflowPatchSchema = z
     triggers: triggersPatchSchema.optional().describe('Merged into the stored triggers: members sent replace, absent stay, null removes.'),
     binding_channels: z.array(z.string().regex(BINDING_CHANNEL, BINDING_CHANNEL_HINT)).max(50).optional(),
     mid_turn: z.enum(MID_TURN_POLICIES).nullable().optional(),
+    events: eventsSchema.optional().describe('Replaces the webhooks and schedules.'),
   })
   .meta({ id: 'WorkflowPatch' });
 export type WorkflowPatch = z.infer<typeof workflowPatchSchema>;
@@ -93,6 +98,7 @@ export const workflowSchema = z
     triggers: z.object({ keywords: z.array(z.string()), regex: z.array(z.string()), contact_tags: z.array(z.string()), min_score: z.number().optional() }),
     binding_channels: z.array(z.string()),
     mid_turn: z.enum(MID_TURN_POLICIES).nullable(),
+    events: z.object({ webhooks: z.array(z.record(z.string(), z.unknown())), schedules: z.array(z.record(z.string(), z.unknown())) }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })

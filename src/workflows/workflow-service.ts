@@ -9,6 +9,7 @@ import type { MidTurnPolicy } from '../core/turns';
 import type { ContactRow, Models, WorkflowRow } from '../db/models';
 import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import { mergePatch } from '../core/merge-patch';
+import { NO_EVENTS, unknownDeliverIssues, type WorkflowEvents } from './events-schema';
 import { toolNames, workflowInputSchema, type WorkflowInput, type WorkflowPatch } from './workflow-schema';
 
 /** Finds knowledge collections by id or name (the knowledge module implements it). */
@@ -29,7 +30,7 @@ export interface WorkflowServiceOptions {
 }
 
 /** The fields compared by sync; a change in any of them is an update. */
-const FIELDS = ['description', 'system_prompt', 'tool_list', 'knowledge_base_ids', 'triggers', 'binding_channels', 'mid_turn'] as const;
+const FIELDS = ['description', 'system_prompt', 'tool_list', 'knowledge_base_ids', 'triggers', 'binding_channels', 'mid_turn', 'events'] as const;
 type Field = (typeof FIELDS)[number];
 
 export interface SyncResult {
@@ -52,6 +53,7 @@ export function workflowView(row: WorkflowRow) {
     triggers: row.triggers,
     binding_channels: row.binding_channels,
     mid_turn: (row.mid_turn ?? null) as MidTurnPolicy | null,
+    events: (row.events ?? NO_EVENTS) as WorkflowEvents,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -315,6 +317,7 @@ export class WorkflowService {
     input.binding_channels.forEach((value, index) => {
       if (!isKnownBinding(value, this.options.channels)) fields[`binding_channels.${index}`] = [this.unknownChannel(value)];
     });
+    Object.assign(fields, unknownDeliverIssues(input.events, this.options.channels));
     if (Object.keys(fields).length > 0) throw AppError.validation(fields, 'The workflow refers to things that do not exist.');
     const tokens = countTokens(input.system_prompt);
     if (tokens > this.options.promptBudgetTokens) {

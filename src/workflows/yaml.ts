@@ -16,6 +16,8 @@ export interface WorkflowDocument {
   knowledge_base_ids: string[];
   triggers: { keywords: string[]; regex: string[]; contact_tags: string[]; min_score?: number };
   binding_channels: string[];
+  /** Webhooks and schedules; written only when there are some. */
+  events?: { webhooks: unknown[]; schedules: unknown[] };
 }
 
 /** A workflow file that cannot be read as one YAML mapping; `line` is 1-based when known. */
@@ -57,7 +59,11 @@ export function renderWorkflowYaml(workflow: WorkflowDocument): string {
   const triggers: Record<string, unknown> = {};
   for (const field of TRIGGER_FIELDS) if (workflow.triggers[field] !== undefined) triggers[field] = workflow.triggers[field];
   const fields: Record<string, unknown> = {};
-  for (const field of WORKFLOW_FILE_FIELDS) fields[field] = field === 'triggers' ? triggers : workflow[field];
+  for (const field of WORKFLOW_FILE_FIELDS) {
+    // The events go before the long system prompt, and only when the workflow has some.
+    if (field === 'system_prompt' && workflow.events && workflow.events.webhooks.length + workflow.events.schedules.length > 0) fields.events = workflow.events;
+    fields[field] = field === 'triggers' ? triggers : workflow[field];
+  }
   const document = new Document(fields);
   const prompt = document.get('system_prompt', true) as Scalar | undefined;
   // An empty prompt stays `""`: a block literal of nothing is legal but easy to misread.

@@ -8,6 +8,7 @@ import { knowledge } from './0005-knowledge';
 import { turnHotPath } from './0007-turn-hot-path';
 import { midTurnPolicy } from './0008-mid-turn-policy';
 import { observability } from './0009-observability';
+import { workflowEvents } from './0010-workflow-events';
 
 /** Every migration, in order. Append only; a released migration is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   turnHotPath,
   midTurnPolicy,
   observability,
+  workflowEvents,
 ];

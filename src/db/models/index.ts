@@ -5,12 +5,14 @@ import { initToolRunModel } from './tool-run';
 import { initWorkflowModels } from './workflow';
 import { initInboundEventModel } from './inbound-event';
 import { initObservabilityModels } from './observability';
+import { initEventModels } from './events';
 
 export { MessageRow, type MessageRole } from './message';
 export { SessionRow, type PendingConfirmation, type ToolState, type TurnPhase } from './session';
 export { ToolRunRow } from './tool-run';
 export { InboundEventRow } from './inbound-event';
 export { AuditEventRow, UsageDailyRow } from './observability';
+export { EventDeliveryRow, EventScheduleRow, EventThreadRow, SessionAliasRow, type DeliveryStatus } from './events';
 export { ContactRow, WorkflowRow, type Triggers } from './workflow';
 
 /** The models bound to one database. */
@@ -23,6 +25,10 @@ export interface Models {
   InboundEvent: ReturnType<typeof initInboundEventModel>;
   AuditEvent: ReturnType<typeof initObservabilityModels>['AuditEvent'];
   UsageDaily: ReturnType<typeof initObservabilityModels>['UsageDaily'];
+  EventDelivery: ReturnType<typeof initEventModels>['EventDelivery'];
+  EventThread: ReturnType<typeof initEventModels>['EventThread'];
+  SessionAlias: ReturnType<typeof initEventModels>['SessionAlias'];
+  EventSchedule: ReturnType<typeof initEventModels>['EventSchedule'];
 }
 
 export function initModels(sequelize: Sequelize): Models {
@@ -33,5 +39,6 @@ export function initModels(sequelize: Sequelize): Models {
     ...initWorkflowModels(sequelize),
     InboundEvent: initInboundEventModel(sequelize),
     ...initObservabilityModels(sequelize),
+    ...initEventModels(sequelize),
   };
 }

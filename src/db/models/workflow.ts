@@ -19,6 +19,8 @@ export class WorkflowRow extends Model<InferAttributes<WorkflowRow>, InferCreati
   declare binding_channels: string[];
   /** The mid-turn policy on chat channels (`reject`, `queue`, `steer`, `collect`); null: the channel's default. */
   declare mid_turn: CreationOptional<string | null>;
+  /** Webhooks and schedules (issue 29); null in rows from before them: none. */
+  declare events: CreationOptional<{ webhooks: unknown[]; schedules: unknown[] } | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -46,6 +48,7 @@ export function initWorkflowModels(sequelize: Sequelize): { Workflow: typeof Wor
       triggers: { type: DataTypes.JSON, allowNull: false },
       binding_channels: { type: DataTypes.JSON, allowNull: false },
       mid_turn: { type: DataTypes.STRING(16), allowNull: true, defaultValue: null },
+      events: { type: DataTypes.JSON, allowNull: true, defaultValue: null },
       created_at: { type: DataTypes.DATE, allowNull: false },
       updated_at: { type: DataTypes.DATE, allowNull: false },
     },
