@@ -65,6 +65,15 @@ beforeAll(async () => {
             { name: 'standard', verify: 'standard', secret_env: 'STANDARD_HOOK_SECRET', message: 'Event {{ payload.kind }}', deliver: `slack:${CHANNEL}` },
             { name: 'token', verify: 'token', secret_env: 'TOKEN_HOOK_SECRET', message: 'Ping {{ payload.n }}', deliver: `slack:${CHANNEL}`, rate_limit: '2/minute' },
             { name: 'open', verify: 'none', message: 'Open {{ payload.n }}', deliver: `slack:${CHANNEL}` },
+            {
+              name: 'alerts',
+              verify: 'token',
+              secret_env: 'TOKEN_HOOK_SECRET',
+              message:
+                '{% if payload.status == "resolved" %}RESOLVED: {{ payload.commonLabels.alertname }} is over; close the incident with a short note.{% else %}FIRING: {{ payload.commonLabels.alertname }} ({{ payload.commonLabels.severity }}): {{ payload.commonAnnotations.summary }}{% endif %}',
+              deliver: `slack:${CHANNEL}`,
+              thread: '{{ payload.groupKey }}',
+            },
           ],
         },
       },
@@ -226,4 +235,29 @@ test('a Slack failure is retried and the answer posted once', async () => {
   expect(done.attempts).toBe(2);
   expect(posts().filter((call) => call.args.text === 'After retry.')).toHaveLength(1);
   expect(slack.calls.filter((call) => call.method === 'chat.postMessage (500)')).toHaveLength(4);
+});
+
+test('an Alertmanager firing and resolved pair lands in one thread, the resolved one closing it with a note', async () => {
+  const alert = (status: 'firing' | 'resolved') =>
+    JSON.stringify({
+      version: '4',
+      groupKey: '{}:{alertname="HighErrorRate"}',
+      status,
+      receiver: 'switchboard',
+      commonLabels: { alertname: 'HighErrorRate', severity: 'page' },
+      commonAnnotations: { summary: '5% of requests fail' },
+      alerts: [{ status, fingerprint: 'a1b2c3', labels: { alertname: 'HighErrorRate' } }],
+    });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN_SECRET}` };
+  provider.pieces = ['Investigating ', 'the error rate.'];
+  const firing = await postHook('alerts', alert('firing'), headers);
+  const opened = await delivery(firing.body.data.delivery_id);
+  provider.pieces = ['Resolved: ', 'closing the incident.'];
+  const resolved = await postHook('alerts', alert('resolved'), headers);
+  const closed = await delivery(resolved.body.data.delivery_id);
+  expect(closed.session_id).toBe(opened.session_id);
+  expect(posts().find((call) => call.args.text === 'Investigating the error rate.')!.args.thread_ts).toBeUndefined();
+  expect(posts().find((call) => call.args.text === 'Resolved: closing the incident.')!.args.thread_ts).toBe(opened.platform_message_id);
+  const history = await request(`${base}/sessions/${opened.session_id}/messages`, { headers: { authorization: `Bearer ${admin.token}` } });
+  expect(history.body.data.items[2].content).toBe('RESOLVED: HighErrorRate is over; close the incident with a short note.');
 });
