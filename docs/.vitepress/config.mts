@@ -58,6 +58,7 @@ export default withMermaid(
             { text: 'Workflows as YAML from CI', link: '/guides/workflows-ci' },
             { text: 'Scale out', link: '/guides/scale-out' },
             { text: 'Messages sent mid-answer', link: '/guides/mid-turn-policy' },
+            { text: 'Events: webhooks and schedules', link: '/guides/events' },
             { text: 'Behind a reverse proxy', link: '/guides/reverse-proxy' },
             { text: 'SAML single sign-on', link: '/guides/saml' },
             { text: 'Backups and upgrades', link: '/guides/backups-and-upgrades' },

@@ -31,7 +31,9 @@ export function composeEvents(core: Core, options: ServiceOptions, channels: rea
     secrets: options.env,
     settings: config.hooks,
     logger,
-    observe: metrics ? { hook: (w, h, o) => metrics.hookRequest(w, h, o), schedule: (w, s, o) => metrics.scheduleFire(w, s, o), delivery: (o) => metrics.eventDelivery(o) } : undefined,
+    observe: metrics
+      ? { hook: (w, h, o) => metrics.hookRequest(w, h, o), schedule: (w, s, o) => metrics.scheduleFire(w, s, o), delivery: (o) => metrics.eventDelivery(o) }
+      : undefined,
   });
   let limiter: RateLimiter | null = null;
   return { events, route: hookRoute(() => (limiter ? events.hooks() : null)), limiter: (ready) => (limiter = ready), limits: () => limiter };

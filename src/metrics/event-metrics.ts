@@ -13,9 +13,24 @@ export class EventMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.hooks = new Counter({ name: 'switchboard_hook_requests_total', help: 'Webhook requests by workflow, hook and outcome.', labelNames: ['workflow', 'hook', 'outcome'], registers });
-    this.fires = new Counter({ name: 'switchboard_schedule_fires_total', help: 'Schedule fires by workflow, schedule and outcome.', labelNames: ['workflow', 'schedule', 'outcome'], registers });
-    this.deliveries = new Counter({ name: 'switchboard_event_deliveries_total', help: 'Answers of webhooks and schedules posted into chats, by outcome.', labelNames: ['outcome'], registers });
+    this.hooks = new Counter({
+      name: 'switchboard_hook_requests_total',
+      help: 'Webhook requests by workflow, hook and outcome.',
+      labelNames: ['workflow', 'hook', 'outcome'],
+      registers,
+    });
+    this.fires = new Counter({
+      name: 'switchboard_schedule_fires_total',
+      help: 'Schedule fires by workflow, schedule and outcome.',
+      labelNames: ['workflow', 'schedule', 'outcome'],
+      registers,
+    });
+    this.deliveries = new Counter({
+      name: 'switchboard_event_deliveries_total',
+      help: 'Answers of webhooks and schedules posted into chats, by outcome.',
+      labelNames: ['outcome'],
+      registers,
+    });
   }
 
   hookRequest(workflow: string, hook: string, outcome: string): void {

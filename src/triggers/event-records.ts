@@ -35,7 +35,13 @@ export class EventRecords {
   ) {}
 
   /** Newest first, filtered by workflow, status and source. */
-  async deliveries(filter: { workflow?: string; status?: DeliveryStatus; source?: 'webhook' | 'schedule'; cursor?: string; limit: number }): Promise<{ items: DeliveryView[]; next_cursor: string | null; has_more: boolean; total: number }> {
+  async deliveries(filter: {
+    workflow?: string;
+    status?: DeliveryStatus;
+    source?: 'webhook' | 'schedule';
+    cursor?: string;
+    limit: number;
+  }): Promise<{ items: DeliveryView[]; next_cursor: string | null; has_more: boolean; total: number }> {
     const where: WhereOptions<EventDeliveryRow> = {
       ...(filter.workflow ? { workflow: filter.workflow } : {}),
       ...(filter.status ? { status: filter.status } : {}),

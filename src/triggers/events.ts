@@ -20,7 +20,11 @@ export interface EventsOptions {
   secrets: Readonly<Record<string, string | undefined>>;
   settings: { allow_unsigned: boolean; rate_limit: string; delivery_attempts: number; delivery_backoff_ms: number };
   logger: Logger;
-  observe?: { hook(workflow: string, hook: string, outcome: string): void; schedule(workflow: string, schedule: string, outcome: string): void; delivery(outcome: string): void };
+  observe?: {
+    hook(workflow: string, hook: string, outcome: string): void;
+    schedule(workflow: string, schedule: string, outcome: string): void;
+    delivery(outcome: string): void;
+  };
 }
 
 /**
@@ -76,7 +80,8 @@ export class Events {
     this.driver = driver;
     await this.applySchedules(true);
     this.unsubscribe = await options.control.subscribe((message) => {
-      if (message.kind === 'workflows_changed') void this.applySchedules(false).catch((error: unknown) => options.logger.error({ err: error }, 'events: schedules not updated'));
+      if (message.kind === 'workflows_changed')
+        void this.applySchedules(false).catch((error: unknown) => options.logger.error({ err: error }, 'events: schedules not updated'));
     });
     options.logger.info({ driver: driver.description }, 'events: schedules running');
   }

@@ -42,7 +42,10 @@ export class ScheduleFirer {
     if (state.paused) return this.skip(workflowName, scheduleName, 'paused', due);
     const late = Date.now() - due.getTime();
     if (late > SCHEDULE_DEFAULTS.missedAfterMs) {
-      this.logger.warn({ workflow: workflowName, schedule: scheduleName, due: due.toISOString(), late_ms: late }, 'events: a schedule fire was missed; skipped');
+      this.logger.warn(
+        { workflow: workflowName, schedule: scheduleName, due: due.toISOString(), late_ms: late },
+        'events: a schedule fire was missed; skipped',
+      );
       return this.skip(workflowName, scheduleName, 'missed', due);
     }
     return this.start(workflowName, schedule, due, due.toISOString());

@@ -23,7 +23,9 @@ const template = z
 
 const deliver = z
   .string()
-  .refine((value) => parseDeliverTarget(value) !== null, { message: 'Expected `<channel>:<conversation id>`, e.g. `slack:C0123456789` or `telegram:-100123`.' });
+  .refine((value) => parseDeliverTarget(value) !== null, {
+    message: 'Expected `<channel>:<conversation id>`, e.g. `slack:C0123456789` or `telegram:-100123`.',
+  });
 
 /** A 5-field cron, or 6 with seconds first; checked by croner (the scheduler that runs it). */
 export function cronProblem(pattern: string, timezone: string | undefined): string | null {
@@ -81,11 +83,16 @@ export const eventsSchema = z
   .superRefine((events, context) => {
     events.schedules.forEach((schedule, index) => {
       const problem = cronProblem(schedule.cron, schedule.timezone);
-      if (problem) context.addIssue({ code: 'custom', path: ['schedules', index, 'cron'], message: `Not a valid cron: ${problem}`, params: { code: 'bad_cron' } });
+      if (problem)
+        context.addIssue({ code: 'custom', path: ['schedules', index, 'cron'], message: `Not a valid cron: ${problem}`, params: { code: 'bad_cron' } });
     });
     events.webhooks.forEach((hook, index) => {
       if (hook.verify !== 'none' && !hook.secret_env)
-        context.addIssue({ code: 'custom', path: ['webhooks', index, 'secret_env'], message: `verify: ${hook.verify} needs secret_env (the secret's variable name).` });
+        context.addIssue({
+          code: 'custom',
+          path: ['webhooks', index, 'secret_env'],
+          message: `verify: ${hook.verify} needs secret_env (the secret's variable name).`,
+        });
     });
     for (const [kind, list] of [
       ['webhooks', events.webhooks],

@@ -52,7 +52,12 @@ function sentToChat() {
 }
 
 async function schedules() {
-  return (await request(`${base}/schedules`, { headers: auth })).body.data.items as { name: string; paused: boolean; next_fire_at: string | null; last_outcome: string | null }[];
+  return (await request(`${base}/schedules`, { headers: auth })).body.data.items as {
+    name: string;
+    paused: boolean;
+    next_fire_at: string | null;
+    last_outcome: string | null;
+  }[];
 }
 
 async function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
@@ -97,7 +102,17 @@ test('a 6-field schedule fires every two seconds into the chat; paused it is ski
       {
         name: 'oncall',
         system_prompt: 'Write the on-call handover.',
-        events: { schedules: [{ name: 'handover', cron: '*/2 * * * * *', timezone: 'Europe/Berlin', message: 'Post the handover for {{ fire_time }}.', deliver: `telegram:${CHAT}` }] },
+        events: {
+          schedules: [
+            {
+              name: 'handover',
+              cron: '*/2 * * * * *',
+              timezone: 'Europe/Berlin',
+              message: 'Post the handover for {{ fire_time }}.',
+              deliver: `telegram:${CHAT}`,
+            },
+          ],
+        },
       },
       auth,
     ),

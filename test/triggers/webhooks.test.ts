@@ -63,7 +63,14 @@ beforeAll(async () => {
               thread: '{{ payload.deployment.id }}',
             },
             { name: 'standard', verify: 'standard', secret_env: 'STANDARD_HOOK_SECRET', message: 'Event {{ payload.kind }}', deliver: `slack:${CHANNEL}` },
-            { name: 'token', verify: 'token', secret_env: 'TOKEN_HOOK_SECRET', message: 'Ping {{ payload.n }}', deliver: `slack:${CHANNEL}`, rate_limit: '2/minute' },
+            {
+              name: 'token',
+              verify: 'token',
+              secret_env: 'TOKEN_HOOK_SECRET',
+              message: 'Ping {{ payload.n }}',
+              deliver: `slack:${CHANNEL}`,
+              rate_limit: '2/minute',
+            },
             { name: 'open', verify: 'none', message: 'Open {{ payload.n }}', deliver: `slack:${CHANNEL}` },
             {
               name: 'alerts',
@@ -180,7 +187,11 @@ test('a bad signature, a stale Standard Webhooks timestamp or a replayed webhook
   const webhook = new Webhook(STANDARD_SECRET);
   const standardBody = JSON.stringify({ kind: 'build' });
   const stale = new Date(Date.now() - 10 * 60 * 1000);
-  const staleHeaders = { 'webhook-id': 'msg_stale', 'webhook-timestamp': String(Math.floor(stale.getTime() / 1000)), 'webhook-signature': webhook.sign('msg_stale', stale, standardBody) };
+  const staleHeaders = {
+    'webhook-id': 'msg_stale',
+    'webhook-timestamp': String(Math.floor(stale.getTime() / 1000)),
+    'webhook-signature': webhook.sign('msg_stale', stale, standardBody),
+  };
   const staleAnswer = await postHook('standard', standardBody, { 'content-type': 'application/json', ...staleHeaders });
   expect(staleAnswer.status).toBe(401);
   expect(staleAnswer.body.error.message).toMatch(/timestamp/);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors';
 import type { Events } from '../../triggers/events';
 import type { ApiModule } from '../app';
+import type { ApiRouter } from '../endpoint';
 import { listQueryShape } from '../pagination';
 import { listPage } from '../schemas/envelope';
 
@@ -49,70 +50,83 @@ const scheduleParams = z.object({ workflow: z.string().min(1).max(64), name: z.s
 /** Deliveries of webhooks and schedules, and the schedules (issue 29); `POST /hooks/{workflow}/{hook}` itself is a raw route (src/triggers/hook-route.ts). */
 export function eventRoutes(events: Events): ApiModule {
   return (api) => {
-    api.add({
-      method: 'get',
-      path: '/hooks/deliveries',
-      summary: 'Deliveries of webhooks and schedules, newest first',
-      tags,
-      access: 'admin',
-      query: z.object({ ...listQueryShape, workflow: z.string().max(64).optional(), status: z.enum(STATUSES).optional(), source: z.enum(['webhook', 'schedule']).optional() }),
-      response: { status: 200, description: 'Deliveries, newest first.', data: listPage(deliverySchema) },
-      handler: ({ query }) => events.records.deliveries(query),
-    });
-    api.add({
-      method: 'get',
-      path: '/hooks/deliveries/{id}',
-      summary: 'One delivery',
-      tags,
-      access: 'admin',
-      params: z.object({ id: z.uuid() }),
-      errors: ['NOT_FOUND'],
-      response: { status: 200, description: 'The delivery.', data: deliverySchema },
-      handler: async ({ params }) => {
-        const found = await events.records.delivery(params.id);
-        if (!found) throw new AppError('NOT_FOUND', `No delivery ${params.id}.`);
-        return found;
-      },
-    });
-    api.add({
-      method: 'get',
-      path: '/schedules',
-      summary: 'The schedules of every workflow, with their next and last fire and outcome',
-      tags,
-      access: 'admin',
-      query: z.object({ workflow: z.string().max(64).optional() }),
-      response: { status: 200, description: 'Every declared schedule (one page).', data: listPage(scheduleSchema) },
-      handler: async ({ query }) => {
-        const items = await events.records.schedules(query.workflow);
-        return { items, next_cursor: null, has_more: false, total: items.length };
-      },
-    });
-    for (const action of ['pause', 'resume'] as const) {
-      api.add({
-        method: 'post',
-        path: `/schedules/{workflow}/{name}/${action}`,
-        summary: action === 'pause' ? 'Pause a schedule (its fires are skipped until resumed)' : 'Resume a paused schedule',
-        tags,
-        access: 'admin',
-        params: scheduleParams,
-        errors: ['NOT_FOUND'],
-        response: { status: 200, description: 'The schedule.', data: scheduleSchema },
-        handler: async ({ params }) => {
-          await events.firer.setPaused(params.workflow, params.name, action === 'pause');
-          return (await events.records.schedules(params.workflow)).find((item) => item.name === params.name)!;
-        },
-      });
-    }
+    deliveryRoutes(api, events);
+    scheduleRoutes(api, events);
+  };
+}
+
+function deliveryRoutes(api: ApiRouter, events: Events): void {
+  api.add({
+    method: 'get',
+    path: '/hooks/deliveries',
+    summary: 'Deliveries of webhooks and schedules, newest first',
+    tags,
+    access: 'admin',
+    query: z.object({
+      ...listQueryShape,
+      workflow: z.string().max(64).optional(),
+      status: z.enum(STATUSES).optional(),
+      source: z.enum(['webhook', 'schedule']).optional(),
+    }),
+    response: { status: 200, description: 'Deliveries, newest first.', data: listPage(deliverySchema) },
+    handler: ({ query }) => events.records.deliveries(query),
+  });
+  api.add({
+    method: 'get',
+    path: '/hooks/deliveries/{id}',
+    summary: 'One delivery',
+    tags,
+    access: 'admin',
+    params: z.object({ id: z.uuid() }),
+    errors: ['NOT_FOUND'],
+    response: { status: 200, description: 'The delivery.', data: deliverySchema },
+    handler: async ({ params }) => {
+      const found = await events.records.delivery(params.id);
+      if (!found) throw new AppError('NOT_FOUND', `No delivery ${params.id}.`);
+      return found;
+    },
+  });
+}
+
+function scheduleRoutes(api: ApiRouter, events: Events): void {
+  api.add({
+    method: 'get',
+    path: '/schedules',
+    summary: 'The schedules of every workflow, with their next and last fire and outcome',
+    tags,
+    access: 'admin',
+    query: z.object({ workflow: z.string().max(64).optional() }),
+    response: { status: 200, description: 'Every declared schedule (one page).', data: listPage(scheduleSchema) },
+    handler: async ({ query }) => {
+      const items = await events.records.schedules(query.workflow);
+      return { items, next_cursor: null, has_more: false, total: items.length };
+    },
+  });
+  for (const action of ['pause', 'resume'] as const) {
     api.add({
       method: 'post',
-      path: '/schedules/{workflow}/{name}/run',
-      summary: 'Fire a schedule now (paused or not)',
+      path: `/schedules/{workflow}/{name}/${action}`,
+      summary: action === 'pause' ? 'Pause a schedule (its fires are skipped until resumed)' : 'Resume a paused schedule',
       tags,
       access: 'admin',
       params: scheduleParams,
       errors: ['NOT_FOUND'],
-      response: { status: 202, description: 'The fire was stored and its turn started.', data: z.object({ delivery_id: z.uuid() }) },
-      handler: async ({ params }) => ({ delivery_id: (await events.firer.run(params.workflow, params.name)).id }),
+      response: { status: 200, description: 'The schedule.', data: scheduleSchema },
+      handler: async ({ params }) => {
+        await events.firer.setPaused(params.workflow, params.name, action === 'pause');
+        return (await events.records.schedules(params.workflow)).find((item) => item.name === params.name)!;
+      },
     });
-  };
+  }
+  api.add({
+    method: 'post',
+    path: '/schedules/{workflow}/{name}/run',
+    summary: 'Fire a schedule now (paused or not)',
+    tags,
+    access: 'admin',
+    params: scheduleParams,
+    errors: ['NOT_FOUND'],
+    response: { status: 202, description: 'The fire was stored and its turn started.', data: z.object({ delivery_id: z.uuid() }) },
+    handler: async ({ params }) => ({ delivery_id: (await events.firer.run(params.workflow, params.name)).id }),
+  });
 }
