@@ -12,6 +12,7 @@ import { registerLogs } from './commands/logs';
 import { registerSessions } from './commands/sessions';
 import { registerWhoami } from './commands/whoami';
 import { registerWorkflows } from './commands/workflows';
+import { registerEvents } from './commands/events';
 import type { CliContext } from './context';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
 
@@ -43,6 +44,7 @@ export function createProgram(context: CliContext, setExitCode: (code: ExitCode)
   registerKeys(program, context);
   registerLogs(program, context, setExitCode);
   registerWorkflows(program, context, setExitCode);
+  registerEvents(program, context);
   return program;
 }
 

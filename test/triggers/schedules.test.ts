@@ -8,6 +8,7 @@ import { jsonBody, request } from '../helpers/http';
 import { LogCapture } from '../helpers/log-capture';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { registerUser, type TestUser } from '../helpers/users';
+import { runCli } from '../helpers/cli';
 
 /** Schedules in the embedded hub (croner): fires post into a fake Telegram chat; pause, resume, run; the YAML checks. */
 const BOT_TOKEN = '777:schedule-bot';
@@ -142,4 +143,18 @@ test('a 6-field schedule fires every two seconds into the chat; paused it is ski
   expect(listed).toMatchObject({ name: 'handover', paused: false, last_outcome: expect.stringMatching(/turn|delivered/) });
   expect(Date.parse(listed!.next_fire_at!)).toBeGreaterThan(Date.now() - 1_000);
   expect((await request(`${base}/schedules/oncall/nope/run`, { method: 'POST', headers: auth })).status).toBe(404);
+});
+
+test('the CLI lists schedules and deliveries and fires a schedule', async () => {
+  const key = (await request(`${base}/auth/api-keys`, jsonBody({ label: 'cli' }, auth))).body.data.key as string;
+  const env = { SWITCHBOARD_CONFIG_DIR: makeTempDir(), SWITCHBOARD_URL: `http://127.0.0.1:${service.port}`, SWITCHBOARD_API_KEY: key };
+  const listed = await runCli(['events', 'schedules'], env);
+  expect(listed).toMatchObject({ code: 0, stdout: expect.stringContaining('oncall/handover') });
+  const fired = await runCli(['events', 'fire', 'oncall/handover'], env);
+  expect(fired.code).toBe(0);
+  const deliveryId = fired.stdout.trim();
+  expect(deliveryId).toMatch(/^[0-9a-f-]{36}$/);
+  const deliveries = await runCli(['events', 'deliveries', '--workflow', 'oncall', '--json'], env);
+  expect(JSON.parse(deliveries.stdout).map((item: { id: string }) => item.id)).toContain(deliveryId);
+  expect((await runCli(['events', 'fire', 'oncall'], env)).code).not.toBe(0);
 });
