@@ -183,7 +183,7 @@ export class WorkflowService {
         writes.push(() => this.models.Workflow.create({ id: randomUUID(), ...input }));
         continue;
       }
-      const changed = FIELDS.filter((field) => JSON.stringify(canonical(input[field])) !== JSON.stringify(canonical(current[field])));
+      const changed = FIELDS.filter((field) => JSON.stringify(canonical(input[field])) !== JSON.stringify(canonical(workflowView(current)[field])));
       if (changed.length === 0) result.unchanged.push(input.name);
       else {
         result.updated.push({ name: input.name, fields: changed });

@@ -55,6 +55,7 @@ describe('workflows API', () => {
       knowledge_base_ids: [],
       triggers: { keywords: ['refund', 'broken'], regex: ['\\bticket #\\d+'], contact_tags: [] },
       mid_turn: null,
+      events: { webhooks: [], schedules: [] },
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
