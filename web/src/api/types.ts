@@ -21,8 +21,27 @@ export interface Workflow {
   knowledge_base_ids: string[];
   triggers: { keywords: string[]; regex: string[]; contact_tags: string[]; min_score?: number };
   binding_channels: string[];
+  /** Webhooks and schedules (docs/guides/events.md). */
+  events?: { webhooks: WorkflowWebhook[]; schedules: WorkflowSchedule[] };
   created_at: string;
   updated_at: string;
+}
+
+export interface WorkflowWebhook {
+  name: string;
+  verify: 'github' | 'standard' | 'token' | 'none';
+  secret_env?: string;
+  message: string;
+  deliver: string;
+  thread?: string;
+}
+
+export interface WorkflowSchedule {
+  name: string;
+  cron: string;
+  timezone?: string;
+  message: string;
+  deliver: string;
 }
 
 export interface BindingChannel {

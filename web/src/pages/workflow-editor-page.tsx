@@ -7,6 +7,7 @@ import { Modal } from '../components/modal';
 import { ErrorNote, Loading, Note, PageHeader } from '../components/ui';
 import { YamlEditor } from '../components/yaml-editor';
 import { useLoad } from '../lib/use-load';
+import { WorkflowEvents } from '../workflows/workflow-events';
 import { NEW_WORKFLOW_YAML, issuesAtLines, parseWorkflowYaml, workflowToYaml, type YamlIssue } from '../workflows/workflow-yaml';
 
 /** View and edit one workflow as YAML (or write a new one); problems are shown at their lines. */
@@ -132,6 +133,7 @@ function Editor({ original, onSaved }: { original: Workflow | null; onSaved(work
         issues={issues}
         readOnly={!canEdit}
       />
+      {original && canEdit && <WorkflowEvents workflow={original} />}
       <details className="card help">
         <summary>Fields</summary>
         <dl>

@@ -33,7 +33,12 @@ export function workflowToYaml(workflow: Workflow): string {
   const triggers: Record<string, unknown> = {};
   for (const field of TRIGGER_ORDER) if (workflow.triggers[field] !== undefined) triggers[field] = workflow.triggers[field];
   const fields: Record<string, unknown> = {};
-  for (const field of FIELD_ORDER) fields[field] = field === 'triggers' ? triggers : workflow[field];
+  for (const field of FIELD_ORDER) {
+    // Webhooks and schedules go before the long prompt, only when there are some (as the CLI writes them).
+    const events = workflow.events;
+    if (field === 'system_prompt' && events && events.webhooks.length + events.schedules.length > 0) fields.events = events;
+    fields[field] = field === 'triggers' ? triggers : workflow[field];
+  }
   const document = new Document(fields);
   const prompt = document.get('system_prompt', true) as Scalar | undefined;
   if (prompt && workflow.system_prompt !== '') prompt.type = 'BLOCK_LITERAL';
