@@ -21,11 +21,9 @@ const template = z
     if (problem) context.addIssue({ code: 'custom', message: `The template does not parse: ${problem}`, params: { code: 'bad_template' } });
   });
 
-const deliver = z
-  .string()
-  .refine((value) => parseDeliverTarget(value) !== null, {
-    message: 'Expected `<channel>:<conversation id>`, e.g. `slack:C0123456789` or `telegram:-100123`.',
-  });
+const deliver = z.string().refine((value) => parseDeliverTarget(value) !== null, {
+  message: 'Expected `<channel>:<conversation id>`, e.g. `slack:C0123456789` or `telegram:-100123`.',
+});
 
 /** A 5-field cron, or 6 with seconds first; checked by croner (the scheduler that runs it). */
 export function cronProblem(pattern: string, timezone: string | undefined): string | null {
