@@ -158,3 +158,26 @@ test('the CLI lists schedules and deliveries and fires a schedule', async () => 
   expect(JSON.parse(deliveries.stdout).map((item: { id: string }) => item.id)).toContain(deliveryId);
   expect((await runCli(['events', 'fire', 'oncall'], env)).code).not.toBe(0);
 });
+
+test('fires with the same thread key reply to the thread’s first Telegram message', async () => {
+  provider.pieces = ['Weekly ', 'report.'];
+  const created = await request(
+    `${base}/assistant/workflows`,
+    jsonBody(
+      {
+        name: 'weekly',
+        events: { schedules: [{ name: 'report', cron: '0 9 * * 1', message: 'Weekly report', deliver: `telegram:${CHAT}`, thread: 'weekly-report' }] },
+      },
+      auth,
+    ),
+  );
+  expect(created.status).toBe(201);
+  const sent = () => telegram.callsOf('sendMessage').filter((call) => Number(call.params.chat_id) === CHAT && call.params.text === 'Weekly report.');
+  await request(`${base}/schedules/weekly/report/run`, { method: 'POST', headers: auth });
+  await until(() => sent().length === 1);
+  await request(`${base}/schedules/weekly/report/run`, { method: 'POST', headers: auth });
+  await until(() => sent().length === 2);
+  const [first, second] = sent();
+  expect(first!.params.reply_parameters).toBeUndefined();
+  expect(second!.params.reply_parameters.message_id).toBe(first!.result.message_id);
+});
