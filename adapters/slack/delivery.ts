@@ -1,5 +1,6 @@
 import type { webApi } from '@slack/bolt';
-import type { ChatDelivery, DeliveryReceipt, DeliveryRequest } from '../../src/core/delivery';
+import type { ChatDelivery, DeliveryQuestion, DeliveryReceipt, DeliveryRequest } from '../../src/core/delivery';
+import { confirmationBlocks } from './confirm-buttons';
 import { sessionKeyOf } from './normalize';
 import { slackText } from './reply-text';
 import type { SlackOutbox } from './slack-outbox';
@@ -23,6 +24,11 @@ export function slackDelivery(client: () => WebClient, outbox: () => SlackOutbox
         throw error;
       }));
   return {
+    ask: async ({ conversation, thread, sessionId, request }: DeliveryQuestion) => {
+      const calls = outbox().calls(client(), await teamId());
+      const blocks = confirmationBlocks(sessionId, request);
+      await calls.send('chat.postMessage', { channel: conversation, ...(thread ? { thread_ts: thread } : {}), text: `Confirm ${request.tool}?`, blocks });
+    },
     post: async ({ conversation, thread, text }: DeliveryRequest): Promise<DeliveryReceipt> => {
       const workspace = await teamId();
       const calls = outbox().calls(client(), workspace);

@@ -1,4 +1,5 @@
-import type { ChatDelivery, DeliveryReceipt, DeliveryRequest } from '../../src/core/delivery';
+import type { ChatDelivery, DeliveryQuestion, DeliveryReceipt, DeliveryRequest } from '../../src/core/delivery';
+import { confirmationKeyboard } from './render';
 import { splitMessage } from './split';
 import type { TelegramSender } from './sender';
 
@@ -13,6 +14,11 @@ const MAX_MESSAGE_CHARS = 4_096;
  */
 export function telegramDelivery(sender: () => TelegramSender): ChatDelivery {
   return {
+    ask: async ({ conversation, thread, sessionId, request }: DeliveryQuestion) => {
+      const id = Number(conversation);
+      const reply = thread ? { reply_parameters: { message_id: Number(thread), allow_sending_without_reply: true } } : {};
+      await sender().send({ id, group: id < 0 }, request.message, { reply_markup: confirmationKeyboard(sessionId, request.confirmation_id), ...reply });
+    },
     post: async ({ conversation, thread, text }: DeliveryRequest): Promise<DeliveryReceipt> => {
       const id = Number(conversation);
       if (!Number.isSafeInteger(id)) throw new Error(`not a Telegram chat id: ${conversation}`);

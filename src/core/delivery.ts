@@ -24,8 +24,19 @@ export interface DeliveryReceipt {
   replyKey: string | null;
 }
 
+/** A tool confirmation of an event's turn, asked in the delivery chat. */
+export interface DeliveryQuestion {
+  conversation: string;
+  /** The thread's first message, or null before the thread has one. */
+  thread: string | null;
+  sessionId: string;
+  request: { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string };
+}
+
 /** A chat channel's capability to post an answer into one of its conversations. */
 export interface ChatDelivery {
+  /** Asks for a tool confirmation with the channel's buttons (they answer it like any of its confirmations). */
+  ask?(question: DeliveryQuestion): Promise<void>;
   /**
    * Posts `request.text` once. Resolves only when the platform returned a message id; rejects on a
    * platform failure (the caller retries with backoff, and never posts again after a success).

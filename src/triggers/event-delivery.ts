@@ -1,5 +1,5 @@
 import { UniqueConstraintError } from 'sequelize';
-import type { ChatDelivery, DeliveryReceipt } from '../core/delivery';
+import type { ChatDelivery, DeliveryQuestion, DeliveryReceipt } from '../core/delivery';
 import { parseDeliverTarget } from '../core/delivery';
 import { followTurn, type TurnOutcome } from '../core/follow-turn';
 import type { EventLog } from '../core/turns';
@@ -36,7 +36,7 @@ export class EventDeliverer {
   /** Follows `row`'s turn and delivers its answer; resolves when the delivery is settled (never rejects). */
   async deliver(row: EventDeliveryRow, sessionKey: string): Promise<void> {
     try {
-      const outcome = await this.outcomeOf(row);
+      const outcome = await this.outcomeOf(row, sessionKey);
       if (outcome.kind !== 'done') return await this.settle(row, { status: 'failed', reason: describeOutcome(outcome) });
       const chain = `${sessionKey}|${row.deliver}`;
       const previous = this.chains.get(chain) ?? Promise.resolve();
@@ -59,10 +59,32 @@ export class EventDeliverer {
     this.waits.clear();
   }
 
-  private async outcomeOf(row: EventDeliveryRow): Promise<TurnOutcome> {
+  private async outcomeOf(row: EventDeliveryRow, sessionKey: string): Promise<TurnOutcome> {
     if (!row.session_id || !row.turn_id) return { kind: 'error', code: 'INTERNAL_ERROR', message: 'the event started no turn' };
-    const followed = await followTurn(this.options.events, row.session_id, row.turn_id, { replay: true });
+    const sessionId = row.session_id;
+    const followed = await followTurn(this.options.events, sessionId, row.turn_id, {
+      replay: true,
+      // A tool confirmation of the event's turn is asked in the delivery chat, with the channel's buttons.
+      onFrame: (frame) => {
+        if (frame.type === 'tool_confirm_request') void this.ask(row, sessionKey, sessionId, frame.payload);
+      },
+    });
     return followed.outcome;
+  }
+
+  private async ask(row: EventDeliveryRow, sessionKey: string, sessionId: string, request: DeliveryQuestion['request']): Promise<void> {
+    const target = parseDeliverTarget(row.deliver);
+    const delivery = target ? this.options.deliveryFor(target.channel) : null;
+    if (!target || !delivery?.ask) {
+      this.options.logger.warn({ delivery_id: row.id }, 'events: a tool confirmation cannot be asked in the delivery chat; it times out');
+      return;
+    }
+    try {
+      const thread = await this.options.models.EventThread.findOne({ where: { session_key: sessionKey, deliver: row.deliver } });
+      await delivery.ask({ conversation: target.conversation, thread: thread?.root_message_id ?? null, sessionId, request });
+    } catch (error) {
+      this.options.logger.error({ err: error, delivery_id: row.id }, 'events: asking for a tool confirmation failed');
+    }
   }
 
   private async post(row: EventDeliveryRow, sessionKey: string, text: string): Promise<void> {

@@ -10,6 +10,9 @@ import { LogCapture } from '../helpers/log-capture';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { registerUser, type TestUser } from '../helpers/users';
 import { ChatWebhooks } from '../helpers/chat-webhooks';
+import { TestTools } from '../fakes/test-tools';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 /** Workflow webhooks through the whole hub: signed requests in, the fake model's answer posted into a fake Slack channel. */
 const GITHUB_SECRET = randomBytes(16).toString('hex');
@@ -21,6 +24,7 @@ const CHANNEL = 'C0EVENTS';
 let slack: FakeSlackApi;
 let service: RunningService;
 let provider: ScriptedProvider;
+let tools: TestTools;
 let admin: TestUser;
 let base: string;
 let root: string;
@@ -29,6 +33,9 @@ beforeAll(async () => {
   slack = new FakeSlackApi();
   await slack.start();
   provider = new ScriptedProvider();
+  tools = new TestTools();
+  const cwd = makeTempDir();
+  writeFileSync(path.join(cwd, 'config.yaml'), 'agent:\n  default_tools: [save_note]\n');
   service = await startService({
     env: testEnv(makeTempDir(), {
       ...GENEROUS_RATE_LIMITS,
@@ -39,9 +46,10 @@ beforeAll(async () => {
       STANDARD_HOOK_SECRET: STANDARD_SECRET,
       TOKEN_HOOK_SECRET: TOKEN_SECRET,
     }),
-    cwd: makeTempDir(),
+    cwd,
     logDestination: new LogCapture(),
     provider,
+    tools,
   });
   root = `http://127.0.0.1:${service.port}`;
   base = `${root}/api/v1`;
@@ -52,6 +60,7 @@ beforeAll(async () => {
       {
         name: 'deploys',
         system_prompt: 'Summarise deploys.',
+        tool_list: 'save_note',
         events: {
           webhooks: [
             {
@@ -271,4 +280,37 @@ test('an Alertmanager firing and resolved pair lands in one thread, the resolved
   expect(posts().find((call) => call.args.text === 'Resolved: closing the incident.')!.args.thread_ts).toBe(opened.platform_message_id);
   const history = await request(`${base}/sessions/${opened.session_id}/messages`, { headers: { authorization: `Bearer ${admin.token}` } });
   expect(history.body.data.items[2].content).toBe('RESOLVED: HighErrorRate is over; close the incident with a short note.');
+});
+
+test('a tool confirmation of an event turn is asked with buttons in the delivery chat; a click lets the turn finish', async () => {
+  provider.rounds = [{ calls: [{ id: 'n1', name: 'save_note', arguments: JSON.stringify({ text: 'deploy 31' }) }] }, { text: ['Noted ', 'the deploy.'] }];
+  const body = githubPayload(31, 'success');
+  const answer = await postHook('github', body, githubHeaders(body, randomUUID()));
+  expect(answer.status).toBe(202);
+  const question = await slack.waitFor((call) => call.method === 'chat.postMessage' && call.args.channel === CHANNEL && Array.isArray(call.args.blocks));
+  const allow = question.args.blocks.flatMap((block: any) => block.elements ?? []).find((element: any) => element.action_id === 'switchboard_confirm_allow');
+  const payload = {
+    type: 'block_actions',
+    team: { id: 'T1' },
+    user: { id: 'U2', name: 'bob' },
+    api_app_id: 'A1',
+    trigger_id: 't1',
+    container: { type: 'message', message_ts: '1', channel_id: CHANNEL },
+    channel: { id: CHANNEL, name: 'deploys' },
+    message: { ts: 'confirm-ts', text: question.args.text },
+    actions: [{ type: 'button', action_id: allow.action_id, block_id: 'b', value: allow.value, action_ts: '1' }],
+  };
+  const form = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const timestamp = Math.floor(Date.now() / 1000);
+  const signature = `v0=${createHmac('sha256', SIGNING_SECRET).update(`v0:${timestamp}:${form}`).digest('hex')}`;
+  const clicked = await request(`${base}/channels/slack/interactions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature },
+    body: form,
+  });
+  expect(clicked.status).toBe(200);
+  const done = await delivery(answer.body.data.delivery_id);
+  expect(tools.runs).toEqual([{ tool: 'save_note', input: { text: 'deploy 31' } }]);
+  expect(posts().find((call) => call.args.ts === undefined && call.args.text === 'Noted the deploy.')).toBeDefined();
+  expect(done.status).toBe('delivered');
 });
