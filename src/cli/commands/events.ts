@@ -84,6 +84,11 @@ export function registerEvents(program: Command, context: CliContext): void {
       for (const line of formatTable(['SCHEDULE', 'CRON', 'NEXT', 'LAST', 'OUTCOME'], rows, context.stdout.columns ?? Infinity)) context.out(line);
     });
 
+  registerFire(events, context);
+}
+
+/** `switchboard events fire <workflow>/<schedule>`: fires a schedule now. */
+function registerFire(events: Command, context: CliContext): void {
   withHubOptions(events.command('fire'))
     .description('fire a schedule now (paused or not); prints the delivery id')
     .argument('<schedule>', '<workflow>/<schedule>')
