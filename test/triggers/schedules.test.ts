@@ -128,7 +128,13 @@ test('a 6-field schedule fires every two seconds into the chat; paused it is ski
   const paused = await request(`${base}/schedules/oncall/handover/pause`, { method: 'POST', headers: auth });
   expect(paused.status).toBe(200);
   expect(paused.body.data).toMatchObject({ paused: true, next_fire_at: null });
-  await new Promise((resolve) => setTimeout(resolve, 1_000)); // a fire already on its way finishes
+  // A fire already on its way finishes (its delivery settles) before the pause is judged.
+  const settled = async () =>
+    ((await request(`${base}/hooks/deliveries?workflow=oncall&limit=100`, { headers: auth })).body.data.items as { status: string }[]).every((item) =>
+      ['delivered', 'failed'].includes(item.status),
+    );
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await until(settled);
   const seen = sentToChat().length;
   await new Promise((resolve) => setTimeout(resolve, 4_500));
   expect(sentToChat().length).toBe(seen);
