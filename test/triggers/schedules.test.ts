@@ -13,6 +13,8 @@ import { runCli } from '../helpers/cli';
 /** Schedules in the embedded hub (croner): fires post into a fake Telegram chat; pause, resume, run; the YAML checks. */
 const BOT_TOKEN = '777:schedule-bot';
 const CHAT = -1001234567890;
+/** Another chat, apart from the every-two-seconds schedule's. */
+const WEEKLY_CHAT = -1009876543210;
 
 let telegram: FakeTelegramApi;
 let service: RunningService;
@@ -172,13 +174,13 @@ test('fires with the same thread key reply to the thread’s first Telegram mess
     jsonBody(
       {
         name: 'weekly',
-        events: { schedules: [{ name: 'report', cron: '0 9 * * 1', message: 'Weekly report', deliver: `telegram:${CHAT}`, thread: 'weekly-report' }] },
+        events: { schedules: [{ name: 'report', cron: '0 9 * * 1', message: 'Weekly report', deliver: `telegram:${WEEKLY_CHAT}`, thread: 'weekly-report' }] },
       },
       auth,
     ),
   );
   expect(created.status).toBe(201);
-  const sent = () => telegram.callsOf('sendMessage').filter((call) => Number(call.params.chat_id) === CHAT && call.params.text === 'Weekly report.');
+  const sent = () => telegram.callsOf('sendMessage').filter((call) => Number(call.params.chat_id) === WEEKLY_CHAT && call.params.text === 'Weekly report.');
   await request(`${base}/schedules/weekly/report/run`, { method: 'POST', headers: auth });
   await until(() => sent().length === 1);
   await request(`${base}/schedules/weekly/report/run`, { method: 'POST', headers: auth });
