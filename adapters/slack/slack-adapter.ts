@@ -29,6 +29,7 @@ import { UserNames } from './user-names';
 import type { ChannelTelemetry } from '../../src/core/telemetry';
 import type { RenderLeases } from '../../src/core/render-lease';
 import { ChatFollower } from '../shared/chat-follower';
+import { slackDelivery } from './delivery';
 
 export interface SlackAdapterConfig {
   logger: Logger;
@@ -64,6 +65,8 @@ export interface SlackAdapterConfig {
 export class SlackAdapter implements ChannelAdapter {
   readonly name = 'slack' as const;
   readonly routes?: ChannelAdapter['routes'];
+  /** Posts webhook and schedule answers into Slack channels (issue 29). */
+  readonly delivery: ChannelAdapter['delivery'];
   private readonly app: App;
   private readonly users: UserNames;
   private readonly groups: SlackApproverGroups;
@@ -92,6 +95,10 @@ export class SlackAdapter implements ChannelAdapter {
     }
     this.users = new UserNames(config.logger);
     this.groups = new SlackApproverGroups();
+    this.delivery = slackDelivery(
+      () => this.app.client,
+      () => this.requireOutbox(),
+    );
     this.app.event('message', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
     this.app.event('app_mention', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
     this.app.event('assistant_thread_started', async ({ event, body, context, client }) =>

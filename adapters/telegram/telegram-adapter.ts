@@ -17,6 +17,7 @@ import { TelegramSendBudget, type ChatTarget } from './telegram-budget';
 import { TypingIndicator } from './typing';
 import { TelegramApproverGroups } from './approver-groups';
 import { clickNote, confirmClick } from '../shared/confirm-click';
+import { telegramDelivery } from './delivery';
 import { TELEGRAM_WEBHOOK_PATH, webhookHandler } from './webhook';
 import { checkTelegramConnection, registerTelegramWebhook } from './webhook-registration';
 
@@ -28,6 +29,8 @@ import { checkTelegramConnection, registerTelegramWebhook } from './webhook-regi
 export class TelegramAdapter implements ChannelAdapter {
   readonly name = 'telegram' as const;
   readonly routes: ChannelAdapter['routes'];
+  /** Posts webhook and schedule answers into Telegram chats (issue 29). */
+  readonly delivery: ChannelAdapter['delivery'];
   private readonly bot: Telegraf;
   private hub: Hub | null = null;
   private botUsername: string | null = null;
@@ -51,6 +54,10 @@ export class TelegramAdapter implements ChannelAdapter {
       maxAttempts: TELEGRAM_DEFAULTS.maxAttempts,
       maxRetryAfterMs: config.maxRetryAfterS * 1000,
       logger: config.logger,
+    });
+    this.delivery = telegramDelivery(() => {
+      if (!this.hub) throw new Error('telegram: the channel has not started');
+      return this.sender;
     });
     this.follower = new ChatFollower({
       channel: 'telegram',

@@ -35,9 +35,7 @@ export default withMermaid(
       sidebar: [
         {
           text: 'Start',
-          items: [
-            { text: 'Getting started', link: '/guide/getting-started' },
-          ],
+          items: [{ text: 'Getting started', link: '/guide/getting-started' }],
         },
         {
           text: 'Concepts',
@@ -62,6 +60,7 @@ export default withMermaid(
             { text: 'Messages sent mid-answer', link: '/guides/mid-turn-policy' },
             { text: 'MCP tools', link: '/guides/mcp-tools' },
             { text: 'Approvals', link: '/guides/approvals' },
+            { text: 'Events: webhooks and schedules', link: '/guides/events' },
             { text: 'Behind a reverse proxy', link: '/guides/reverse-proxy' },
             { text: 'SAML single sign-on', link: '/guides/saml' },
             { text: 'Backups and upgrades', link: '/guides/backups-and-upgrades' },

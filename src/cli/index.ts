@@ -15,6 +15,7 @@ import { registerMcp } from './commands/mcp';
 import { registerSessions } from './commands/sessions';
 import { registerWhoami } from './commands/whoami';
 import { registerWorkflows } from './commands/workflows';
+import { registerEvents } from './commands/events';
 import type { CliContext } from './context';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
 
@@ -49,6 +50,7 @@ export function createProgram(context: CliContext, setExitCode: (code: ExitCode)
   registerMcp(program, context);
   registerApprovals(program, context);
   registerChannels(program, context, setExitCode);
+  registerEvents(program, context);
   return program;
 }
 

@@ -18,6 +18,8 @@ import { signInMethodRoutes } from '../api/routes/sign-in-methods';
 import { registerSessionRoutes } from '../api/routes/sessions';
 import { registerToolRoutes } from '../api/routes/tools';
 import { usageRoutes } from '../api/routes/usage';
+import { eventRoutes } from '../api/routes/events';
+import type { Events } from '../triggers/events';
 import { userRoutes } from '../api/routes/users';
 import { registerWorkflowRoutes } from '../api/routes/workflows';
 import { workflowTestRoutes } from '../api/routes/workflow-tests';
@@ -38,7 +40,7 @@ export function apiModules(
   authParts: AuthParts,
   hubParts: HubParts,
   board: ChannelStatusBoard,
-  records: { audit: AuditService; usage: UsageService; channels: readonly BuiltChannel[] },
+  records: { audit: AuditService; usage: UsageService; channels: readonly BuiltChannel[]; events: Events },
 ): ApiModule[] {
   const { config, models } = core;
   const { auth, saml } = authParts;
@@ -50,6 +52,7 @@ export function apiModules(
     auditRoutes(records.audit),
     approvalRoutes(core.approvals),
     usageRoutes(records.usage),
+    eventRoutes(records.events),
     samlRoutes(saml, authParts.refreshCookie),
     signInMethodRoutes(saml !== null),
     knowledgeRoutes(core.knowledge),

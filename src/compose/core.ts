@@ -26,6 +26,7 @@ import { SessionTools } from '../sessions/session-tools';
 import { TurnService } from '../turns/turn-service';
 import { activeTraceFields } from '../tracing/tracing';
 import { DailyBudgets } from '../usage/budgets';
+import { withEventsMidTurn } from '../triggers/events';
 import { createDrivers } from './drivers';
 import { startMcp } from './mcp';
 import { startObservability } from './observability';
@@ -79,7 +80,8 @@ export async function startCore(options: ServiceOptions, processName: ProcessNam
       tools,
       mcp,
       sessionTools: new SessionTools(tools),
-      midTurnDefault: channelMidTurnDefaults(config.channels),
+      // Events arriving while their thread's turn runs wait for it (the `events` channel's default).
+      midTurnDefault: withEventsMidTurn(channelMidTurnDefaults(config.channels)),
       arrivals: new TurnArrivals(),
       audit,
       budgets,

@@ -9,6 +9,8 @@ import type { ChannelStatusBoard } from '../server/channel-status';
 import { listen } from '../server/http-server';
 import { attachUpgradeRouter } from '../server/upgrade-router';
 import { webUi } from '../server/web-ui';
+import type { RequestHandler } from 'express';
+import { HOOKS_PATH } from '../api/routes/hook-route';
 import type { AuthParts } from './auth';
 import type { BuiltChannel } from './channels';
 import type { Core } from './service-types';
@@ -21,6 +23,8 @@ export interface HttpParts {
   auth: AuthParts;
   /** The allowed browser origins, shared with the channels; completed here once the port is known. */
   origins: Set<string>;
+  /** Workflow webhooks (`POST /api/v1/hooks/{workflow}/{hook}`), raw like the platform webhooks. */
+  hooks?: { route: RequestHandler; limiter(limiter: RateLimiter): void };
 }
 
 /** Each MCP server's state for the readiness answer (its error only when it failed). */
@@ -39,6 +43,11 @@ function mcpReadiness(mcp: Core['mcp']) {
 export async function serveHttp(core: Core, parts: HttpParts): Promise<number> {
   const { config, lifecycle } = core;
   const rateLimiter = await startRateLimiter(core, parts.channels);
+  if (parts.hooks) {
+    // Hooks count against their own limit (all senders together), not the per-address default.
+    rateLimiter.registerPrefix(`${API_PREFIX}${HOOKS_PATH}`, 'channel_webhooks');
+    parts.hooks.limiter(rateLimiter);
+  }
   const webhooks = parts.channels.flatMap(({ adapter }) => adapter.routes ?? []);
   const app = createApp({
     config,
@@ -51,6 +60,7 @@ export async function serveHttp(core: Core, parts: HttpParts): Promise<number> {
     rawRoutes: [
       { path: SAML_PATH, handler: samlPreamble(parts.auth.saml) },
       ...webhooks.map((route) => ({ path: `${API_PREFIX}${route.path}`, handler: route.handler })),
+      ...(parts.hooks ? [{ path: `${API_PREFIX}${HOOKS_PATH}`, handler: parts.hooks.route }] : []),
       ...parts.channels.flatMap(({ adapter }) => adapter.rootRoutes ?? []),
       // The browser UI at `/` (GET/HEAD outside /api and /ws only; src/server/web-ui.ts).
       { path: '/', handler: webUi() },

@@ -19,6 +19,7 @@ import { serveHttp } from './http';
 import type { Core, RunningService, ServiceOptions } from './service-types';
 import { stopAll } from './shutdown';
 import { startWorker } from './worker';
+import { composeEvents, startEvents } from './events';
 
 /** Starts the whole hub in this process. Throws ConfigError for configuration problems. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
@@ -43,9 +44,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     lifecycle.onStop({ name: 'retention', stop: async () => stopRetention.forEach((stop) => stop()) });
     const origins = new Set<string>();
     const channels = buildChannels(core, board, origins, auth.authenticateSocket);
-    const modules = apiModules(core, provider, auth, hubParts, board, { audit, usage, channels });
-    const port = await serveHttp(core, { modules, channels, board, auth, origins });
+    const events = composeEvents(core, options, channels);
+    const modules = apiModules(core, provider, auth, hubParts, board, { audit, usage, channels, events: events.events });
+    const port = await serveHttp(core, { modules, channels, board, auth, origins, hooks: events });
     await startChannels(channels, hubParts.hub, board, logger, lifecycle);
+    await startEvents(core, events, hubParts.hub);
     const url = announce(core, port, options, { model: describeModel(provider.name, provider.model), channels: board.enabledNames() });
     const storage = { store: core.store, sequelize: core.database.sequelize };
     const socketAuth = { authenticate: auth.authenticateSocket, selectProtocol };

@@ -204,6 +204,20 @@ const workerSchema = z.strictObject({
   pickup_warning_s: positiveInt.default(30),
 });
 
+/** Webhooks and schedules of workflows (issue 29; docs/guides/events.md). */
+const hooksSchema = z.strictObject({
+  /** Accept webhooks declared with `verify: none` (unsigned). Off: such a hook answers 401. */
+  allow_unsigned: z.boolean().default(false),
+  /** Requests per window to one hook, all senders together (a hook's own `rate_limit` wins); over it: 429 with Retry-After. */
+  rate_limit: rateLimitSpec('60/minute'),
+  /** Times an answer is posted at most when the chat platform fails (then the delivery is `failed`). */
+  delivery_attempts: positiveInt.max(20).default(5),
+  /** Wait before the second attempt; doubled for each further one. */
+  delivery_backoff_ms: positiveInt.max(600_000).default(1_000),
+  /** Run the schedules in this process (an API process; with Redis every API process joins, and each fire runs once). */
+  schedules: z.boolean().default(true),
+});
+
 const websocketSchema = z.strictObject({
   /** Client silence after which a socket is closed, except while a turn runs (spec: 90 s). */
   idle_timeout_s: positiveInt.default(90),
@@ -328,6 +342,7 @@ export function configSchemaFor(channels: ChannelSections) {
     agent: agentSchema.prefault({}),
     worker: workerSchema.prefault({}),
     websocket: websocketSchema.prefault({}),
+    hooks: hooksSchema.prefault({}),
     channels: channelsSchema(channels).prefault({}),
     tools: toolsSchema.prefault({}),
     /** MCP servers whose tools workflows may pin (docs/guides/mcp-tools.md). */

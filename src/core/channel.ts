@@ -7,6 +7,7 @@ import type { Hub, SocketAuth } from './hub';
 import type { RenderLeases } from './render-lease';
 import type { ChannelTelemetry } from './telemetry';
 import type { ChannelName } from './inbound';
+import type { ChatDelivery } from './delivery';
 
 /**
  * A channel (Slack, Telegram, the web): translates platform events into `Hub.ingest` calls and renders
@@ -47,6 +48,8 @@ export interface ChannelAdapter {
    * the platform's reason (never a token). A channel that is not delivered to by webhook lacks it.
    */
   registerWebhook?(publicUrl: string): Promise<{ url: string }>;
+  /** Posts answers of webhooks and schedules into its conversations (`deliver: <channel>:<id>`; src/core/delivery.ts). */
+  delivery?: ChatDelivery;
 }
 
 /** What a channel's connection test found: whether the platform accepts it, and which variable to fix if not. */

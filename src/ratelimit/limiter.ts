@@ -113,6 +113,14 @@ export class RateLimiter {
     }
   }
 
+  /**
+   * One hit in a bucket of the caller's own, on the same store (a webhook's limit over all its
+   * senders: src/triggers). Throws when the store fails; the caller decides whether to pass.
+   */
+  hit(bucket: string, limit: number, windowMs: number): Promise<HitResult> {
+    return this.options.store.hit(bucket, limit, windowMs);
+  }
+
   /** Store connection problems are reported through the same once-per-interval warning. */
   reportStoreError(error: unknown): void {
     this.failures.failure(error);

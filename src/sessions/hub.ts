@@ -159,24 +159,31 @@ export class SwitchboardHub implements Hub {
     const { models } = this.deps;
     const key = message.sessionKey;
     if (!key || !key.startsWith(`${message.channel}::`)) throw new Error(`a ${message.channel} message needs a session key "${message.channel}::…"`);
-    const [session] = await findOrInsert(
-      models.Session,
-      { session_key: key },
-      {
-        id: randomUUID(),
-        name: `${message.channel}: ${message.sender.displayName ?? key.slice(message.channel.length + 2)}`.slice(0, 200),
-        owner_id: message.sender.userId,
-        channel: message.channel,
-        session_key: key,
-        active_workflow_id: null,
-        config: {},
-        active_tools: isAnonymousChannel(message.channel, this.deps.channels ?? []) ? [] : [...this.deps.defaultTools],
-        current_turn_id: null,
-        turn_phase: null,
-        archived_at: null,
-        tool_state: null,
-      },
-    );
+    // A new conversation may continue another session (a reply in the thread an event's answer started).
+    const existing = await models.Session.findOne({ where: { session_key: key } });
+    const continued = existing ? null : await models.SessionAlias.findOne({ where: { session_key: key } });
+    const aliased = continued ? await models.Session.findOne({ where: { id: continued.session_id } }) : null;
+    if (aliased) return aliased;
+    const [session] = existing
+      ? [existing]
+      : await findOrInsert(
+          models.Session,
+          { session_key: key },
+          {
+            id: randomUUID(),
+            name: `${message.channel}: ${message.sender.displayName ?? key.slice(message.channel.length + 2)}`.slice(0, 200),
+            owner_id: message.sender.userId,
+            channel: message.channel,
+            session_key: key,
+            active_workflow_id: null,
+            config: {},
+            active_tools: isAnonymousChannel(message.channel, this.deps.channels ?? []) ? [] : [...this.deps.defaultTools],
+            current_turn_id: null,
+            turn_phase: null,
+            archived_at: null,
+            tool_state: null,
+          },
+        );
     const [contact, created] = await findOrInsert(
       models.Contact,
       { session_key: key },

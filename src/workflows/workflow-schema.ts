@@ -3,6 +3,7 @@ import { BINDING_CHANNEL, describeBindings, isKnownBinding, type ChannelScope } 
 import { MID_TURN_POLICIES } from '../core/turns';
 import { regexProblem } from './regex-safety';
 import { approvalPoliciesSchema, approvalPolicySchema } from '../approvals/policy-schema';
+import { eventsSchema } from './events-schema';
 
 /** `^[a-z0-9][a-z0-9_-]{0,63}$` (decisions.md §4). */
 export const WORKFLOW_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -55,6 +56,9 @@ export const workflowFields = {
       "What a chat message sent while a turn runs does: reject, queue, steer or collect; null: the channel's default. The web channel always answers TURN_IN_PROGRESS.",
     ),
   approvals: approvalPoliciesSchema.default([]),
+  events: eventsSchema
+    .prefault({})
+    .describe('Webhooks (POST /api/v1/hooks/{workflow}/{hook}) and schedules that run this workflow and deliver its answer into a chat (issue 29).'),
 };
 
 export const workflowInputSchema = z.strictObject(workflowFields).meta({ id: 'WorkflowInput' });
@@ -86,6 +90,7 @@ export const workflowPatchSchema = z
     default: z.boolean().optional(),
     mid_turn: z.enum(MID_TURN_POLICIES).nullable().optional(),
     approvals: approvalPoliciesSchema.optional().describe('Replaces the whole list.'),
+    events: eventsSchema.optional().describe('Replaces the webhooks and schedules.'),
   })
   .meta({ id: 'WorkflowPatch' });
 export type WorkflowPatch = z.infer<typeof workflowPatchSchema>;
@@ -103,6 +108,7 @@ export const workflowSchema = z
     default: z.boolean(),
     mid_turn: z.enum(MID_TURN_POLICIES).nullable(),
     approvals: z.array(approvalPolicySchema),
+    events: z.object({ webhooks: z.array(z.record(z.string(), z.unknown())), schedules: z.array(z.record(z.string(), z.unknown())) }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })

@@ -11,6 +11,7 @@ import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import { mergePatch } from '../core/merge-patch';
 import { workflowView, type WorkflowView } from './workflow-view';
 import { canonical, issuesOf } from './workflow-compare';
+import { unknownDeliverIssues } from './events-schema';
 import { toolNames, workflowInputSchema, type WorkflowInput, type WorkflowPatch } from './workflow-schema';
 
 /** Finds knowledge collections by id or name (the knowledge module implements it). */
@@ -31,7 +32,18 @@ export interface WorkflowServiceOptions {
 }
 
 /** The fields compared by sync; a change in any of them is an update. */
-const FIELDS = ['description', 'system_prompt', 'tool_list', 'knowledge_base_ids', 'triggers', 'binding_channels', 'default', 'mid_turn', 'approvals'] as const;
+const FIELDS = [
+  'description',
+  'system_prompt',
+  'tool_list',
+  'knowledge_base_ids',
+  'triggers',
+  'binding_channels',
+  'default',
+  'mid_turn',
+  'approvals',
+  'events',
+] as const;
 type Field = (typeof FIELDS)[number];
 
 export interface SyncResult {
@@ -170,7 +182,7 @@ export class WorkflowService {
         writes.push(() => this.models.Workflow.create({ id: randomUUID(), ...input }));
         continue;
       }
-      const changed = FIELDS.filter((field) => JSON.stringify(canonical(input[field])) !== JSON.stringify(canonical(current[field])));
+      const changed = FIELDS.filter((field) => JSON.stringify(canonical(input[field])) !== JSON.stringify(canonical(workflowView(current)[field])));
       if (changed.length === 0) result.unchanged.push(input.name);
       else {
         result.updated.push({ name: input.name, fields: changed });
@@ -242,6 +254,7 @@ export class WorkflowService {
     input.binding_channels.forEach((value, index) => {
       if (!isKnownBinding(value, this.options.channels)) fields[`binding_channels.${index}`] = [this.unknownChannel(value)];
     });
+    Object.assign(fields, unknownDeliverIssues(input.events, this.options.channels));
     if (Object.keys(fields).length > 0) throw AppError.validation(fields, 'The workflow refers to things that do not exist.');
     const tokens = countTokens(input.system_prompt);
     if (tokens > this.options.promptBudgetTokens) {

@@ -1,6 +1,7 @@
 import type { MidTurnPolicy } from '../core/turns';
 import type { WorkflowRow } from '../db/models';
 import { storedPolicies } from '../approvals/stored-policies';
+import { NO_EVENTS, type WorkflowEvents } from './events-schema';
 
 /** A workflow as the API shows it. */
 export function workflowView(row: WorkflowRow) {
@@ -16,6 +17,7 @@ export function workflowView(row: WorkflowRow) {
     default: row.default ?? false,
     mid_turn: (row.mid_turn ?? null) as MidTurnPolicy | null,
     approvals: storedPolicies(row.approvals),
+    events: (row.events ?? NO_EVENTS) as WorkflowEvents,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

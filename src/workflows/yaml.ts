@@ -29,6 +29,8 @@ export interface WorkflowDocument {
   approvals?: unknown[];
   /** The channels' fallback; written only when true (absent means false). */
   default?: boolean;
+  /** Webhooks and schedules; written only when there are some. */
+  events?: { webhooks: unknown[]; schedules: unknown[] };
 }
 
 /** A workflow file that cannot be read as one YAML mapping; `line` is 1-based when known. */
@@ -72,6 +74,8 @@ export function renderWorkflowYaml(workflow: WorkflowDocument): string {
   const fields: Record<string, unknown> = {};
   for (const field of WORKFLOW_FILE_FIELDS) {
     if (field === 'default' && !workflow.default) continue;
+    // The events go before the long system prompt, and only when the workflow has some.
+    if (field === 'system_prompt' && workflow.events && workflow.events.webhooks.length + workflow.events.schedules.length > 0) fields.events = workflow.events;
     fields[field] = field === 'triggers' ? triggers : workflow[field];
   }
   if (workflow.approvals && workflow.approvals.length > 0) fields.approvals = workflow.approvals;

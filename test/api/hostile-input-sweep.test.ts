@@ -46,6 +46,9 @@ function realParameter(path: string, name: string): string {
   if (name === 'doc_id') return real.document!;
   if (name === 'name') return real.workflow!;
   if (name === 'channel') return 'web';
+  if (name === 'workflow') return real.workflow!;
+  // No delivery exists in this hub: a well-formed id that answers 404.
+  if (path.startsWith('/api/v1/hooks/deliveries')) return '00000000-0000-4000-8000-000000000000';
   if (name === 'session_key') return 'telegram::12345';
   if (path.startsWith('/api/v1/sessions')) return real.session!;
   if (path.startsWith('/api/v1/users')) return real.user!;

@@ -48,6 +48,8 @@ export class FakeSlackApi {
   rateLimit: FakeRateLimit | null = null;
   /** How many calls were answered 429 (by `rateLimit` or `rateLimitOnce`). */
   rateLimitedCount = 0;
+  /** HTTP statuses the next calls of a method are answered with, in order (e.g. a 500 once: Slack failing). */
+  private readonly failures = new Map<string, number[]>();
   private readonly refusedMethods = new Map<string, string>();
   private readonly rateLimited = new Map<string, number>();
   private readonly sentAt = new Map<string, number[]>();
@@ -66,6 +68,13 @@ export class FakeSlackApi {
           this.calls.push({ method: `${method} (429)`, args, token, at: Date.now() });
           response.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter) });
           response.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+          return;
+        }
+        const failure = this.failures.get(method)?.shift();
+        if (failure !== undefined) {
+          this.calls.push({ method: `${method} (${failure})`, args, token, at: Date.now() });
+          response.writeHead(failure, { 'content-type': 'text/plain' });
+          response.end('upstream failure');
           return;
         }
         this.calls.push({ method, args, token, at: Date.now() });
@@ -88,6 +97,11 @@ export class FakeSlackApi {
   /** The next call of `method` is answered 429 with this Retry-After (seconds). */
   rateLimitOnce(method: string, retryAfterS: number): void {
     this.rateLimited.set(method, retryAfterS);
+  }
+
+  /** The next calls of `method` are answered with these HTTP statuses, one each (e.g. `[500]`), before it works again. */
+  failNext(method: string, statuses: number[]): void {
+    this.failures.set(method, [...statuses]);
   }
 
   /** Answers `method` with `ok: false, error` (e.g. `unknown_method`, `not_allowed_token_type`) until `allow`. */

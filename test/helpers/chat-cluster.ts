@@ -28,6 +28,8 @@ export interface ClusterOptions {
   clocks?: { a?: string; b?: string; worker?: string };
   /** Extra config.yaml text (YAML) appended to the cluster's own. */
   config?: string;
+  /** Worker processes besides the first (default none). */
+  extraWorkers?: number;
 }
 
 /**
@@ -117,9 +119,11 @@ export async function startChatCluster(options: ClusterOptions = {}): Promise<Ch
   try {
     const a = await readyUrl(spawn(options.clocks?.a, 'dist/src/main.js', { SERVICE_EMBEDDED_WORKER: 'false' })); // migrates first
     const worker = spawn(options.clocks?.worker, 'dist/src/worker-main.js');
+    const extra = Array.from({ length: options.extraWorkers ?? 0 }, () => spawn(options.clocks?.worker, 'dist/src/worker-main.js'));
     const [b] = await Promise.all([
       readyUrl(spawn(options.clocks?.b, 'dist/src/main.js', { SERVICE_EMBEDDED_WORKER: 'false' })),
       worker.waitForLog((entry) => entry.msg === 'Switchboard worker is ready'),
+      ...extra.map((child) => child.waitForLog((entry) => entry.msg === 'Switchboard worker is ready')),
     ]);
     const apis: [string, string] = [a, b];
     const adminToken = (await registerUser(`${a}/api/v1`, 'root')).token;

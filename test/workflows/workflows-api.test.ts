@@ -57,6 +57,7 @@ describe('workflows API', () => {
       default: false,
       mid_turn: null,
       approvals: [],
+      events: { webhooks: [], schedules: [] },
       created_at: expect.any(String),
       updated_at: expect.any(String),
       warnings: [],

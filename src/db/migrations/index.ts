@@ -11,6 +11,7 @@ import { observability } from './0009-observability';
 import { mcpToolPins } from './0010-mcp-tool-pins';
 import { approvals } from './0011-approvals';
 import { defaultWorkflow } from './0012-default-workflow';
+import { workflowEvents } from './0013-workflow-events';
 
 /** Every migration, in order. Append only; a released migration is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   mcpToolPins,
   approvals,
   defaultWorkflow,
+  workflowEvents,
 ];

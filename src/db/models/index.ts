@@ -6,6 +6,7 @@ import { initWorkflowModels } from './workflow';
 import { initInboundEventModel } from './inbound-event';
 import { initObservabilityModels } from './observability';
 import { initApprovalModels } from './approval';
+import { initEventModels } from './events';
 
 export { MessageRow, type MessageRole } from './message';
 export { SessionRow, type PendingConfirmation, type ToolState, type TurnPhase } from './session';
@@ -13,6 +14,7 @@ export { ToolRunRow } from './tool-run';
 export { InboundEventRow } from './inbound-event';
 export { AuditEventRow, UsageDailyRow } from './observability';
 export { ApprovalRow, ApprovalVoteRow } from './approval';
+export { EventDeliveryRow, EventScheduleRow, EventThreadRow, SessionAliasRow, type DeliveryStatus } from './events';
 export { ContactRow, WorkflowRow, type Triggers } from './workflow';
 
 /** The models bound to one database. */
@@ -27,6 +29,10 @@ export interface Models {
   UsageDaily: ReturnType<typeof initObservabilityModels>['UsageDaily'];
   Approval: ReturnType<typeof initApprovalModels>['Approval'];
   ApprovalVote: ReturnType<typeof initApprovalModels>['ApprovalVote'];
+  EventDelivery: ReturnType<typeof initEventModels>['EventDelivery'];
+  EventThread: ReturnType<typeof initEventModels>['EventThread'];
+  SessionAlias: ReturnType<typeof initEventModels>['SessionAlias'];
+  EventSchedule: ReturnType<typeof initEventModels>['EventSchedule'];
 }
 
 export function initModels(sequelize: Sequelize): Models {
@@ -38,5 +44,6 @@ export function initModels(sequelize: Sequelize): Models {
     InboundEvent: initInboundEventModel(sequelize),
     ...initObservabilityModels(sequelize),
     ...initApprovalModels(sequelize),
+    ...initEventModels(sequelize),
   };
 }

@@ -23,6 +23,8 @@ export class WorkflowRow extends Model<InferAttributes<WorkflowRow>, InferCreati
   declare approvals: CreationOptional<unknown[] | null>;
   /** The channel's fallback: answers, on the channels it is bound to, what no trigger matches (column `is_default`). */
   declare default: CreationOptional<boolean>;
+  /** Webhooks and schedules (issue 29); null in rows from before them: none. */
+  declare events: CreationOptional<{ webhooks: unknown[]; schedules: unknown[] } | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -52,6 +54,7 @@ export function initWorkflowModels(sequelize: Sequelize): { Workflow: typeof Wor
       mid_turn: { type: DataTypes.STRING(16), allowNull: true, defaultValue: null },
       approvals: { type: DataTypes.JSON, allowNull: true, defaultValue: null },
       default: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false, field: 'is_default' },
+      events: { type: DataTypes.JSON, allowNull: true, defaultValue: null },
       created_at: { type: DataTypes.DATE, allowNull: false },
       updated_at: { type: DataTypes.DATE, allowNull: false },
     },

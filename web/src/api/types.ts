@@ -25,6 +25,8 @@ export interface Workflow {
   binding_channels: string[];
   /** The fallback of the channels it is bound to (older hubs leave it out). */
   default?: boolean;
+  /** Webhooks and schedules (docs/guides/events.md). */
+  events?: { webhooks: WorkflowWebhook[]; schedules: WorkflowSchedule[] };
   created_at: string;
   updated_at: string;
   /** In the answer of a create or an update: what is saved but will not work as likely meant. */
@@ -35,6 +37,23 @@ export interface WorkflowWarning {
   workflow: string;
   code: string;
   message: string;
+}
+
+export interface WorkflowWebhook {
+  name: string;
+  verify: 'github' | 'standard' | 'token' | 'none';
+  secret_env?: string;
+  message: string;
+  deliver: string;
+  thread?: string;
+}
+
+export interface WorkflowSchedule {
+  name: string;
+  cron: string;
+  timezone?: string;
+  message: string;
+  deliver: string;
 }
 
 export interface BindingChannel {

@@ -10,6 +10,7 @@ import { useLoad } from '../lib/use-load';
 import { WorkflowTestsPanel } from '../workflows/workflow-tests-panel';
 import type { WorkflowTestRun } from '../api/types';
 import { WorkflowWarnings } from '../workflows/workflow-warnings';
+import { WorkflowEvents } from '../workflows/workflow-events';
 import { NEW_WORKFLOW_YAML, issuesAtLines, parseWorkflowYaml, workflowToYaml, type YamlIssue } from '../workflows/workflow-yaml';
 
 /** View and edit one workflow as YAML (or write a new one); problems are shown at their lines. */
@@ -152,6 +153,7 @@ function Editor({ original, onSaved }: { original: Workflow | null; onSaved(work
           run={(request) => api.post<WorkflowTestRun>('/assistant/workflows/tests', request)}
         />
       )}
+      {original && canEdit && <WorkflowEvents workflow={original} />}
       <details className="card help">
         <summary>Fields</summary>
         <dl>

@@ -16,6 +16,16 @@ const workflow: Workflow = {
 };
 
 describe('workflow YAML', () => {
+  it('keeps the webhooks and schedules, so saving from the editor does not drop them', () => {
+    const events = {
+      webhooks: [{ name: 'ci', verify: 'token' as const, secret_env: 'CI_TOKEN', message: 'Build {{ payload.n }}', deliver: 'slack:C1' }],
+      schedules: [{ name: 'daily', cron: '0 9 * * *', message: 'Report', deliver: 'telegram:-1' }],
+    };
+    const parsed = parseWorkflowYaml(workflowToYaml({ ...workflow, events }));
+    expect(parsed.ok && parsed.value.events).toEqual(events);
+    expect(workflowToYaml(workflow)).not.toContain('events');
+  });
+
   it('renders the API fields only, the prompt as a block, and reads back the same workflow', () => {
     const text = workflowToYaml(workflow);
     expect(text).not.toContain('created_at');

@@ -35,6 +35,9 @@ export function workflowToYaml(workflow: Workflow): string {
   const fields: Record<string, unknown> = {};
   for (const field of FIELD_ORDER) {
     if (field === 'default' && !workflow.default) continue; // written only when true
+    // Webhooks and schedules go before the long prompt, only when there are some (as the CLI writes them).
+    const events = workflow.events;
+    if (field === 'system_prompt' && events && events.webhooks.length + events.schedules.length > 0) fields.events = events;
     fields[field] = field === 'triggers' ? triggers : workflow[field];
   }
   const document = new Document(fields);
