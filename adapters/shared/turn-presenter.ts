@@ -5,7 +5,8 @@ import { NO_LEASE, type HeldLease } from '../../src/core/render-lease';
 import { EditReply, PostReply } from './live-replies';
 import { ReplyUnavailable, type ConfirmRequest, type LiveReply, type ReplySurface, type WorkStatus } from './reply-surface';
 import { splitMessage } from './split-message';
-import { approvalNote, NOT_APPROVED_PREFIX } from './confirm-click';
+import { ApprovalAsks } from './approval-asks';
+import { NOT_APPROVED_PREFIX } from './confirm-click';
 
 export interface PresenterOptions {
   logger: Logger;
@@ -41,8 +42,7 @@ export class TurnPresenter {
   private status: WorkStatus | null = null;
   private lease: Promise<HeldLease> | null = null;
   private ended = false;
-  /** Approvals asked in this turn and the clicks counted so far (issue 30). */
-  private readonly approvalCounts = new Map<string, string>();
+  private readonly approvals = new ApprovalAsks();
 
   constructor(
     private readonly surface: ReplySurface,
@@ -191,15 +191,9 @@ export class TurnPresenter {
 
   private confirm(request: ConfirmRequest): void {
     // An approval asked again as clicks count (issue 30): each counted click is shown, the buttons stay.
-    const counted = this.approvalCounts.get(request.confirmation_id);
-    if (request.approval && counted !== undefined) {
-      const progress = request.approval;
-      const now = `${progress.approvals}:${progress.escalated}`;
-      this.approvalCounts.set(request.confirmation_id, now);
-      if (now !== counted) this.enqueue(() => this.surface.post(approvalNote(progress), { first: false }));
-      return;
-    }
-    if (request.approval) this.approvalCounts.set(request.confirmation_id, `${request.approval.approvals}:${request.approval.escalated}`);
+    const { ask, note } = this.approvals.seen(request);
+    if (note !== null) this.enqueue(() => this.surface.post(note, { first: false }));
+    if (!ask) return;
     // What streamed before the question (later frames may be queued behind it by the time it runs).
     const streamed = this.text;
     this.enqueue(async () => {
