@@ -50,6 +50,9 @@ function realParameter(path: string, name: string): string {
   // No delivery exists in this hub: a well-formed id that answers 404.
   if (path.startsWith('/api/v1/hooks/deliveries')) return '00000000-0000-4000-8000-000000000000';
   if (name === 'session_key') return 'telegram::12345';
+  // No approval is waiting in this hub: a well-formed id that answers 404.
+  if (path.startsWith('/api/v1/approvals')) return '00000000-0000-4000-8000-000000000000';
+  if (name === 'tool') return 'echo';
   if (path.startsWith('/api/v1/sessions')) return real.session!;
   if (path.startsWith('/api/v1/users')) return real.user!;
   if (path.startsWith('/api/v1/auth/api-keys')) return real.apiKey!;
