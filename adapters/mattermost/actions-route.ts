@@ -1,5 +1,6 @@
 import express, { type RequestHandler } from 'express';
-import { AppError, isAppError } from '../../src/core/errors';
+import { AppError } from '../../src/core/errors';
+import { clickNote, confirmClick } from '../shared/confirm-click';
 import type { Hub } from '../../src/core/hub';
 import { answeredProps, verifiedChoice } from './confirm-buttons';
 import { MATTERMOST_CHANNEL } from './normalize';
@@ -22,7 +23,9 @@ export interface ActionsRouteOptions {
  * bot token) is checked first: a wrong or missing one is 401, and nothing is confirmed. A valid click
  * answers the confirmation as the person who clicked (the audit trail names their Mattermost user)
  * and answers `update`, which Mattermost applies to the clicked post: the buttons become the decision.
- * A click on a confirmation no longer pending is told so (ephemeral text), the post unchanged.
+ * A click on a confirmation no longer pending is told so (ephemeral text), the post unchanged; under
+ * an approval policy (issue 30) a click that may not approve, or that counts toward a quorum, is told
+ * so privately and the buttons stay.
  */
 export function actionsHandler(options: ActionsRouteOptions): RequestHandler {
   const router = express.Router();
@@ -39,19 +42,29 @@ export function actionsHandler(options: ActionsRouteOptions): RequestHandler {
       );
     }
     const userName = typeof body.user_name === 'string' ? body.user_name : body.user_id;
-    try {
-      await hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action, {
+    const click = await confirmClick(() =>
+      hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action, {
         kind: 'contact',
         channel: MATTERMOST_CHANNEL,
-        id: body.user_id,
+        id: body.user_id as string,
         name: userName,
-      });
-    } catch (error) {
-      if (!isAppError(error) || error.status >= 500) return next(error);
-      response.status(200).json({ ephemeral_text: STALE_CONFIRMATION_TEXT });
-      return;
+      }),
+    );
+    switch (click.kind) {
+      case 'failed':
+        return next(click.error);
+      case 'stale':
+        return void response.status(200).json({ ephemeral_text: STALE_CONFIRMATION_TEXT });
+      case 'refused': // under an approval policy (issue 30): told only to the clicker, the buttons stay
+      case 'counted':
+        return void response.status(200).json({ ephemeral_text: clickNote(click) });
+      case 'answered': {
+        const decided = { ...choice, action: click.action ?? choice.action };
+        return void response.status(200).json({ update: { message: '', props: answeredProps(decided, userName) } });
+      }
+      default:
+        click satisfies never;
     }
-    response.status(200).json({ update: { message: '', props: answeredProps(choice, userName) } });
   });
   return router;
 }

@@ -43,6 +43,40 @@ describe('Mattermost confirmations and events', () => {
     h.provider.rounds = [];
   });
 
+  it('under an approval policy (issue 30) a click that may not approve is refused privately, the buttons stay, and an approver decides over the API', async () => {
+    const { user, dm } = newDm();
+    const guarded = {
+      name: 'guarded-notes',
+      system_prompt: 'You keep guarded notes.',
+      tool_list: 'save_note',
+      triggers: { keywords: ['guarded'] },
+      binding_channels: ['mattermost'],
+      approvals: [{ tools: ['save_note'], approvers: { roles: ['admin'] } }],
+    };
+    const admin = { authorization: `Bearer ${h.adminToken}`, 'content-type': 'application/json' };
+    expect((await request(`${h.api}/assistant/workflows`, { method: 'POST', headers: admin, body: JSON.stringify(guarded) })).status).toBe(201);
+    h.tools.runs.length = 0;
+    h.provider.rounds = [{ calls: [{ id: 'call-guarded', name: 'save_note', arguments: '{"text":"guarded"}' }] }, { text: ['Saved', '.'] }];
+    h.mattermost.userPosts(user, dm, 'save a guarded note please');
+    const asked = await waitForButtons(h.mattermost, dm);
+    expect(JSON.stringify(asked)).toContain('Waiting for approval by');
+    const allow = (asked.props.attachments[0].actions as any[]).find((candidate) => candidate.integration.context.action === 'allow');
+    const clicked = await h.mattermost.click(asked.id, allow.id, user);
+    expect(clicked.status).toBe(200);
+    expect(clicked.body.ephemeral_text).toMatch(/approv/i);
+    expect(clicked.body.update).toBeUndefined();
+    expect(h.tools.runs).toEqual([]);
+    const approved = await request(`${h.api}/approvals/${allow.integration.context.confirmation_id}`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ action: 'allow' }),
+    });
+    expect(approved.status).toBe(200);
+    await waitForBotPost(h.mattermost, dm, 'Saved.');
+    expect(h.tools.runs).toEqual([{ tool: 'save_note', input: { text: 'guarded' } }]);
+    h.provider.rounds = [];
+  });
+
   it('a click on a confirmation no longer pending is told so; unsigned, forged and malformed clicks are refused in the error envelope', async () => {
     const { user, dm } = newDm();
     h.provider.rounds = [{ calls: [{ id: 'call-stale', name: 'save_note', arguments: '{"text":"x"}' }] }, { text: ['Ok', '.'] }];
