@@ -1,13 +1,5 @@
+import { matchesAny } from '../agent/tools/tool-globs';
 import type { ApprovalPolicy } from './policy-schema';
-
-/**
- * A tool glob as a regular expression: `*` any run of characters (dots included, so `github.*`
- * covers every tool of the `github` MCP server), `?` one character, everything else literal.
- */
-export function globPattern(glob: string): RegExp {
-  const body = [...glob].map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\-]/g, '\\$&'))).join('');
-  return new RegExp(`^${body}$`);
-}
 
 /**
  * The names a tool is matched by: its own, and for an MCP tool the model sees as `<server>__<tool>`
@@ -22,7 +14,8 @@ function namesOf(tool: string): string[] {
 export function policyFor(policies: readonly ApprovalPolicy[], tool: string): { policy: ApprovalPolicy; index: number } | null {
   const names = namesOf(tool);
   for (const [index, policy] of policies.entries()) {
-    if (policy.tools.some((glob) => names.some((name) => globPattern(glob).test(name)))) return { policy, index };
+    // The same globs as `tool_list` and `mcp.servers.*.tools`: `*` crosses dots, so `github.*` is every tool of that server.
+    if (names.some((name) => matchesAny(policy.tools, name))) return { policy, index };
   }
   return null;
 }
