@@ -123,8 +123,12 @@ describe('SAML assertion consumer limits', () => {
     // ~32,000 sibling elements in ~190 KB, with a genuine InResponseTo: kept the worker busy past its timeout.
     const forged = response({ email: email(), audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo: await startLogin() }, attacker, '<x/>'.repeat(32_000));
     const address = email();
-    const genuine = response({ email: address, audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo: await startLogin() });
-    const { result, maxDelayMs } = await leastEventLoopDelay(async () => Promise.all([post(forged), post(forged), post(genuine)]));
+    // A genuine response is good for one login: each attempt of the measurement (a stalled machine repeats it) gets its own.
+    const genuine = async () => response({ email: address, audience: SP_ENTITY_ID, recipient: ACS_URL, inResponseTo: await startLogin() });
+    const { result, maxDelayMs } = await leastEventLoopDelay(async () => {
+      const login = await genuine();
+      return Promise.all([post(forged), post(forged), post(login)]);
+    });
     expect(result.map((answer) => answer.status)).toEqual([401, 401, 200]);
     expect(result[2]!.body.data.user.email).toBe(address);
     expect(maxDelayMs).toBeLessThanOrEqual(EVENT_LOOP_BUDGET_MS);
