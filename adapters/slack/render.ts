@@ -18,6 +18,8 @@ export interface RenderOptions {
   /** `channels.slack.thread_status`: show "is thinking…" / "is running <tool>…" in threads. */
   threadStatus: boolean;
   logger: Logger;
+  /** Told the ts of each message this surface posts (an event's delivery takes the first as its receipt). */
+  onPosted?: (ts: string | undefined) => void;
 }
 
 /** The reaction on a message that waits behind the running turn. */
@@ -38,7 +40,11 @@ export function slackSurface(calls: SlackCalls, target: ReplyTarget, options: Re
   const thread = target.threadTs === null ? null : { ...target, threadTs: target.threadTs };
   const status = new ThreadStatus(calls, options.threadStatus && thread ? { channel: thread.channel, threadTs: thread.threadTs } : null);
   const threadArgs = target.threadTs ? { thread_ts: target.threadTs } : {};
-  const post = async (text: string) => (await calls.send('chat.postMessage', { channel: target.channel, ...threadArgs, text })) as { ts?: string };
+  const post = async (text: string) => {
+    const answer = (await calls.send('chat.postMessage', { channel: target.channel, ...threadArgs, text })) as { ts?: string };
+    options.onPosted?.(answer.ts);
+    return answer;
+  };
   const cadence: ReplyCadence = {
     editIntervalMs: options.editIntervalMs,
     statusRefreshMs: SLACK_LIMITS.statusRefreshMs,

@@ -98,6 +98,7 @@ export class SlackAdapter implements ChannelAdapter {
     this.delivery = slackDelivery(
       () => this.app.client,
       () => this.requireOutbox(),
+      { editIntervalMs: config.editIntervalMs, threadStatus: config.threadStatus, logger: config.logger },
     );
     this.app.event('message', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
     this.app.event('app_mention', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));

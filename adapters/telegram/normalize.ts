@@ -10,6 +10,14 @@ export function telegramSessionKey(chatId: number | string): string {
   return formatSessionKey(TELEGRAM_CHANNEL, String(chatId));
 }
 
+/**
+ * The session key a reply to message `messageId` of the chat may continue (a delivered event answer
+ * registers it as an alias of the event's session): `telegram::<chat id>/reply/<message id>`.
+ */
+export function telegramReplyKey(chatId: number | string, messageId: number | string): string {
+  return formatSessionKey(TELEGRAM_CHANNEL, `${chatId}/reply/${messageId}`);
+}
+
 /** A text message the hub should take in, with where to answer it. */
 export interface TelegramInbound {
   chatId: number;
@@ -43,6 +51,8 @@ export function normalizeUpdate(update: Update, botUsername: string | null): Tel
     message: {
       channel: TELEGRAM_CHANNEL,
       sessionKey: telegramSessionKey(message.chat.id),
+      // A reply to a message of the bot may continue another session (an event's answer): the hub looks the key up.
+      ...(message.reply_to_message?.from?.is_bot ? { continues: telegramReplyKey(message.chat.id, message.reply_to_message.message_id) } : {}),
       sender: { userId: channelOwner(TELEGRAM_CHANNEL), contactId: String(from.id), displayName },
       text,
       mode: 'normal',

@@ -5,7 +5,7 @@ import { isAppError } from '../../src/core/errors';
 import type { Hub } from '../../src/core/hub';
 import { failureReason, loggableError, withFloodRetry } from './bot-api';
 import { decodeCallbackData } from './callback-data';
-import { chatSurface } from './chat-surface';
+import { chatSurface, type TelegramCalls } from './chat-surface';
 import { TELEGRAM_DEFAULTS, type TelegramAdapterConfig } from './config';
 import { normalizeEdit, normalizeUpdate, TELEGRAM_CHANNEL, type TelegramInbound } from './normalize';
 import { ACTION_LABELS, answeredConfirmationText, STALE_CONFIRMATION_TEXT } from './render';
@@ -55,9 +55,13 @@ export class TelegramAdapter implements ChannelAdapter {
       maxRetryAfterMs: config.maxRetryAfterS * 1000,
       logger: config.logger,
     });
-    this.delivery = telegramDelivery(() => {
-      if (!this.hub) throw new Error('telegram: the channel has not started');
-      return this.sender;
+    this.delivery = telegramDelivery({
+      sender: () => {
+        if (!this.hub) throw new Error('telegram: the channel has not started');
+        return this.sender;
+      },
+      surface: ({ chat, replyTo, draftId, sender }) => this.chatSurfaceFor(chat, replyTo, draftId, sender),
+      logger: config.logger,
     });
     this.follower = new ChatFollower({
       channel: 'telegram',
@@ -163,12 +167,17 @@ export class TelegramAdapter implements ChannelAdapter {
   /** The chat of `inbound` as a reply surface: its pace (the chat's send limit), drafts in private chats. */
   private surface(inbound: TelegramInbound) {
     const chat = chatTarget(inbound.chatId, inbound.chatType);
+    return this.chatSurfaceFor(chat, inbound.messageId, inbound.chatType === 'private' ? inbound.messageId : null, this.sender);
+  }
+
+  /** A chat's reply surface (also an event delivery's): `draftId` null streams as edits; drafts only where configured. */
+  private chatSurfaceFor(chat: ChatTarget, replyTo: number | null, draftId: number | null, sender: TelegramCalls) {
     return chatSurface({
-      sender: this.sender,
+      sender,
       typing: this.typing,
       chat,
-      replyTo: inbound.messageId,
-      draftId: inbound.chatType === 'private' && this.config.drafts !== false ? inbound.messageId : null,
+      replyTo,
+      draftId: this.config.drafts !== false ? draftId : null,
       interimIntervalMs: Math.max(this.config.editIntervalMs, this.budget.interimGapMs(chat)),
       draftKeepAliveMs: this.config.draftKeepAliveMs ?? TELEGRAM_DEFAULTS.draftKeepAliveMs,
       maxMessageChars: TELEGRAM_DEFAULTS.maxMessageChars,

@@ -30,6 +30,7 @@ export function composeEvents(core: Core, options: ServiceOptions, channels: rea
     deliveryFor: (name) => channels.find(({ adapter }) => adapter.name === name)?.adapter.delivery ?? null,
     secrets: options.env,
     settings: config.hooks,
+    tracing: core.tracing,
     logger,
     observe: metrics
       ? { hook: (w, h, o) => metrics.hookRequest(w, h, o), schedule: (w, s, o) => metrics.scheduleFire(w, s, o), delivery: (o) => metrics.eventDelivery(o) }

@@ -214,6 +214,11 @@ const hooksSchema = z.strictObject({
   delivery_attempts: positiveInt.max(20).default(5),
   /** Wait before the second attempt; doubled for each further one. */
   delivery_backoff_ms: positiveInt.max(600_000).default(1_000),
+  /**
+   * A process working on a delivery renews its lease on it; a delivery whose lease ran out (its
+   * process died) is picked up by the next start or another API process and finished once.
+   */
+  delivery_lease_ms: positiveInt.min(1_000).max(600_000).default(30_000),
   /** Run the schedules in this process (an API process; with Redis every API process joins, and each fire runs once). */
   schedules: z.boolean().default(true),
 });

@@ -1,3 +1,6 @@
+import type { SessionFrame } from './events';
+import type { TurnOutcome } from './follow-turn';
+
 /**
  * Posting into a chat that did not ask (issue 29): a webhook's or a schedule's answer is delivered
  * to `deliver: <channel>:<conversation>` through that chat channel's adapter. A channel that can do
@@ -19,7 +22,7 @@ export interface DeliveryReceipt {
   messageId: string;
   /**
    * The session key a person's reply in this thread arrives with (`slack::T1:C0123:1700000000.000100`),
-   * so the reply continues the event's conversation; null where replies are not told apart (Telegram chats).
+   * so the reply continues the event's conversation (Slack: the thread; Telegram: a reply to this message).
    */
   replyKey: string | null;
 }
@@ -33,8 +36,38 @@ export interface DeliveryQuestion {
   request: { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string };
 }
 
+/** An event's turn shown live in the delivery chat, the way the channel shows its own turns. */
+export interface LiveDeliveryRequest {
+  conversation: string;
+  /** The thread's first message, or null: this answer starts the thread. */
+  thread: string | null;
+  sessionId: string;
+  turnId: string;
+  /** What the chat is told when the turn fails or is cancelled (instead of the channel's own apology). */
+  failureNote(outcome: { kind: 'error'; code: string } | { kind: 'cancelled' }): string;
+  /** Told at once when the first message reached the chat (its id is recorded before anything else). */
+  onPosted(receipt: DeliveryReceipt): void;
+}
+
+/** A turn being shown in the delivery chat (the channel's own presenter: native streaming, edits, or posts). */
+export interface LiveDelivery {
+  frame(frame: SessionFrame): void;
+  /** Shows the ending (the answer, or the failure note); resolves with the first message's receipt, or null when none reached the chat. */
+  end(outcome: TurnOutcome): Promise<DeliveryReceipt | null>;
+}
+
 /** A chat channel's capability to post an answer into one of its conversations. */
 export interface ChatDelivery {
+  /**
+   * Shows an event's turn as it runs, like a turn of the channel's own (its presenter and cadence).
+   * Absent: the answer is posted whole once the turn is done.
+   */
+  present?(request: LiveDeliveryRequest): Promise<LiveDelivery>;
+  /**
+   * Replaces the text of a message this delivery posted (a delivery resumed after its process died
+   * finishes the message it had started, rather than posting a second one).
+   */
+  replace?(request: { conversation: string; messageId: string; text: string }): Promise<void>;
   /** Asks for a tool confirmation with the channel's buttons (they answer it like any of its confirmations). */
   ask?(question: DeliveryQuestion): Promise<void>;
   /**

@@ -13,6 +13,11 @@ export interface InboundMessage {
   sessionId?: string;
   /** `<channel>::<conversation>` for chat channels (decisions.md §3); finds or creates the session. */
   sessionKey?: string;
+  /**
+   * A session key this message may continue instead (a Telegram reply to an event's delivered answer):
+   * when a session alias has this key, the message goes to that session; otherwise to `sessionKey`'s.
+   */
+  continues?: string;
   sender: {
     /** The user account the message acts for (web: the authenticated caller). */
     userId: string;

@@ -160,6 +160,10 @@ export class SwitchboardHub implements Hub {
     const key = message.sessionKey;
     if (!key || !key.startsWith(`${message.channel}::`)) throw new Error(`a ${message.channel} message needs a session key "${message.channel}::…"`);
     // A new conversation may continue another session (a reply in the thread an event's answer started).
+    // A reply to an event's answer (Telegram) continues the event's session, when that answer registered its key.
+    const replied = message.continues ? await models.SessionAlias.findOne({ where: { session_key: message.continues } }) : null;
+    const replyTarget = replied ? await models.Session.findOne({ where: { id: replied.session_id } }) : null;
+    if (replyTarget) return replyTarget;
     const existing = await models.Session.findOne({ where: { session_key: key } });
     const continued = existing ? null : await models.SessionAlias.findOne({ where: { session_key: key } });
     const aliased = continued ? await models.Session.findOne({ where: { id: continued.session_id } }) : null;

@@ -5,7 +5,7 @@ import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRati
 import type { Config } from '../config';
 import { VERSION } from '../version';
 
-export { SpanKind, type Span } from '@opentelemetry/api';
+export { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 
 /** Limits of the span batch sent to the collector. */
 export const TRACING_DEFAULTS = {
@@ -72,6 +72,11 @@ export class Tracing {
     } finally {
       span.end();
     }
+  }
+
+  /** Runs `work` with `span` active (spans it starts are its children); the span is not ended. */
+  within<T>(span: Span, work: () => Promise<T>): Promise<T> {
+    return context.with(trace.setSpan(context.active(), span), work);
   }
 
   /** The W3C trace context of `span`, for a job's data. */

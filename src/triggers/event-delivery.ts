@@ -1,10 +1,11 @@
 import { UniqueConstraintError } from 'sequelize';
-import type { ChatDelivery, DeliveryQuestion, DeliveryReceipt } from '../core/delivery';
+import type { ChatDelivery, DeliveryQuestion, DeliveryReceipt, LiveDelivery } from '../core/delivery';
 import { parseDeliverTarget } from '../core/delivery';
 import { followTurn, type TurnOutcome } from '../core/follow-turn';
 import type { EventLog } from '../core/turns';
 import type { EventDeliveryRow, Models } from '../db/models';
 import type { Logger } from '../logs/logger';
+import { describeOutcome, failureNote } from './event-notes';
 
 export interface EventDelivererOptions {
   models: Models;
@@ -15,43 +16,53 @@ export interface EventDelivererOptions {
   /** `hooks.delivery_attempts`, `hooks.delivery_backoff_ms`. */
   attempts: number;
   backoffMs: number;
-  /** Told when a delivery is settled (delivered or failed): schedules keep their last outcome, metrics count it. */
+  /** Told when a delivery is settled (delivered or failed): schedules keep their last outcome, metrics and spans count it. */
   onSettled?(row: EventDeliveryRow): void;
 }
 
+/** Where a delivery goes: the channel's capability, the conversation and the thread's first message. */
+interface Destination {
+  delivery: ChatDelivery | null;
+  conversation: string;
+  thread: string | null;
+}
+
+/** A turn's ending as the deliverer sees it: a followed outcome, or the reply stored before (a resumed delivery). */
+type Ending = TurnOutcome | { kind: 'stored'; text: string };
+
 /**
- * Delivers an event turn's answer (issue 29): follows the turn by its id, then posts its text into
- * the `deliver` chat through that channel's adapter — the thread key's first answer starts a thread,
- * later ones reply in it. Delivered only when the platform returned a message id; a platform failure
- * is retried with backoff (`attempts`), and nothing is posted again once a post succeeded. One
- * thread's deliveries go out in order in this process.
+ * Delivers an event turn's answer (issue 29): shows the turn live in the `deliver` chat with that
+ * channel's own presenter (its native streaming or edits), the thread key's first answer starting a
+ * thread, later ones replying in it. A failed or cancelled turn is said there too. Delivered only
+ * when the platform returned a message id: when the live view put nothing in the chat, the answer
+ * (or the note) is posted whole, retried with backoff, and nothing is posted again once a post
+ * succeeded. One thread's deliveries go out in order in this process. A delivery resumed after its
+ * process died finishes the message it had started (`platform_message_id`) instead of posting another.
  */
 export class EventDeliverer {
   private readonly chains = new Map<string, Promise<void>>();
   private readonly waits = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  private readonly following = new Set<() => void>();
   private stopped = false;
 
   constructor(private readonly options: EventDelivererOptions) {}
 
-  /** Follows `row`'s turn and delivers its answer; resolves when the delivery is settled (never rejects). */
-  async deliver(row: EventDeliveryRow, sessionKey: string): Promise<void> {
-    try {
-      const outcome = await this.outcomeOf(row, sessionKey);
-      if (outcome.kind !== 'done') return await this.settle(row, { status: 'failed', reason: describeOutcome(outcome) });
-      const chain = `${sessionKey}|${row.deliver}`;
-      const previous = this.chains.get(chain) ?? Promise.resolve();
-      const next = previous.then(() => this.post(row, sessionKey, outcome.done.text));
-      this.chains.set(chain, next);
-      await next;
-      if (this.chains.get(chain) === next) this.chains.delete(chain);
-    } catch (error) {
-      this.options.logger.error({ err: error, delivery_id: row.id }, 'events: a delivery failed');
-    }
+  /** Follows `row`'s turn and delivers its answer; resolves when the delivery is settled or left for a later start (never rejects). */
+  async deliver(row: EventDeliveryRow, sessionKey: string, resumed = false): Promise<void> {
+    const chain = `${sessionKey}|${row.deliver}`;
+    const previous = this.chains.get(chain) ?? Promise.resolve();
+    const next = previous.then(() =>
+      this.run(row, sessionKey, resumed).catch((error: unknown) => this.options.logger.error({ err: error, delivery_id: row.id }, 'events: a delivery failed')),
+    );
+    this.chains.set(chain, next);
+    await next;
+    if (this.chains.get(chain) === next) this.chains.delete(chain);
   }
 
-  /** Stops retrying (at shutdown): deliveries waiting for their next attempt end as failed. */
+  /** Stops (at shutdown): turns are no longer followed (their deliveries stay open for the next start), retries end. */
   stop(): void {
     this.stopped = true;
+    for (const stop of this.following) stop();
     for (const wait of this.waits) {
       clearTimeout(wait.timer);
       wait.resolve();
@@ -59,71 +70,139 @@ export class EventDeliverer {
     this.waits.clear();
   }
 
-  private async outcomeOf(row: EventDeliveryRow, sessionKey: string): Promise<TurnOutcome> {
-    if (!row.session_id || !row.turn_id) return { kind: 'error', code: 'INTERNAL_ERROR', message: 'the event started no turn' };
-    const sessionId = row.session_id;
-    const followed = await followTurn(this.options.events, sessionId, row.turn_id, {
-      replay: true,
-      // A tool confirmation of the event's turn is asked in the delivery chat, with the channel's buttons.
-      onFrame: (frame) => {
-        if (frame.type === 'tool_confirm_request') void this.ask(row, sessionKey, sessionId, frame.payload);
-      },
+  private async run(row: EventDeliveryRow, sessionKey: string, resumed: boolean): Promise<void> {
+    if (!row.session_id || !row.turn_id) return this.settle(row, { status: 'failed', reason: 'the event started no turn' });
+    const destination = await this.destination(row, sessionKey);
+    // Resumed with a message already in the chat: no live view (it would post a second one).
+    const started = row.platform_message_id;
+    const live = started === null ? await this.present(row, destination) : null;
+    const ending = await this.ending(row, destination, live, resumed);
+    if (ending.kind === 'stopped') return; // shutting down: the next start (or another process) finishes it
+    if (ending.kind === 'merged' || ending.kind === 'dropped') return this.settle(row, { status: 'failed', reason: describeOutcome(ending) });
+    const text = ending.kind === 'done' ? ending.done.text : ending.kind === 'stored' ? ending.text : failureNote(row, ending);
+    let receipt = live && ending.kind !== 'stored' ? await live.end(ending).catch(() => null) : null;
+    if (!receipt && started !== null) receipt = await this.finishStarted(row, destination, started, text);
+    receipt ??= await this.postWhole(row, destination, text);
+    if (!receipt) return;
+    const succeeded = ending.kind === 'done' || ending.kind === 'stored';
+    await this.settle(row, {
+      status: succeeded ? 'delivered' : 'failed',
+      platform_message_id: receipt.messageId,
+      reason: succeeded ? null : describeOutcome(ending),
     });
-    return followed.outcome;
+    await this.remember(sessionKey, row, receipt, destination.thread === null);
   }
 
-  private async ask(row: EventDeliveryRow, sessionKey: string, sessionId: string, request: DeliveryQuestion['request']): Promise<void> {
+  private async destination(row: EventDeliveryRow, sessionKey: string): Promise<Destination> {
     const target = parseDeliverTarget(row.deliver);
-    const delivery = target ? this.options.deliveryFor(target.channel) : null;
-    if (!target || !delivery?.ask) {
+    const thread = await this.options.models.EventThread.findOne({ where: { session_key: sessionKey, deliver: row.deliver } });
+    return { delivery: target ? this.options.deliveryFor(target.channel) : null, conversation: target?.conversation ?? '', thread: thread?.root_message_id ?? null };
+  }
+
+  /** The channel's live view of the turn, or null (the channel cannot, or failed to start one: the answer is posted whole). */
+  private async present(row: EventDeliveryRow, { delivery, conversation, thread }: Destination): Promise<LiveDelivery | null> {
+    if (!delivery?.present) return null;
+    try {
+      return await delivery.present({
+        conversation,
+        thread,
+        sessionId: row.session_id!,
+        turnId: row.turn_id!,
+        failureNote: (outcome) => failureNote(row, outcome),
+        // Recorded at once: a delivery resumed after a crash finds the message it started.
+        onPosted: (receipt) => void row.update({ platform_message_id: receipt.messageId }).catch(() => undefined),
+      });
+    } catch (error) {
+      this.options.logger.warn({ err: error, delivery_id: row.id }, 'events: the answer cannot be shown live; it is posted once done');
+      return null;
+    }
+  }
+
+  /** Follows the turn (frames to the live view); a resumed delivery whose turn already ended takes the stored reply. */
+  private async ending(row: EventDeliveryRow, destination: Destination, live: LiveDelivery | null, resumed: boolean): Promise<Ending> {
+    const sessionId = row.session_id!;
+    const followed = await followTurn(this.options.events, sessionId, row.turn_id!, {
+      replay: true,
+      onFrame: (frame) => {
+        if (live) live.frame(frame);
+        else if (frame.type === 'tool_confirm_request') void this.ask(row, destination, sessionId, frame.payload);
+      },
+    });
+    this.following.add(followed.stop);
+    if (this.stopped) followed.stop();
+    // A resumed delivery's turn may have ended before this process followed it: its stored reply (the one without tool calls).
+    const stored = resumed ? await this.storedReply(sessionId, row.turn_id!) : null;
+    if (stored) followed.stop();
+    const outcome = await followed.outcome;
+    this.following.delete(followed.stop);
+    if (outcome.kind === 'stopped' && stored) return { kind: 'stored', text: stored.content };
+    return outcome;
+  }
+
+  private async storedReply(sessionId: string, turnId: string) {
+    const replies = await this.options.models.Message.findAll({ where: { session_id: sessionId, role: 'assistant', turn_id: turnId } });
+    return replies.find((reply) => (reply.tool_calls ?? []).length === 0) ?? null;
+  }
+
+  private async ask(row: EventDeliveryRow, { delivery, conversation, thread }: Destination, sessionId: string, request: DeliveryQuestion['request']) {
+    if (!delivery?.ask) {
       this.options.logger.warn({ delivery_id: row.id }, 'events: a tool confirmation cannot be asked in the delivery chat; it times out');
       return;
     }
     try {
-      const thread = await this.options.models.EventThread.findOne({ where: { session_key: sessionKey, deliver: row.deliver } });
-      await delivery.ask({ conversation: target.conversation, thread: thread?.root_message_id ?? null, sessionId, request });
+      await delivery.ask({ conversation, thread, sessionId, request });
     } catch (error) {
       this.options.logger.error({ err: error, delivery_id: row.id }, 'events: asking for a tool confirmation failed');
     }
   }
 
-  private async post(row: EventDeliveryRow, sessionKey: string, text: string): Promise<void> {
-    const { models, attempts, backoffMs, logger } = this.options;
-    const target = parseDeliverTarget(row.deliver);
-    const thread = await models.EventThread.findOne({ where: { session_key: sessionKey, deliver: row.deliver } });
+  /** A resumed delivery's started message gets the final text (edited where the channel can; left as it is where not). */
+  private async finishStarted(row: EventDeliveryRow, { delivery, conversation }: Destination, messageId: string, text: string) {
+    const receipt: DeliveryReceipt = { messageId, replyKey: null };
+    if (!delivery?.replace) return receipt;
+    const done = await this.attempt(row, () => delivery.replace!({ conversation, messageId, text }).then(() => receipt));
+    return done ?? receipt; // the message is in the chat either way: never posted again
+  }
+
+  private postWhole(row: EventDeliveryRow, { delivery, conversation, thread }: Destination, text: string): Promise<DeliveryReceipt | null> {
+    return this.attempt(row, () => {
+      if (!delivery) throw new Error(`the ${parseDeliverTarget(row.deliver)?.channel ?? row.deliver} channel is not running here`);
+      return delivery.post({ conversation, thread, text });
+    });
+  }
+
+  /** Tries `call` up to `attempts` times with backoff; null (and the delivery failed) when every try failed. */
+  private async attempt(row: EventDeliveryRow, call: () => Promise<DeliveryReceipt>): Promise<DeliveryReceipt | null> {
+    const { attempts, backoffMs, logger } = this.options;
     let reason = 'not attempted';
-    for (let attempt = 1; attempt <= attempts && !this.stopped; attempt += 1) {
-      let receipt: DeliveryReceipt;
+    for (let attempt = row.attempts + 1, tried = 1; tried <= attempts && !this.stopped; attempt += 1, tried += 1) {
       try {
-        const delivery = target ? this.options.deliveryFor(target.channel) : null;
-        if (!target || !delivery) throw new Error(`the ${target?.channel ?? row.deliver} channel is not running here`);
-        receipt = await delivery.post({ conversation: target.conversation, thread: thread?.root_message_id ?? null, text });
+        const receipt = await call();
+        await row.update({ attempts: attempt });
+        return receipt;
       } catch (error) {
         reason = error instanceof Error ? error.message : String(error);
         logger.warn({ delivery_id: row.id, attempt, reason }, 'events: posting an answer failed');
         await row.update({ attempts: attempt, reason: reason.slice(0, 500) });
-        if (attempt < attempts) await this.wait(backoffMs * 2 ** (attempt - 1));
-        continue;
+        if (tried < attempts) await this.wait(backoffMs * 2 ** (tried - 1));
       }
-      // Posted: recorded once, never posted again whatever follows.
-      await this.settle(row, { status: 'delivered', platform_message_id: receipt.messageId, attempts: attempt, reason: null });
-      if (!thread) await this.remember(sessionKey, row, receipt);
-      return;
     }
-    await this.settle(row, { status: 'failed', reason: `not delivered: ${reason}`.slice(0, 500) });
+    if (!this.stopped) await this.settle(row, { status: 'failed', reason: `not delivered: ${reason}`.slice(0, 500) });
+    return null;
   }
 
   /** The thread this answer started, and the chat conversation that continues the event's session. */
-  private async remember(sessionKey: string, row: EventDeliveryRow, receipt: DeliveryReceipt): Promise<void> {
+  private async remember(sessionKey: string, row: EventDeliveryRow, receipt: DeliveryReceipt, startsThread: boolean): Promise<void> {
     const { models } = this.options;
     const now = new Date();
-    await ignoreDuplicate(models.EventThread.create({ session_key: sessionKey, deliver: row.deliver, root_message_id: receipt.messageId, created_at: now }));
+    if (startsThread)
+      await ignoreDuplicate(models.EventThread.create({ session_key: sessionKey, deliver: row.deliver, root_message_id: receipt.messageId, created_at: now }));
     if (receipt.replyKey && row.session_id)
       await ignoreDuplicate(models.SessionAlias.create({ session_key: receipt.replyKey, session_id: row.session_id, created_at: now }));
   }
 
   private async settle(row: EventDeliveryRow, values: Partial<Pick<EventDeliveryRow, 'status' | 'platform_message_id' | 'attempts' | 'reason'>>) {
-    await row.update(values);
+    await row.update({ ...values, claimed_by: null, claimed_until: null });
     this.options.onSettled?.(row);
   }
 
@@ -139,25 +218,6 @@ export class EventDeliverer {
       entry.timer.unref();
       this.waits.add(entry);
     });
-  }
-}
-
-function describeOutcome(outcome: TurnOutcome): string {
-  switch (outcome.kind) {
-    case 'error':
-      return `the turn failed: ${outcome.code}`;
-    case 'cancelled':
-      return 'the turn was cancelled';
-    case 'merged':
-      return `answered together with turn ${outcome.into}`;
-    case 'dropped':
-      return 'the turn was dropped';
-    case 'stopped':
-      return 'the hub stopped before the turn ended';
-    case 'done':
-      return 'done';
-    default:
-      return outcome satisfies never;
   }
 }
 

@@ -5,6 +5,9 @@ import type { Hub } from '../core/hub';
 import type { EventDeliveryRow, Models } from '../db/models';
 import type { Logger } from '../logs/logger';
 import { renderTemplate, threadKeyOf } from '../workflows/event-templates';
+import type { Tracing } from '../tracing/tracing';
+import { SpanKind, SpanStatusCode } from '../tracing/tracing';
+import type { DeliveryClaims } from './delivery-claims';
 import type { EventDeliverer } from './event-delivery';
 
 /** The channel events enter as (decisions.md §8): in `InboundMessage.channel` and session keys `events::…`. */
@@ -43,7 +46,9 @@ export class EventIntake {
     private readonly models: Models,
     private readonly hub: () => Hub | null,
     private readonly deliverer: EventDeliverer,
+    private readonly claims: DeliveryClaims,
     private readonly logger: Logger,
+    private readonly tracing: Tracing | null = null,
   ) {}
 
   /** Stores the event; null when its delivery id was stored already (the existing row is returned as `existing`). */
@@ -64,6 +69,8 @@ export class EventIntake {
         turn_id: null,
         platform_message_id: null,
         reason: null,
+        message: text,
+        ...this.claims.lease(),
       });
       return { row, created: true, text, threadKey };
     } catch (error) {
@@ -74,12 +81,54 @@ export class EventIntake {
     }
   }
 
-  /** Ingests the stored event's message and hands its turn to the deliverer (not awaited). */
-  async start(row: EventDeliveryRow, text: string): Promise<void> {
-    const hub = this.hub();
+  /**
+   * Ingests the stored event's message and hands its turn to the deliverer (not awaited), inside the
+   * event's span (`event webhook deploys/github`): the turn's `ingest events` span is its child, and
+   * it ends when the delivery is settled. `resumed`: taken up after its process stopped.
+   */
+  async start(row: EventDeliveryRow, text: string, resumed = false): Promise<void> {
+    const span =
+      this.tracing?.startSpan(`event ${row.source} ${row.workflow}/${row.name}`, {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'switchboard.workflow': row.workflow,
+          'switchboard.event.source': row.source,
+          'switchboard.event.name': row.name,
+          'switchboard.delivery_id': row.id,
+          'switchboard.deliver': row.deliver,
+          ...(resumed ? { 'switchboard.event.resumed': true } : {}),
+        },
+      }) ?? null;
+    this.claims.hold(row.id);
     const sessionKey = eventSessionKey(row.workflow, row.name, row.thread_key ?? row.id);
+    const ingest = () => this.ingest(row, text, sessionKey);
+    const started = span && this.tracing ? await this.tracing.within(span, ingest) : await ingest();
+    span?.setAttributes({ 'switchboard.session_id': row.session_id ?? '', 'switchboard.turn_id': row.turn_id ?? '' });
+    const delivered = started ? this.deliverer.deliver(row, sessionKey, resumed) : Promise.resolve();
+    void delivered.finally(() => {
+      this.claims.release(row.id);
+      span?.setAttributes({ 'switchboard.delivery.status': row.status, 'switchboard.delivery.attempts': row.attempts });
+      if (row.status === 'failed') span?.setStatus({ code: SpanStatusCode.ERROR, message: row.reason ?? 'failed' });
+      span?.end();
+    });
+  }
+
+  /** Resumes a delivery this process took up (its process stopped): starts its turn, or follows the one it started. */
+  resume(row: EventDeliveryRow): void {
+    const sessionKey = eventSessionKey(row.workflow, row.name, row.thread_key ?? row.id);
+    if (row.status === 'verified' && row.message !== null) return void this.start(row, row.message, true);
+    if (row.status === 'verified') {
+      this.claims.release(row.id);
+      return void row.update({ status: 'failed', reason: 'no turn: the message was not kept', claimed_by: null, claimed_until: null });
+    }
+    void this.deliverer.deliver(row, sessionKey, true).finally(() => this.claims.release(row.id));
+  }
+
+  private async ingest(row: EventDeliveryRow, text: string, sessionKey: string): Promise<boolean> {
+    const hub = this.hub();
     try {
       if (!hub) throw new Error('the hub is not ready');
+      // A resumed delivery ingests again: the same external id finds the message it stored before, if any.
       const ingested = await hub.ingest({
         channel: EVENTS_CHANNEL,
         sessionKey,
@@ -90,11 +139,12 @@ export class EventIntake {
         externalId: row.id,
       });
       await row.update({ status: 'turn', session_id: ingested.sessionId, turn_id: ingested.userMessageId || null });
+      return true;
     } catch (error) {
       this.logger.error({ err: error, delivery_id: row.id }, 'events: the event could not start a turn');
-      await row.update({ status: 'failed', reason: `no turn: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500) });
-      return;
+      const reason = `no turn: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
+      await row.update({ status: 'failed', reason, claimed_by: null, claimed_until: null });
+      return false;
     }
-    void this.deliverer.deliver(row, sessionKey);
   }
 }

@@ -8,6 +8,8 @@ import { EVENTS_CHANNEL, EventIntake } from './event-intake';
 import { EventRecords } from './event-records';
 import { eventsOf, EventService, type HitCounter } from './event-service';
 import { ScheduleFirer } from './schedule-firer';
+import { DeliveryClaims } from './delivery-claims';
+import type { Tracing } from '../tracing/tracing';
 import type { DeclaredSchedule, ScheduleDriver } from './schedule-drivers';
 
 export interface EventsOptions {
@@ -18,8 +20,10 @@ export interface EventsOptions {
   deliveryFor(channel: string): ChatDelivery | null;
   /** Environment variables, for the hooks' `secret_env`. */
   secrets: Readonly<Record<string, string | undefined>>;
-  settings: { allow_unsigned: boolean; rate_limit: string; delivery_attempts: number; delivery_backoff_ms: number };
+  settings: { allow_unsigned: boolean; rate_limit: string; delivery_attempts: number; delivery_backoff_ms: number; delivery_lease_ms: number };
   logger: Logger;
+  /** A span per hook delivery and schedule fire (null: traces off). */
+  tracing?: Tracing | null;
   observe?: {
     hook(workflow: string, hook: string, outcome: string): void;
     schedule(workflow: string, schedule: string, outcome: string): void;
@@ -36,6 +40,9 @@ export class Events {
   readonly firer: ScheduleFirer;
   readonly records: EventRecords;
   private readonly intake: EventIntake;
+  private readonly claims: DeliveryClaims;
+  /** Whether any workflow declares events (the lease sweeps run only then). */
+  private anyEvents = false;
   private hub: Hub | null = null;
   private service: EventService | null = null;
   private driver: ScheduleDriver | null = null;
@@ -52,7 +59,8 @@ export class Events {
       backoffMs: settings.delivery_backoff_ms,
       onSettled: (row) => observe?.delivery(row.status),
     });
-    this.intake = new EventIntake(models, () => this.hub, this.deliverer, logger);
+    this.claims = new DeliveryClaims(models, settings.delivery_lease_ms, logger, (row) => this.intake.resume(row), () => this.anyEvents);
+    this.intake = new EventIntake(models, () => this.hub, this.deliverer, this.claims, logger, options.tracing ?? null);
     this.firer = new ScheduleFirer(models, options.workflowByName, this.intake, logger, observe ? (w, s, o) => observe.schedule(w, s, o) : undefined);
     this.records = new EventRecords(models, () => models.Workflow.findAll({ order: [['name', 'ASC']] }));
   }
@@ -76,28 +84,31 @@ export class Events {
       logger: options.logger,
       observe: options.observe ? (w, h, o) => options.observe!.hook(w, h, o) : undefined,
     });
-    if (!driver) return;
     this.driver = driver;
     await this.applySchedules(true);
     this.unsubscribe = await options.control.subscribe((message) => {
       if (message.kind === 'workflows_changed')
         void this.applySchedules(false).catch((error: unknown) => options.logger.error({ err: error }, 'events: schedules not updated'));
     });
+    // Deliveries whose process stopped before they were settled are taken up now, and whenever a lease runs out.
+    await this.claims.start();
+    if (!driver) return;
     options.logger.info({ driver: driver.description }, 'events: schedules running');
   }
 
   async stop(): Promise<void> {
     this.unsubscribe?.();
     this.deliverer.stop();
+    await this.claims.stop();
     await this.driver?.stop();
     this.driver = null;
   }
 
   private async applySchedules(starting: boolean): Promise<void> {
-    const declared: DeclaredSchedule[] = (await this.options.models.Workflow.findAll()).flatMap((row) =>
-      eventsOf(row).schedules.map((schedule) => ({ workflow: row.name, schedule })),
-    );
-    if (starting) for (const item of declared) await this.firer.reportMissed(item.workflow, item.schedule);
+    const workflows = await this.options.models.Workflow.findAll();
+    this.anyEvents = workflows.some((row) => eventsOf(row).webhooks.length + eventsOf(row).schedules.length > 0);
+    const declared: DeclaredSchedule[] = workflows.flatMap((row) => eventsOf(row).schedules.map((schedule) => ({ workflow: row.name, schedule })));
+    if (starting && this.driver) for (const item of declared) await this.firer.reportMissed(item.workflow, item.schedule);
     await this.driver?.apply(declared);
   }
 }

@@ -132,23 +132,44 @@ function posts() {
   return slack.callsOf('chat.postMessage').filter((call) => call.args.channel === CHANNEL);
 }
 
-test('a GitHub-signed webhook posts the answer in the channel; a second event of the same deployment replies in its thread', async () => {
+/** The channel's message that shows `text` now (posted, then edited as the answer streamed). */
+function shown(text: string) {
+  return slack.workspace.messagesIn(CHANNEL).find((message) => message.text === text);
+}
+
+test('a GitHub-signed webhook streams the answer into the channel; a second event of the same deployment replies in its thread', async () => {
   provider.pieces = ['Deploy ', 'is green.'];
+  provider.pauseBefore = 1;
   const first = await postHook('github', githubPayload(42, 'success'), githubHeaders(githubPayload(42, 'success'), randomUUID()));
   expect(first.status).toBe(202);
+  // Live, like a Slack turn of the channel's own: the placeholder, then the message edited as the answer grows.
+  await provider.paused();
+  const interim = await slack.waitFor((call) => call.method === 'chat.update' && call.args.channel === CHANNEL && /^Deploy/.test(call.args.text ?? ''));
+  const placeholder = posts().find((call) => call.args.text === '_…_')!;
+  expect(placeholder.args.thread_ts).toBeUndefined();
+  expect((await request(`${base}/hooks/deliveries/${first.body.data.delivery_id}`, { headers: { authorization: `Bearer ${admin.token}` } })).body.data.status).toBe(
+    'turn',
+  );
+  provider.pauseBefore = null;
+  provider.release();
   const firstDelivery = await delivery(first.body.data.delivery_id);
-  expect(firstDelivery.platform_message_id).toEqual(expect.any(String));
+  expect(firstDelivery.platform_message_id).toBe(interim.args.ts);
   expect(firstDelivery.thread_key).toBe('42');
-  const root = posts().find((call) => call.args.text === 'Deploy is green.')!;
-  expect(root.args.thread_ts).toBeUndefined();
+  const root = shown('Deploy is green.')!;
+  expect(root.ts).toBe(firstDelivery.platform_message_id);
+  expect(root.thread_ts).toBeUndefined();
 
   provider.pieces = ['Rolled ', 'back.'];
   const second = await postHook('github', githubPayload(42, 'failure'), githubHeaders(githubPayload(42, 'failure'), randomUUID()));
   expect(second.status).toBe(202);
   const secondDelivery = await delivery(second.body.data.delivery_id);
   expect(secondDelivery.session_id).toBe(firstDelivery.session_id);
-  const reply = posts().find((call) => call.args.text === 'Rolled back.')!;
-  expect(reply.args.thread_ts).toBe(firstDelivery.platform_message_id);
+  const reply = shown('Rolled back.')!;
+  expect(reply.thread_ts).toBe(firstDelivery.platform_message_id);
+  expect(reply.ts).toBe(secondDelivery.platform_message_id);
+  // One message per answer: the placeholder became the answer, nothing was posted beside it.
+  expect(slack.workspace.messagesIn(CHANNEL).filter((message) => [root.ts, reply.ts].includes(message.ts))).toHaveLength(2);
+  expect(posts().filter((call) => call.args.text === 'Rolled back.' || call.args.text === 'Deploy is green.')).toHaveLength(0);
 
   // The event was the session's user message, in a session of the `events` channel keyed by the thread.
   const session = await request(`${base}/sessions/${firstDelivery.session_id}`, { headers: { authorization: `Bearer ${admin.token}` } });
@@ -247,14 +268,41 @@ test('unknown hooks are 404, unsigned hooks 401 unless allowed, bodies over 1 Mi
 
 test('a Slack failure is retried and the answer posted once', async () => {
   provider.pieces = ['After ', 'retry.'];
-  // The Web API client retries a 500 three times itself; a fourth makes the deliverer try again.
+  // The Web API client retries a 500 three times itself: the placeholder fails (4 × 500), the next post works.
   slack.failNext('chat.postMessage', [500, 500, 500, 500]);
   const body = githubPayload(9, 'success');
   const answer = await postHook('github', body, githubHeaders(body, randomUUID()));
   const done = await delivery(answer.body.data.delivery_id);
-  expect(done.attempts).toBe(2);
-  expect(posts().filter((call) => call.args.text === 'After retry.')).toHaveLength(1);
+  expect(slack.workspace.messagesIn(CHANNEL).filter((message) => message.text === 'After retry.')).toHaveLength(1);
+  expect(shown('After retry.')!.ts).toBe(done.platform_message_id);
   expect(slack.calls.filter((call) => call.method === 'chat.postMessage (500)')).toHaveLength(4);
+});
+
+test('when nothing reaches the chat while the turn runs, the answer is posted whole with retries, once', async () => {
+  provider.pieces = ['Posted ', 'whole.'];
+  // Every post of the live view fails (placeholder and the answer's own post: 4 × 500 each), then the deliverer's first post too.
+  slack.failNext('chat.postMessage', Array.from({ length: 12 }, () => 500));
+  const body = githubPayload(10, 'success');
+  const answer = await postHook('github', body, githubHeaders(body, randomUUID()));
+  const done = await delivery(answer.body.data.delivery_id);
+  expect(done.attempts).toBe(2);
+  expect(slack.workspace.messagesIn(CHANNEL).filter((message) => message.text === 'Posted whole.')).toHaveLength(1);
+  expect(shown('Posted whole.')!.ts).toBe(done.platform_message_id);
+});
+
+test('a failed event turn is said in the chat, naming the hook and the error code', async () => {
+  provider.pieces = ['Half ', 'an answer'];
+  provider.failAt = 1;
+  const body = githubPayload(11, 'success');
+  const answer = await postHook('github', body, githubHeaders(body, randomUUID()));
+  const failed = await delivery(answer.body.data.delivery_id, 'failed');
+  provider.failAt = null;
+  expect(failed.reason).toMatch(/^the turn failed: [A-Z_]+$/);
+  const code = failed.reason.replace('the turn failed: ', '');
+  const note = shown(`The github hook turn failed: ${code}.`)!;
+  expect(note).toBeDefined();
+  expect(note.ts).toBe(failed.platform_message_id);
+  expect(JSON.stringify([...slack.workspace.messages.values()])).not.toContain('exploded');
 });
 
 test('an Alertmanager firing and resolved pair lands in one thread, the resolved one closing it with a note', async () => {
@@ -276,8 +324,8 @@ test('an Alertmanager firing and resolved pair lands in one thread, the resolved
   const resolved = await postHook('alerts', alert('resolved'), headers);
   const closed = await delivery(resolved.body.data.delivery_id);
   expect(closed.session_id).toBe(opened.session_id);
-  expect(posts().find((call) => call.args.text === 'Investigating the error rate.')!.args.thread_ts).toBeUndefined();
-  expect(posts().find((call) => call.args.text === 'Resolved: closing the incident.')!.args.thread_ts).toBe(opened.platform_message_id);
+  expect(shown('Investigating the error rate.')!.thread_ts).toBeUndefined();
+  expect(shown('Resolved: closing the incident.')!.thread_ts).toBe(opened.platform_message_id);
   const history = await request(`${base}/sessions/${opened.session_id}/messages`, { headers: { authorization: `Bearer ${admin.token}` } });
   expect(history.body.data.items[2].content).toBe('RESOLVED: HighErrorRate is over; close the incident with a short note.');
 });
@@ -311,6 +359,6 @@ test('a tool confirmation of an event turn is asked with buttons in the delivery
   expect(clicked.status).toBe(200);
   const done = await delivery(answer.body.data.delivery_id);
   expect(tools.runs).toEqual([{ tool: 'save_note', input: { text: 'deploy 31' } }]);
-  expect(posts().find((call) => call.args.ts === undefined && call.args.text === 'Noted the deploy.')).toBeDefined();
+  expect(shown('Noted the deploy.')!.ts).toBe(done.platform_message_id);
   expect(done.status).toBe('delivered');
 });

@@ -22,6 +22,11 @@ export class EventDeliveryRow extends Model<InferAttributes<EventDeliveryRow>, I
   declare platform_message_id: string | null;
   declare attempts: CreationOptional<number>;
   declare reason: string | null;
+  /** The rendered message, kept so that a delivery whose process died can start or finish its turn later. */
+  declare message: CreationOptional<string | null>;
+  /** The process working on the delivery, and until when its lease runs (renewed while it works). */
+  declare claimed_by: CreationOptional<string | null>;
+  declare claimed_until: CreationOptional<Date | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
 }
@@ -71,6 +76,9 @@ export function initEventModels(sequelize: Sequelize) {
       platform_message_id: { type: DataTypes.STRING(100), allowNull: true },
       attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       reason: { type: DataTypes.STRING(500), allowNull: true },
+      message: { type: DataTypes.TEXT, allowNull: true },
+      claimed_by: { type: DataTypes.STRING(64), allowNull: true },
+      claimed_until: { type: DataTypes.DATE, allowNull: true },
       created_at: { type: DataTypes.DATE, allowNull: false },
       updated_at: { type: DataTypes.DATE, allowNull: false },
     },
