@@ -9,12 +9,14 @@ import { LogCapture } from '../helpers/log-capture';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { registerUser, type TestUser } from '../helpers/users';
 import { runCli } from '../helpers/cli';
+import { ChatWebhooks } from '../helpers/chat-webhooks';
 
 /** Schedules in the embedded hub (croner): fires post into a fake Telegram chat; pause, resume, run; the YAML checks. */
 const BOT_TOKEN = '777:schedule-bot';
 const CHAT = -1001234567890;
 /** Another chat, apart from the every-two-seconds schedule's. */
 const WEEKLY_CHAT = -1009876543210;
+const TELEGRAM_SECRET = randomBytes(8).toString('hex');
 
 let telegram: FakeTelegramApi;
 let service: RunningService;
@@ -33,7 +35,7 @@ beforeAll(async () => {
       ...GENEROUS_RATE_LIMITS,
       SERVICE_TELEGRAM_BOT_TOKEN: BOT_TOKEN,
       SERVICE_TELEGRAM_API_ROOT: telegram.apiRoot,
-      SERVICE_TELEGRAM_WEBHOOK_SECRET: randomBytes(8).toString('hex'),
+      SERVICE_TELEGRAM_WEBHOOK_SECRET: TELEGRAM_SECRET,
     }),
     cwd: makeTempDir(),
     logDestination: new LogCapture(),
@@ -188,4 +190,53 @@ test('fires with the same thread key reply to the thread’s first Telegram mess
   const [first, second] = sent();
   expect(first!.params.reply_parameters).toBeUndefined();
   expect(second!.params.reply_parameters.message_id).toBe(first!.result.message_id);
+
+  // A person who replies to the report in the chat continues the event's conversation (not the chat's own session).
+  const items = (await request(`${base}/hooks/deliveries?workflow=weekly`, { headers: auth })).body.data.items as { session_id: string }[];
+  provider.pieces = ['Nothing ', 'else.'];
+  await new ChatWebhooks('unused', TELEGRAM_SECRET).telegramUpdate(`http://127.0.0.1:${service.port}`, {
+    update_id: 9101,
+    message: {
+      message_id: 9001,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: WEEKLY_CHAT, type: 'supergroup', title: 'ops' },
+      from: { id: 42, is_bot: false, first_name: 'Ada' },
+      text: 'Anything else this week?',
+      reply_to_message: {
+        message_id: second!.result.message_id,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: WEEKLY_CHAT, type: 'supergroup', title: 'ops' },
+        from: { id: 777, is_bot: true, first_name: 'Switchboard' },
+        text: 'Weekly report.',
+      },
+    },
+  });
+  await until(() => telegram.callsOf('sendMessage').some((call) => Number(call.params.chat_id) === WEEKLY_CHAT && call.params.text === 'Nothing else.'));
+  const history = await request(`${base}/sessions/${items[0]!.session_id}/messages`, { headers: auth });
+  expect(history.body.data.items.map((message: { content: string }) => message.content)).toEqual([
+    'Weekly report',
+    'Weekly report.',
+    'Weekly report',
+    'Weekly report.',
+    'Anything else this week?',
+    'Nothing else.',
+  ]);
+});
+
+test('a failed schedule turn is said in its Telegram chat, naming the schedule and the error code', async () => {
+  const created = await request(
+    `${base}/assistant/workflows`,
+    jsonBody({ name: 'failing', events: { schedules: [{ name: 'digest', cron: '0 9 * * 1', message: 'Digest', deliver: `telegram:${WEEKLY_CHAT}` }] } }, auth),
+  );
+  expect(created.status).toBe(201);
+  provider.pieces = ['Partial ', 'digest'];
+  provider.failAt = 1;
+  await request(`${base}/schedules/failing/digest/run`, { method: 'POST', headers: auth });
+  const note = () => telegram.callsOf('sendMessage').find((call) => Number(call.params.chat_id) === WEEKLY_CHAT && /^The digest schedule turn failed: [A-Z_]+\.$/.test(call.params.text));
+  await until(() => note() !== undefined);
+  provider.failAt = null;
+  const items = (await request(`${base}/hooks/deliveries?workflow=failing`, { headers: auth })).body.data.items as { status: string; platform_message_id: string; reason: string }[];
+  await until(async () => ((await request(`${base}/hooks/deliveries?workflow=failing`, { headers: auth })).body.data.items[0].status as string) === 'failed');
+  expect(items).toHaveLength(1);
+  expect(note()!.params.text).toBe(`The digest schedule turn failed: ${(await request(`${base}/hooks/deliveries?workflow=failing`, { headers: auth })).body.data.items[0].reason.replace('the turn failed: ', '')}.`);
 });
