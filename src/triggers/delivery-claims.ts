@@ -60,7 +60,10 @@ export class DeliveryClaims {
   private async tick(): Promise<void> {
     try {
       if (this.held.size > 0)
-        await this.models.EventDelivery.update({ claimed_until: new Date(Date.now() + this.leaseMs) }, { where: { id: [...this.held], claimed_by: this.owner } });
+        await this.models.EventDelivery.update(
+          { claimed_until: new Date(Date.now() + this.leaseMs) },
+          { where: { id: [...this.held], claimed_by: this.owner } },
+        );
       if (this.active()) await this.sweep();
     } catch (error) {
       this.logger.warn({ err: error }, 'events: renewing or sweeping delivery leases failed');

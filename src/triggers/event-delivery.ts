@@ -96,7 +96,11 @@ export class EventDeliverer {
   private async destination(row: EventDeliveryRow, sessionKey: string): Promise<Destination> {
     const target = parseDeliverTarget(row.deliver);
     const thread = await this.options.models.EventThread.findOne({ where: { session_key: sessionKey, deliver: row.deliver } });
-    return { delivery: target ? this.options.deliveryFor(target.channel) : null, conversation: target?.conversation ?? '', thread: thread?.root_message_id ?? null };
+    return {
+      delivery: target ? this.options.deliveryFor(target.channel) : null,
+      conversation: target?.conversation ?? '',
+      thread: thread?.root_message_id ?? null,
+    };
   }
 
   /** The channel's live view of the turn, or null (the channel cannot, or failed to start one: the answer is posted whole). */

@@ -59,7 +59,13 @@ export class Events {
       backoffMs: settings.delivery_backoff_ms,
       onSettled: (row) => observe?.delivery(row.status),
     });
-    this.claims = new DeliveryClaims(models, settings.delivery_lease_ms, logger, (row) => this.intake.resume(row), () => this.anyEvents);
+    this.claims = new DeliveryClaims(
+      models,
+      settings.delivery_lease_ms,
+      logger,
+      (row) => this.intake.resume(row),
+      () => this.anyEvents,
+    );
     this.intake = new EventIntake(models, () => this.hub, this.deliverer, this.claims, logger, options.tracing ?? null);
     this.firer = new ScheduleFirer(models, options.workflowByName, this.intake, logger, observe ? (w, s, o) => observe.schedule(w, s, o) : undefined);
     this.records = new EventRecords(models, () => models.Workflow.findAll({ order: [['name', 'ASC']] }));

@@ -63,7 +63,10 @@ it('a delivery cut by a SIGKILL mid-answer is finished by the next start, in the
   const url = await readyUrl(first);
   const { token } = await registerUser(`${url}/api/v1`, 'root');
   const hook = { name: 'ci', verify: 'token', secret_env: 'CI_HOOK_TOKEN', message: 'Build {{ payload.build }} passed', deliver: `slack:${CHANNEL}` };
-  const created = await request(`${url}/api/v1/assistant/workflows`, jsonBody({ name: 'builds', events: { webhooks: [hook] } }, { authorization: `Bearer ${token}` }));
+  const created = await request(
+    `${url}/api/v1/assistant/workflows`,
+    jsonBody({ name: 'builds', events: { webhooks: [hook] } }, { authorization: `Bearer ${token}` }),
+  );
   expect(created.status).toBe(201);
   const send = (base: string, build: number) =>
     request(`${base}/api/v1/hooks/builds/ci`, jsonBody({ build }, { authorization: `Bearer ${HOOK_TOKEN}`, 'idempotency-key': `build-${build}` }));
@@ -94,7 +97,9 @@ it('a delivery cut by a SIGKILL mid-answer is finished by the next start, in the
   // A delivery's span: the event, its attributes (never the payload), the turn's `ingest events` span its child.
   const next = await send(again, 2);
   await deliveryOf(again, token, next.body.data.delivery_id, 'delivered');
-  const [event] = await receiver.waitFor((span) => span.name === 'event webhook builds/ci' && span.attributes['switchboard.delivery_id'] === next.body.data.delivery_id);
+  const [event] = await receiver.waitFor(
+    (span) => span.name === 'event webhook builds/ci' && span.attributes['switchboard.delivery_id'] === next.body.data.delivery_id,
+  );
   expect(event!.attributes).toMatchObject({
     'switchboard.workflow': 'builds',
     'switchboard.event.source': 'webhook',

@@ -232,11 +232,20 @@ test('a failed schedule turn is said in its Telegram chat, naming the schedule a
   provider.pieces = ['Partial ', 'digest'];
   provider.failAt = 1;
   await request(`${base}/schedules/failing/digest/run`, { method: 'POST', headers: auth });
-  const note = () => telegram.callsOf('sendMessage').find((call) => Number(call.params.chat_id) === WEEKLY_CHAT && /^The digest schedule turn failed: [A-Z_]+\.$/.test(call.params.text));
+  const note = () =>
+    telegram
+      .callsOf('sendMessage')
+      .find((call) => Number(call.params.chat_id) === WEEKLY_CHAT && /^The digest schedule turn failed: [A-Z_]+\.$/.test(call.params.text));
   await until(() => note() !== undefined);
   provider.failAt = null;
-  const items = (await request(`${base}/hooks/deliveries?workflow=failing`, { headers: auth })).body.data.items as { status: string; platform_message_id: string; reason: string }[];
+  const items = (await request(`${base}/hooks/deliveries?workflow=failing`, { headers: auth })).body.data.items as {
+    status: string;
+    platform_message_id: string;
+    reason: string;
+  }[];
   await until(async () => ((await request(`${base}/hooks/deliveries?workflow=failing`, { headers: auth })).body.data.items[0].status as string) === 'failed');
   expect(items).toHaveLength(1);
-  expect(note()!.params.text).toBe(`The digest schedule turn failed: ${(await request(`${base}/hooks/deliveries?workflow=failing`, { headers: auth })).body.data.items[0].reason.replace('the turn failed: ', '')}.`);
+  expect(note()!.params.text).toBe(
+    `The digest schedule turn failed: ${(await request(`${base}/hooks/deliveries?workflow=failing`, { headers: auth })).body.data.items[0].reason.replace('the turn failed: ', '')}.`,
+  );
 });

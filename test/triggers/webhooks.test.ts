@@ -147,9 +147,9 @@ test('a GitHub-signed webhook streams the answer into the channel; a second even
   const interim = await slack.waitFor((call) => call.method === 'chat.update' && call.args.channel === CHANNEL && /^Deploy/.test(call.args.text ?? ''));
   const placeholder = posts().find((call) => call.args.text === '_…_')!;
   expect(placeholder.args.thread_ts).toBeUndefined();
-  expect((await request(`${base}/hooks/deliveries/${first.body.data.delivery_id}`, { headers: { authorization: `Bearer ${admin.token}` } })).body.data.status).toBe(
-    'turn',
-  );
+  expect(
+    (await request(`${base}/hooks/deliveries/${first.body.data.delivery_id}`, { headers: { authorization: `Bearer ${admin.token}` } })).body.data.status,
+  ).toBe('turn');
   provider.pauseBefore = null;
   provider.release();
   const firstDelivery = await delivery(first.body.data.delivery_id);
@@ -281,7 +281,10 @@ test('a Slack failure is retried and the answer posted once', async () => {
 test('when nothing reaches the chat while the turn runs, the answer is posted whole with retries, once', async () => {
   provider.pieces = ['Posted ', 'whole.'];
   // Every post of the live view fails (placeholder and the answer's own post: 4 × 500 each), then the deliverer's first post too.
-  slack.failNext('chat.postMessage', Array.from({ length: 12 }, () => 500));
+  slack.failNext(
+    'chat.postMessage',
+    Array.from({ length: 12 }, () => 500),
+  );
   const body = githubPayload(10, 'success');
   const answer = await postHook('github', body, githubHeaders(body, randomUUID()));
   const done = await delivery(answer.body.data.delivery_id);

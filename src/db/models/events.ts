@@ -57,33 +57,33 @@ export class EventScheduleRow extends Model<InferAttributes<EventScheduleRow>, I
   declare updated_at: Date;
 }
 
+/** The columns of `event_deliveries` (migrations 0013, 0014). */
+const DELIVERY_COLUMNS = {
+  id: { type: DataTypes.UUID, primaryKey: true },
+  workflow: { type: DataTypes.STRING(64), allowNull: false },
+  source: { type: DataTypes.STRING(16), allowNull: false },
+  name: { type: DataTypes.STRING(64), allowNull: false },
+  external_id: { type: DataTypes.STRING(200), allowNull: false },
+  body_hash: { type: DataTypes.STRING(64), allowNull: true },
+  payload: { type: DataTypes.TEXT, allowNull: true },
+  thread_key: { type: DataTypes.STRING(128), allowNull: true },
+  deliver: { type: DataTypes.STRING(100), allowNull: false },
+  status: { type: DataTypes.STRING(16), allowNull: false },
+  session_id: { type: DataTypes.UUID, allowNull: true },
+  turn_id: { type: DataTypes.UUID, allowNull: true },
+  platform_message_id: { type: DataTypes.STRING(100), allowNull: true },
+  attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+  reason: { type: DataTypes.STRING(500), allowNull: true },
+  message: { type: DataTypes.TEXT, allowNull: true },
+  claimed_by: { type: DataTypes.STRING(64), allowNull: true },
+  claimed_until: { type: DataTypes.DATE, allowNull: true },
+  created_at: { type: DataTypes.DATE, allowNull: false },
+  updated_at: { type: DataTypes.DATE, allowNull: false },
+};
+
 export function initEventModels(sequelize: Sequelize) {
   const EventDelivery = class extends EventDeliveryRow {};
-  EventDelivery.init(
-    {
-      id: { type: DataTypes.UUID, primaryKey: true },
-      workflow: { type: DataTypes.STRING(64), allowNull: false },
-      source: { type: DataTypes.STRING(16), allowNull: false },
-      name: { type: DataTypes.STRING(64), allowNull: false },
-      external_id: { type: DataTypes.STRING(200), allowNull: false },
-      body_hash: { type: DataTypes.STRING(64), allowNull: true },
-      payload: { type: DataTypes.TEXT, allowNull: true },
-      thread_key: { type: DataTypes.STRING(128), allowNull: true },
-      deliver: { type: DataTypes.STRING(100), allowNull: false },
-      status: { type: DataTypes.STRING(16), allowNull: false },
-      session_id: { type: DataTypes.UUID, allowNull: true },
-      turn_id: { type: DataTypes.UUID, allowNull: true },
-      platform_message_id: { type: DataTypes.STRING(100), allowNull: true },
-      attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
-      reason: { type: DataTypes.STRING(500), allowNull: true },
-      message: { type: DataTypes.TEXT, allowNull: true },
-      claimed_by: { type: DataTypes.STRING(64), allowNull: true },
-      claimed_until: { type: DataTypes.DATE, allowNull: true },
-      created_at: { type: DataTypes.DATE, allowNull: false },
-      updated_at: { type: DataTypes.DATE, allowNull: false },
-    },
-    { sequelize, tableName: 'event_deliveries', timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
-  );
+  EventDelivery.init(DELIVERY_COLUMNS, { sequelize, tableName: 'event_deliveries', timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' });
   const EventThread = class extends EventThreadRow {};
   EventThread.init(
     {
