@@ -8,6 +8,7 @@ import type { ChannelTelemetry } from '../../src/core/telemetry';
 import { ChatFollower } from '../shared/chat-follower';
 import type { SendBudgetLimits } from '../shared/send-budget';
 import { actionsHandler } from './actions-route';
+import { MattermostApproverGroups } from './approver-groups';
 import { actionKey, MATTERMOST_ACTIONS_PATH } from './confirm-buttons';
 import { EventSocket, type MattermostEvent } from './event-socket';
 import { MattermostApi } from './mattermost-api';
@@ -89,7 +90,9 @@ export class MattermostAdapter implements ChannelAdapter {
       leases: config.renderLeases,
       shutdownGraceMs: MATTERMOST_DEFAULTS.stopGraceMs,
     });
-    this.routes = [{ path: MATTERMOST_ACTIONS_PATH, handler: actionsHandler({ key: this.key, hub: () => this.hub }) }];
+    const approvers = new MattermostApproverGroups(this.api);
+    const groups = (channelId: string, userId: string) => approvers.forClicker(channelId, userId);
+    this.routes = [{ path: MATTERMOST_ACTIONS_PATH, handler: actionsHandler({ key: this.key, hub: () => this.hub, groups }) }];
   }
 
   /** Checks the token (`GET /users/me`), learns the teams, opens the event socket; throws with Mattermost's reason. */
