@@ -33,7 +33,8 @@ export class MattermostApproverGroups {
     return {
       isMember: async (group) => {
         if (group === APPROVER_GROUP_NAMES.channelAdmins) return this.channelAdmin(channelId, userId);
-        if (group.startsWith(APPROVER_GROUP_NAMES.groupPrefix)) return (await this.groupMembers(group.slice(APPROVER_GROUP_NAMES.groupPrefix.length))).has(userId);
+        if (group.startsWith(APPROVER_GROUP_NAMES.groupPrefix))
+          return (await this.groupMembers(group.slice(APPROVER_GROUP_NAMES.groupPrefix.length))).has(userId);
         return false;
       },
     };

@@ -38,7 +38,14 @@ export async function catchUp(api: MattermostApi, directory: Directory, since: (
       logger.warn({ err: error, channel_id: channelId }, 'mattermost: could not catch up on a channel');
       return null;
     });
-    if (list) posts.push(...newest(Object.values(list.posts).filter((post) => post.create_at >= from && !post.delete_at), channelId, logger));
+    if (list)
+      posts.push(
+        ...newest(
+          Object.values(list.posts).filter((post) => post.create_at >= from && !post.delete_at),
+          channelId,
+          logger,
+        ),
+      );
   }
   posts.sort((a, b) => a.create_at - b.create_at);
   if (posts.length > 0) logger.info({ posts: posts.length, channels: channelIds.size }, 'mattermost: caught up on posts made while not listening');
@@ -49,6 +56,9 @@ export async function catchUp(api: MattermostApi, directory: Directory, since: (
 function newest(posts: Post[], channelId: string, logger: Logger): Post[] {
   if (posts.length <= CATCH_UP_LIMITS.maxPostsPerChannel) return posts;
   posts.sort((a, b) => b.create_at - a.create_at);
-  logger.warn({ channel_id: channelId, skipped: posts.length - CATCH_UP_LIMITS.maxPostsPerChannel }, 'mattermost: too many missed posts in a channel; only the newest are taken in');
+  logger.warn(
+    { channel_id: channelId, skipped: posts.length - CATCH_UP_LIMITS.maxPostsPerChannel },
+    'mattermost: too many missed posts in a channel; only the newest are taken in',
+  );
   return posts.slice(0, CATCH_UP_LIMITS.maxPostsPerChannel);
 }

@@ -64,7 +64,10 @@ function platformGroups(set: ApproverSet, channel: string): string[] {
   if (channel === 'slack') return set.slack_usergroup ? [set.slack_usergroup] : [];
   if (channel === 'telegram') return set.telegram_chat_admins ? [CHAT_ADMINS_GROUP] : [];
   if (channel === 'mattermost') {
-    return [...(set.mattermost_group ? [`${MATTERMOST_GROUP_PREFIX}${set.mattermost_group}`] : []), ...(set.mattermost_channel_admins ? [CHAT_ADMINS_GROUP] : [])];
+    return [
+      ...(set.mattermost_group ? [`${MATTERMOST_GROUP_PREFIX}${set.mattermost_group}`] : []),
+      ...(set.mattermost_channel_admins ? [CHAT_ADMINS_GROUP] : []),
+    ];
   }
   return [];
 }

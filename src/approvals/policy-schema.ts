@@ -92,6 +92,7 @@ function onlyUsers(set: {
   mattermost_group?: string;
   mattermost_channel_admins?: boolean;
 }): boolean {
-  const platform = set.slack_usergroup !== undefined || set.telegram_chat_admins || set.mattermost_group !== undefined || set.mattermost_channel_admins === true;
+  const platform =
+    set.slack_usergroup !== undefined || set.telegram_chat_admins || set.mattermost_group !== undefined || set.mattermost_channel_admins === true;
   return set.roles.length === 0 && !platform;
 }

@@ -16,7 +16,8 @@ export class SqlChannelCursors implements ChannelCursors {
   async write(channel: string, entries: ReadonlyMap<string, string>): Promise<void> {
     const now = new Date();
     for (const [key, value] of entries) {
-      if (key.length > CHANNEL_CURSOR_LIMITS.keyChars || value.length > CHANNEL_CURSOR_LIMITS.valueChars) throw new Error(`channel cursor ${channel}/${key.slice(0, 40)} is too long`);
+      if (key.length > CHANNEL_CURSOR_LIMITS.keyChars || value.length > CHANNEL_CURSOR_LIMITS.valueChars)
+        throw new Error(`channel cursor ${channel}/${key.slice(0, 40)} is too long`);
       await this.sequelize.query(
         `INSERT INTO channel_cursors (channel, cursor_key, value, updated_at) VALUES (:channel, :key, :value, :now)
          ON CONFLICT (channel, cursor_key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,

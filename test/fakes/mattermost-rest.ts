@@ -168,7 +168,10 @@ export abstract class FakeMattermostState {
     if (isMember) {
       if (!this.channels.has(id!) || !this.users.has(subId!)) return notFound;
       const admin = this.channelAdmins.has(`${id}:${subId}`);
-      return { status: 200, body: { channel_id: id, user_id: subId, roles: admin ? 'channel_user channel_admin' : 'channel_user', scheme_admin: admin, scheme_user: true } };
+      return {
+        status: 200,
+        body: { channel_id: id, user_id: subId, roles: admin ? 'channel_user channel_admin' : 'channel_user', scheme_admin: admin, scheme_user: true },
+      };
     }
     if (id === undefined) {
       const q = (url.searchParams.get('q') ?? '').toLowerCase();

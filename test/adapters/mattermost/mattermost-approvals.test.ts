@@ -96,7 +96,9 @@ describe('Mattermost approvers', () => {
     h.mattermost.forbidMembership = true;
     const refused = await allow(GRACE);
     expect(refused.status).toBe(200);
-    expect(refused.body.ephemeral_text).toMatch(/^Could not check whether you may approve \(Mattermost did not .*appropriate permissions.*\); the click is refused\.$/);
+    expect(refused.body.ephemeral_text).toMatch(
+      /^Could not check whether you may approve \(Mattermost did not .*appropriate permissions.*\); the click is refused\.$/,
+    );
     expect(refused.body.update).toBeUndefined();
     expect(h.tools.runs).toEqual([]);
     h.mattermost.forbidMembership = false; // a failure is never kept: the next click asks again
