@@ -21,7 +21,14 @@ export const CATCH_UP_LIMITS = {
  * Posts seen already are in it too: the hub recognises them by their id (externalId) and answers
  * nothing twice.
  */
-export async function catchUp(api: MattermostApi, directory: Directory, since: (channelId: string) => number, logger: Logger): Promise<Post[]> {
+export async function catchUp(
+  api: MattermostApi,
+  directory: Directory,
+  since: (channelId: string) => number,
+  logger: Logger,
+  /** Never older than this (when the channel first listened): history from before is not answered. */
+  floor = 0,
+): Promise<Post[]> {
   const channelIds = new Set<string>();
   for (const teamId of directory.teamIds) {
     const channels = await api.myChannels(teamId).catch((error: unknown) => {
@@ -30,7 +37,7 @@ export async function catchUp(api: MattermostApi, directory: Directory, since: (
     });
     for (const channel of channels) channelIds.add(channel.id);
   }
-  const oldest = Date.now() - CATCH_UP_LIMITS.maxAgeMs;
+  const oldest = Math.max(Date.now() - CATCH_UP_LIMITS.maxAgeMs, floor);
   const posts: Post[] = [];
   for (const channelId of channelIds) {
     const from = Math.max(since(channelId) - CATCH_UP_LIMITS.marginMs, oldest);

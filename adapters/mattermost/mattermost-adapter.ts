@@ -218,7 +218,8 @@ export class MattermostAdapter implements ChannelAdapter {
   /** The posts of the bot's channels since shortly before each one's kept position, oldest first. */
   private async catchUp(): Promise<void> {
     if (!this.hub || !this.directory) return;
-    const posts = await catchUp(this.api, this.directory, (channelId) => this.cursors.since(channelId), this.config.logger);
+    const since = (channelId: string) => this.cursors.since(channelId);
+    const posts = await catchUp(this.api, this.directory, since, this.config.logger, this.cursors.listeningSince);
     for (const post of posts) await this.takeTracked(post, {});
   }
 }

@@ -11,6 +11,8 @@ export const POST_CURSOR_LIMITS = {
 
 /** The key of the newest post dealt with in any channel: where a channel without a position of its own catches up from. */
 const NEWEST_KEY = '*';
+/** The key of when the channel first listened: nothing older is ever caught up (not even within the margin). */
+const FIRST_KEY = '^';
 
 interface Position {
   /** create_at of the newest post of the channel dealt with (taken in, a duplicate, or not for the bot); null: none yet. */
@@ -30,6 +32,8 @@ export class PostCursors {
   private readonly lastIds = new Map<string, string>();
   private readonly dirty = new Set<string>();
   private newest = 0;
+  /** When the channel first listened (the hub's clock); 0: not known (positions kept before it was recorded). */
+  private first = 0;
   private loaded = false;
   private timer: NodeJS.Timeout | null = null;
 
@@ -49,14 +53,22 @@ export class PostCursors {
     for (const [key, value] of stored) {
       const at = Number(value.split(':')[0]);
       if (!Number.isFinite(at) || at <= 0) continue;
-      if (key === NEWEST_KEY) this.newest = Math.max(this.newest, at);
+      if (key === FIRST_KEY) this.first = at;
+      else if (key === NEWEST_KEY) this.newest = Math.max(this.newest, at);
       else if (!this.positions.has(key)) this.positions.set(key, { done: at, failing: new Map() });
     }
     this.loaded = true;
     if (this.newest > 0) return true;
-    this.advanceNewest(Date.now());
+    this.first = Date.now();
+    this.dirty.add(FIRST_KEY);
+    this.advanceNewest(this.first);
     await this.flush();
     return false;
+  }
+
+  /** When the channel first listened: a catch-up never asks for older posts. */
+  get listeningSince(): number {
+    return this.first;
   }
 
   /** Where a catch-up of `channelId` starts (create_at, ms): its own position, or the newest post of any channel. */
@@ -88,8 +100,8 @@ export class PostCursors {
     const entries = new Map<string, string>();
     for (const key of this.dirty) {
       const position = this.positions.get(key);
-      const at = key === NEWEST_KEY ? this.newest : position ? positionValue(position) : 0;
-      if (at > 0) entries.set(key, `${at}:${key === NEWEST_KEY ? '' : (this.lastIds.get(key) ?? '')}`);
+      const at = key === FIRST_KEY ? this.first : key === NEWEST_KEY ? this.newest : position ? positionValue(position) : 0;
+      if (at > 0) entries.set(key, `${at}:${this.lastIds.get(key) ?? ''}`);
     }
     this.dirty.clear();
     try {
