@@ -1,7 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import { AppError } from '../../src/core/errors';
 import { clickNote, confirmClick } from '../shared/confirm-click';
-import type { Hub } from '../../src/core/hub';
+import type { ApproverGroups, Hub } from '../../src/core/hub';
 import { answeredProps, verifiedChoice } from './confirm-buttons';
 import { MATTERMOST_CHANNEL } from './normalize';
 import { STALE_CONFIRMATION_TEXT } from './reply-text';
@@ -15,6 +15,8 @@ export interface ActionsRouteOptions {
   key: Buffer;
   /** The hub once the channel runs; null before (or after a failure): 503. */
   hub(): Hub | null;
+  /** What Mattermost says of the clicker at click time (an approval policy's Mattermost approvers), in the channel of the clicked post. */
+  groups(channelId: string, userId: string): ApproverGroups;
 }
 
 /**
@@ -30,7 +32,7 @@ export interface ActionsRouteOptions {
 export function actionsHandler(options: ActionsRouteOptions): RequestHandler {
   const router = express.Router();
   router.post('/', express.json({ limit: MAX_ACTION_BYTES }), async (request, response, next) => {
-    const body = (request.body ?? {}) as { context?: unknown; user_id?: unknown; user_name?: unknown };
+    const body = (request.body ?? {}) as { context?: unknown; user_id?: unknown; user_name?: unknown; channel_id?: unknown };
     const choice = verifiedChoice(options.key, body.context);
     if (!choice || typeof body.user_id !== 'string') return next(new AppError('UNAUTHORIZED', 'The action context is missing or its secret does not match.'));
     const hub = options.hub();
@@ -42,14 +44,10 @@ export function actionsHandler(options: ActionsRouteOptions): RequestHandler {
       );
     }
     const userName = typeof body.user_name === 'string' ? body.user_name : body.user_id;
-    const click = await confirmClick(() =>
-      hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action, {
-        kind: 'contact',
-        channel: MATTERMOST_CHANNEL,
-        id: body.user_id as string,
-        name: userName,
-      }),
-    );
+    const actor = { kind: 'contact' as const, channel: MATTERMOST_CHANNEL, id: body.user_id, name: userName };
+    // No channel in the click: the channel-admin check cannot be made, and refuses (fail-closed).
+    const groups = options.groups(typeof body.channel_id === 'string' ? body.channel_id : '', body.user_id);
+    const click = await confirmClick(() => hub.confirmTool(choice.sessionId, choice.confirmationId, choice.action, actor, groups));
     switch (click.kind) {
       case 'failed':
         return next(click.error);

@@ -15,7 +15,7 @@ export const mattermostChannel = defineChannel<MattermostSettings>({
   routingChannel: routingChannelOf,
   config: { schema: mattermostSettingsSchema, env: MATTERMOST_ENV },
   mode: () => 'websocket',
-  create: ({ settings, logger, telemetry, renderLeases }) =>
+  create: ({ settings, logger, telemetry, renderLeases, cursors }) =>
     mattermostEnabled(settings)
       ? new MattermostAdapter({
           url: settings.url ?? '',
@@ -30,6 +30,7 @@ export const mattermostChannel = defineChannel<MattermostSettings>({
           logger,
           telemetry,
           renderLeases,
+          cursors,
         })
       : null,
 });

@@ -1,12 +1,14 @@
 import type { Post } from '@mattermost/types/posts';
 import type { Logger } from 'pino';
 import type { ChannelAdapter, ChannelReporter } from '../../src/core/channel';
+import type { ChannelCursors } from '../../src/core/channel-cursors';
 import type { Hub } from '../../src/core/hub';
 import type { RenderLeases } from '../../src/core/render-lease';
 import type { ChannelTelemetry } from '../../src/core/telemetry';
 import { ChatFollower } from '../shared/chat-follower';
 import type { SendBudgetLimits } from '../shared/send-budget';
 import { actionsHandler } from './actions-route';
+import { MattermostApproverGroups } from './approver-groups';
 import { actionKey, MATTERMOST_ACTIONS_PATH } from './confirm-buttons';
 import { EventSocket, type MattermostEvent } from './event-socket';
 import { MattermostApi } from './mattermost-api';
@@ -14,6 +16,7 @@ import { Directory } from './directory';
 import { eventMentions, eventPost, isPersonPost, MATTERMOST_CHANNEL, mentionsBot, normalizePost, stripMention, type ChannelType } from './normalize';
 import { postSurface } from './post-surface';
 import { catchUp } from './catch-up';
+import { PostCursors } from './post-cursors';
 
 /** Named limits of the adapter (adapters/README.md: every limit a named default). */
 export const MATTERMOST_DEFAULTS = {
@@ -21,9 +24,19 @@ export const MATTERMOST_DEFAULTS = {
   stopGraceMs: 5000,
   /** After this many failed reconnects in a row the channel reports itself failed (the hub restarts it with its backoff). */
   failAfterReconnects: 3,
-  /** The catch-up after a reconnect asks for posts from this long before the last event heard (duplicates are recognised). */
-  catchUpMarginMs: 5000,
+  /** A post whose ingest failed (the hub's store or queue down) is tried again this soon, doubled per failure… */
+  ingestRetryMinMs: 500,
+  /** …up to this long between tries… */
+  ingestRetryMaxMs: 30_000,
+  /** …this many times; after that the next catch-up (a reconnect, a restart) finds it. */
+  ingestRetries: 8,
 } as const;
+
+/** How a post was heard: over the socket (with the event's facts) or by a catch-up. */
+interface Heard {
+  channelType?: ChannelType;
+  mentions?: string[];
+}
 
 export interface MattermostAdapterConfig {
   url: string;
@@ -39,6 +52,8 @@ export interface MattermostAdapterConfig {
   logger: Logger;
   telemetry?: ChannelTelemetry;
   renderLeases?: RenderLeases;
+  /** Where the channel got to, kept across restarts of the hub (ChannelContext.cursors); absent: in memory only. */
+  cursors?: ChannelCursors;
 }
 
 /**
@@ -57,14 +72,17 @@ export class MattermostAdapter implements ChannelAdapter {
   private socket: EventSocket | null = null;
   private directory: Directory | null = null;
   private hub: Hub | null = null;
-  /** When the previous run's socket last heard an event: a restarted channel catches up from there. */
-  private heardUntil = 0;
+  /** Where the channel got to in each Mattermost channel: every start catches up from there. */
+  private readonly cursors: PostCursors;
+  /** Retries of posts whose ingest failed, waiting for their time. */
+  private readonly retries = new Set<NodeJS.Timeout>();
   /** Posts are taken in one after the other, in the order they arrived (socket and catch-up alike). */
   private chain: Promise<void> = Promise.resolve();
 
   constructor(private readonly config: MattermostAdapterConfig) {
     this.api = new MattermostApi(config.url, config.botToken, config.sendBudget, config.logger, config.telemetry);
     this.key = actionKey(config.botToken);
+    this.cursors = new PostCursors(config.cursors, config.logger);
     this.follower = new ChatFollower({
       channel: MATTERMOST_CHANNEL,
       logger: config.logger,
@@ -72,13 +90,18 @@ export class MattermostAdapter implements ChannelAdapter {
       leases: config.renderLeases,
       shutdownGraceMs: MATTERMOST_DEFAULTS.stopGraceMs,
     });
-    this.routes = [{ path: MATTERMOST_ACTIONS_PATH, handler: actionsHandler({ key: this.key, hub: () => this.hub }) }];
+    const approvers = new MattermostApproverGroups(this.api);
+    const groups = (channelId: string, userId: string) => approvers.forClicker(channelId, userId);
+    this.routes = [{ path: MATTERMOST_ACTIONS_PATH, handler: actionsHandler({ key: this.key, hub: () => this.hub, groups }) }];
   }
 
   /** Checks the token (`GET /users/me`), learns the teams, opens the event socket; throws with Mattermost's reason. */
   async start(hub: Hub, reporter: ChannelReporter): Promise<void> {
     const me = await this.api.me().catch((error: unknown) => {
       throw new Error(`GET /api/v4/users/me failed: ${(error as Error).message}`);
+    });
+    const known = await this.cursors.load().catch((error: unknown) => {
+      throw new Error(`could not read where the channel got to: ${(error as Error).message}`);
     });
     const directory = await Directory.load(this.api, { id: me.id, username: me.username }, this.config.teams);
     this.directory = directory;
@@ -89,7 +112,7 @@ export class MattermostAdapter implements ChannelAdapter {
       reconnectMinMs: this.config.reconnectMinMs,
       reconnectMaxMs: this.config.reconnectMaxMs,
       onEvent: (event) => this.enqueue(() => this.onEvent(event)),
-      onReconnected: (since) => this.enqueue(() => this.catchUp(since)),
+      onReconnected: () => this.enqueue(() => this.catchUp()),
       onReconnectFailed: (reason, attempts) => {
         this.config.logger.warn({ attempts, reason }, 'mattermost: reconnecting the event socket failed');
         if (attempts >= MATTERMOST_DEFAULTS.failAfterReconnects && this.hub) reporter.failed(`event socket: ${reason}`);
@@ -98,17 +121,19 @@ export class MattermostAdapter implements ChannelAdapter {
     await socket.open();
     this.socket = socket;
     this.hub = hub;
-    // Started again after a failure: the posts made while it was down come from the catch-up.
-    if (this.heardUntil > 0) this.enqueue(() => this.catchUp(this.heardUntil));
+    // The posts made while it did not listen (the hub was down, or this channel failed) come from the catch-up.
+    if (known) this.enqueue(() => this.catchUp());
     if (!this.config.actionsUrl) this.config.logger.warn('mattermost: channels.mattermost.actions_url is not set; confirmations are asked as text');
   }
 
   async stop(): Promise<void> {
     this.hub = null;
-    this.heardUntil = Math.max(this.heardUntil, this.socket?.lastHeard ?? 0);
+    for (const timer of this.retries) clearTimeout(timer);
+    this.retries.clear();
     this.socket?.close();
     this.socket = null;
     await this.chain;
+    await this.cursors.flush();
     await this.follower.stop(() => this.api.abandonWaiting());
   }
 
@@ -122,7 +147,7 @@ export class MattermostAdapter implements ChannelAdapter {
     if (!hub || !post || !this.directory) return;
     if (event.event === 'posted') {
       const channelType = typeof event.data.channel_type === 'string' ? (event.data.channel_type as ChannelType) : undefined;
-      return this.take(hub, post, { channelType, mentions: eventMentions(event.data) });
+      return this.takeTracked(post, { channelType, mentions: eventMentions(event.data) });
     }
     if (post.user_id === this.directory.bot.id) return;
     if (event.event === 'post_deleted') await hub.amendWaiting(MATTERMOST_CHANNEL, post.id, null);
@@ -130,7 +155,7 @@ export class MattermostAdapter implements ChannelAdapter {
   }
 
   /** A post: taken in when it is a DM, mentions the bot, or replies in a thread of the bot's (and its team is served). */
-  private async take(hub: Hub, post: Post, seen: { channelType?: ChannelType; mentions?: string[] }): Promise<void> {
+  private async take(hub: Hub, post: Post, seen: Heard): Promise<void> {
     const directory = this.directory!;
     if (!isPersonPost(post, directory.bot.id)) return;
     const channel = await directory.channel(post.channel_id);
@@ -161,11 +186,40 @@ export class MattermostAdapter implements ChannelAdapter {
     await this.follower.take(hub, inbound.message, surface);
   }
 
-  /** After a reconnect: the posts of the bot's channels since shortly before the last event heard, oldest first. */
-  private async catchUp(since: number): Promise<void> {
+  /**
+   * A post, taken in and its position kept. When taking it in fails (the hub's store or queue down:
+   * Mattermost never sends the event again) it is tried again with backoff; until it is in, the
+   * channel's kept position stays before it, so a catch-up after a reconnect or restart finds it too.
+   */
+  private async takeTracked(post: Post, seen: Heard, attempt = 0): Promise<void> {
     const hub = this.hub;
-    if (!hub || !this.directory) return;
-    const posts = await catchUp(this.api, this.directory, since - MATTERMOST_DEFAULTS.catchUpMarginMs, this.config.logger);
-    for (const post of posts) await this.take(hub, post, {});
+    if (!hub) return;
+    try {
+      await this.take(hub, post, seen);
+      this.cursors.done(post);
+    } catch (error) {
+      this.cursors.failed(post);
+      const { ingestRetries, ingestRetryMinMs, ingestRetryMaxMs } = MATTERMOST_DEFAULTS;
+      if (attempt >= ingestRetries) {
+        this.config.logger.error({ err: error, post_id: post.id }, 'mattermost: a post could not be taken in; the next catch-up tries again');
+        return;
+      }
+      const wait = Math.min(ingestRetryMinMs * 2 ** attempt, ingestRetryMaxMs);
+      this.config.logger.warn({ err: error, post_id: post.id, retry_in_ms: wait }, 'mattermost: a post could not be taken in; trying again');
+      const timer = setTimeout(() => {
+        this.retries.delete(timer);
+        this.enqueue(() => this.takeTracked(post, seen, attempt + 1));
+      }, wait);
+      timer.unref();
+      this.retries.add(timer);
+    }
+  }
+
+  /** The posts of the bot's channels since shortly before each one's kept position, oldest first. */
+  private async catchUp(): Promise<void> {
+    if (!this.hub || !this.directory) return;
+    const since = (channelId: string) => this.cursors.since(channelId);
+    const posts = await catchUp(this.api, this.directory, since, this.config.logger, this.cursors.listeningSince);
+    for (const post of posts) await this.takeTracked(post, {});
   }
 }

@@ -1,5 +1,6 @@
 import { Client4 } from '@mattermost/client';
-import type { Channel } from '@mattermost/types/channels';
+import type { Channel, ChannelMembership } from '@mattermost/types/channels';
+import type { Group } from '@mattermost/types/groups';
 import type { Post, PostList } from '@mattermost/types/posts';
 import type { Team } from '@mattermost/types/teams';
 import type { UserProfile } from '@mattermost/types/users';
@@ -65,6 +66,14 @@ export class MattermostApi {
   user = (userId: string) => this.get<UserProfile>('users.get', this.client.getUserRoute(userId));
   channel = (channelId: string) => this.get<Channel>('channels.get', this.client.getChannelRoute(channelId));
   thread = (rootId: string) => this.get<PostList>('posts.thread', `${this.client.getPostRoute(rootId)}/thread`);
+  channelMember = (channelId: string, userId: string) =>
+    this.get<ChannelMembership>('channels.members.get', this.client.getChannelMemberRoute(channelId, userId));
+  groupsNamed = (name: string) => this.get<Group[]>('groups.list', `${this.client.getGroupsRoute()}?q=${encodeURIComponent(name)}&per_page=60`);
+  groupMembers = (groupId: string, page: number, perPage: number) =>
+    this.get<{ members: UserProfile[]; total_member_count: number }>(
+      'groups.members',
+      `${this.client.getGroupRoute(groupId)}/members?page=${page}&per_page=${perPage}`,
+    );
   postsSince = (channelId: string, since: number) => this.get<PostList>('channels.posts', `${this.client.getChannelRoute(channelId)}/posts?since=${since}`);
 
   /** Sets (or takes away) the bot's reaction `emoji` on a post; a reaction is not a message and spends no slot. */

@@ -12,8 +12,10 @@ export interface HubUserFacts {
 /** Finds a hub user by id (the composition root wires it to the users table). */
 export type HubUserLookup = (userId: string) => Promise<HubUserFacts | null>;
 
-/** The group a Telegram chat's administrators are asked as (ApproverGroups.isMember). */
+/** The group a Telegram chat's administrators (or a Mattermost channel's admins) are asked as (ApproverGroups.isMember). */
 export const CHAT_ADMINS_GROUP = 'chat_admins';
+/** How a Mattermost group is asked for (ApproverGroups.isMember): `group:<id or name>`, never taken for `chat_admins`. */
+export const MATTERMOST_GROUP_PREFIX = 'group:';
 
 export type ApproverVerdict = { ok: true; hubUser: string | null } | { ok: false; reason: string };
 
@@ -24,6 +26,8 @@ export function describeApprovers(set: ApproverSet): string {
     ...set.users.map((user) => `@${user}`),
     ...(set.slack_usergroup ? [`Slack group ${set.slack_usergroup}`] : []),
     ...(set.telegram_chat_admins ? ['the chat admins'] : []),
+    ...(set.mattermost_group ? [`Mattermost group ${set.mattermost_group}`] : []),
+    ...(set.mattermost_channel_admins ? ['the channel admins'] : []),
   ];
   return parts.join(', ');
 }
@@ -41,20 +45,29 @@ export async function checkApprover(set: ApproverSet, actor: Actor, users: HubUs
     const listed = set.roles.includes(user.role as 'admin' | 'user') || set.users.some((name) => name.toLowerCase() === user.username.toLowerCase());
     return listed ? { ok: true, hubUser: user.username } : { ok: false, reason: refused };
   }
-  if (actor.kind !== 'contact') return { ok: false, reason: refused };
-  const group = platformGroup(set, actor.channel);
-  if (group === null || !groups) return { ok: false, reason: refused };
-  try {
-    return (await groups.isMember(group)) ? { ok: true, hubUser: null } : { ok: false, reason: refused };
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    return { ok: false, reason: `Could not check whether you may approve (${why}); the click is refused.` };
+  if (actor.kind !== 'contact' || !groups) return { ok: false, reason: refused };
+  // In any one of the platform groups is enough; when none says yes and one could not answer, the click is refused saying why.
+  let unanswered: string | null = null;
+  for (const group of platformGroups(set, actor.channel)) {
+    try {
+      if (await groups.isMember(group)) return { ok: true, hubUser: null };
+    } catch (error) {
+      unanswered ??= error instanceof Error ? error.message : String(error);
+    }
   }
+  if (unanswered !== null) return { ok: false, reason: `Could not check whether you may approve (${unanswered}); the click is refused.` };
+  return { ok: false, reason: refused };
 }
 
-/** The platform group of `set` a contact of `channel` is checked against, or null: none for that channel. */
-function platformGroup(set: ApproverSet, channel: string): string | null {
-  if (channel === 'slack') return set.slack_usergroup ?? null;
-  if (channel === 'telegram') return set.telegram_chat_admins ? CHAT_ADMINS_GROUP : null;
-  return null;
+/** The platform groups of `set` a contact of `channel` is checked against (none for that channel: empty). */
+function platformGroups(set: ApproverSet, channel: string): string[] {
+  if (channel === 'slack') return set.slack_usergroup ? [set.slack_usergroup] : [];
+  if (channel === 'telegram') return set.telegram_chat_admins ? [CHAT_ADMINS_GROUP] : [];
+  if (channel === 'mattermost') {
+    return [
+      ...(set.mattermost_group ? [`${MATTERMOST_GROUP_PREFIX}${set.mattermost_group}`] : []),
+      ...(set.mattermost_channel_admins ? [CHAT_ADMINS_GROUP] : []),
+    ];
+  }
+  return [];
 }

@@ -16,9 +16,13 @@ export const APPROVAL_LIMITS = {
 /** A tool name or glob: letters, digits, `_`, `-`, `.` and the wildcards `*` and `?`. */
 const TOOL_GLOB = /^[A-Za-z0-9_.*?-]{1,128}$/;
 
+/** A Mattermost user group: its id (26 characters) or its name, with or without the `@` it is mentioned by. */
+const MATTERMOST_GROUP = /^@?[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
 /**
  * Who may approve: hub users (by role or username: web, CLI, API) and people on a chat platform,
- * resolved when their click arrives (a Slack user group's members, a Telegram chat's administrators).
+ * resolved when their click arrives (a Slack user group's members, a Telegram chat's administrators,
+ * a Mattermost group's members or a Mattermost channel's admins).
  */
 export const approverSetSchema = z
   .strictObject({
@@ -34,9 +38,18 @@ export const approverSetSchema = z
       .optional()
       .describe("A Slack user group's id: its members at click time (usergroups.users.list)."),
     telegram_chat_admins: z.boolean().default(false).describe('The administrators of the Telegram chat the turn runs in, at click time (getChatMember).'),
+    mattermost_group: z
+      .string()
+      .regex(MATTERMOST_GROUP, 'a Mattermost group id or name')
+      .optional()
+      .describe("A Mattermost user group's id or name: its members at click time (GET /api/v4/groups/{id}/members)."),
+    mattermost_channel_admins: z
+      .boolean()
+      .optional()
+      .describe('The admins of the Mattermost channel the turn runs in, at click time (GET /api/v4/channels/{id}/members/{user}: channel_admin).'),
   })
-  .refine((set) => set.roles.length + set.users.length > 0 || set.slack_usergroup !== undefined || set.telegram_chat_admins, {
-    message: 'Name at least one approver: roles, users, slack_usergroup or telegram_chat_admins.',
+  .refine((set) => !onlyUsers(set) || set.users.length > 0, {
+    message: 'Name at least one approver: roles, users, slack_usergroup, telegram_chat_admins, mattermost_group or mattermost_channel_admins.',
   })
   .meta({ id: 'ApproverSet' });
 export type ApproverSet = z.infer<typeof approverSetSchema>;
@@ -71,6 +84,15 @@ export const approvalPoliciesSchema = z
   .max(APPROVAL_LIMITS.policies)
   .describe('Who must approve which tools (first matching policy applies); a tool under none keeps the requester’s confirmation.');
 
-function onlyUsers(set: ApproverSet): boolean {
-  return set.roles.length === 0 && set.slack_usergroup === undefined && !set.telegram_chat_admins;
+/** Whether `set` names no approver but (perhaps) hub usernames. */
+function onlyUsers(set: {
+  roles: readonly string[];
+  slack_usergroup?: string;
+  telegram_chat_admins: boolean;
+  mattermost_group?: string;
+  mattermost_channel_admins?: boolean;
+}): boolean {
+  const platform =
+    set.slack_usergroup !== undefined || set.telegram_chat_admins || set.mattermost_group !== undefined || set.mattermost_channel_admins === true;
+  return set.roles.length === 0 && !platform;
 }

@@ -1,6 +1,7 @@
 import { selectProtocol } from '../auth/websocket';
 import type { ChannelAdapter } from '../core/channel';
 import type { Hub } from '../core/hub';
+import { SqlChannelCursors } from '../db/channel-cursors';
 import type { Logger } from '../logs/logger';
 import { channelTelemetry } from '../metrics/channel-telemetry';
 import { createClientIpResolver } from '../ratelimit';
@@ -40,6 +41,7 @@ export function buildChannels(
     socketAuth: { authenticate: authenticateSocket, selectProtocol },
     renderLeases: core.drivers.leases,
     publicUrl: config.server.public_url ?? null,
+    cursors: new SqlChannelCursors(core.database.sequelize),
   };
   for (const channel of core.channels) {
     const settings = config.channels[channel.name];

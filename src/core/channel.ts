@@ -8,6 +8,7 @@ import type { RenderLeases } from './render-lease';
 import type { ChannelTelemetry } from './telemetry';
 import type { ChannelName } from './inbound';
 import type { ChatDelivery } from './delivery';
+import type { ChannelCursors } from './channel-cursors';
 
 /**
  * A channel (Slack, Telegram, the web): translates platform events into `Hub.ingest` calls and renders
@@ -214,6 +215,8 @@ export interface ChannelContext<S> {
   renderLeases?: RenderLeases;
   /** `server.public_url`: where platforms reach the hub (Telegram's webhook is registered there on start); null when unset. */
   publicUrl?: string | null;
+  /** Positions on the platform kept across restarts (a channel that catches up on what was posted while the hub was down). */
+  cursors?: ChannelCursors;
 }
 
 /**

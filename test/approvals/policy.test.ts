@@ -52,4 +52,56 @@ describe('checkApprover', () => {
       reason: expect.stringContaining('ratelimited'),
     });
   });
+
+  it('asks a Mattermost clicker about the group and the channel admins; a group named like the admins is still a group', async () => {
+    const both = approvalPoliciesSchema.parse([{ tools: ['x'], approvers: { mattermost_group: 'chat_admins', mattermost_channel_admins: true } }])[0]!
+      .approvers;
+    const asked: string[] = [];
+    const groups = (answer: (group: string) => boolean) => ({ isMember: async (group: string) => (asked.push(group), answer(group)) });
+    const clicker = { kind: 'contact' as const, channel: 'mattermost', id: 'mmuser' };
+    expect(
+      (
+        await checkApprover(
+          both,
+          clicker,
+          users,
+          groups(() => false),
+        )
+      ).ok,
+    ).toBe(false);
+    expect(asked).toEqual(['group:chat_admins', 'chat_admins']);
+    expect(
+      (
+        await checkApprover(
+          both,
+          clicker,
+          users,
+          groups((group) => group === 'chat_admins'),
+        )
+      ).ok,
+    ).toBe(true);
+    // One of them cannot say and the other says no: refused, saying why; one says yes: approved.
+    const halfBroken = { isMember: async (group: string) => (group === 'chat_admins' ? false : Promise.reject(new Error('403 forbidden'))) };
+    expect(await checkApprover(both, clicker, users, halfBroken)).toEqual({ ok: false, reason: expect.stringContaining('403 forbidden') });
+    // A Slack policy says nothing about Mattermost clickers.
+    expect(
+      (
+        await checkApprover(
+          set,
+          clicker,
+          users,
+          groups(() => true),
+        )
+      ).ok,
+    ).toBe(false);
+  });
+
+  it('takes a Mattermost group by id or name, and refuses other shapes', () => {
+    for (const group of ['sre-oncall', '@sre-oncall', 'abcdefghij0123456789abcdef'])
+      expect(approvalPoliciesSchema.safeParse([{ tools: ['x'], approvers: { mattermost_group: group } }]).success).toBe(true);
+    for (const group of ['', 'two words', '@', 'x'.repeat(70)])
+      expect(approvalPoliciesSchema.safeParse([{ tools: ['x'], approvers: { mattermost_group: group } }]).success).toBe(false);
+    expect(approvalPoliciesSchema.safeParse([{ tools: ['x'], approvers: { mattermost_channel_admins: false } }]).success).toBe(false);
+    expect(approvalPoliciesSchema.safeParse([{ tools: ['x'], approvers: { mattermost_channel_admins: true } }]).success).toBe(true);
+  });
 });

@@ -34,6 +34,14 @@ interface FakeChannel {
   display_name: string;
 }
 
+/** A user group (custom or LDAP-synced) and its members' user ids. */
+export interface FakeGroup {
+  id: string;
+  name: string;
+  display_name: string;
+  members: Set<string>;
+}
+
 /** Mattermost's rate limiter: `perSecond` requests a second per token (the server's `PerSec`), answered 429 past it. */
 export interface FakeRateLimit {
   perSecond: number;
@@ -54,6 +62,12 @@ export abstract class FakeMattermostState {
   readonly channels = new Map<string, FakeChannel>();
   /** Reactions as they stand: `post_id:emoji`. */
   readonly reactions = new Set<string>();
+  /** User groups, by id (`GET /groups?q=`, `GET /groups/{id}/members`). */
+  readonly groups = new Map<string, FakeGroup>();
+  /** Channel admins: `channel_id:user_id` (their membership's roles include `channel_admin`). */
+  readonly channelAdmins = new Set<string>();
+  /** The bot may not read groups and channel members: 403, as a server whose permissions do not let it. */
+  forbidMembership = false;
   rateLimit: FakeRateLimit | null = null;
   /** The next REST calls are answered 429 (as a burst past the limit), whatever the limit. */
   throttleNext = 0;
@@ -115,6 +129,8 @@ export abstract class FakeMattermostState {
     const notFound = { status: 404, body: { id: 'app.not_found', message: 'Unable to find the resource.', status_code: 404 } };
     const ok = (value: unknown) => ({ status: 200, body: value });
     const [resource, id, sub, subId] = parts;
+    const membership = this.membershipRoute(parts, url);
+    if (membership) return membership;
     if (resource === 'users' && id === 'me' && sub === undefined) return ok(this.bot);
     if (resource === 'users' && id === 'me' && sub === 'teams' && subId === undefined) return ok([this.team]);
     if (resource === 'users' && id === 'me' && sub === 'teams' && parts[4] === 'channels') return ok([...this.channels.values()]);
@@ -137,6 +153,37 @@ export abstract class FakeMattermostState {
       return ok({ status: 'OK' });
     }
     return notFound;
+  }
+
+  /** Groups and their members, a channel member's roles (what approver checks read); null: not such a route. */
+  private membershipRoute(parts: string[], url: URL): { status: number; body: unknown } | null {
+    const [resource, id, sub, subId] = parts;
+    const isGroups = resource === 'groups';
+    const isMember = resource === 'channels' && sub === 'members' && subId !== undefined;
+    if (!isGroups && !isMember) return null;
+    const notFound = { status: 404, body: { id: 'app.not_found', message: 'Unable to find the resource.', status_code: 404 } };
+    if (this.forbidMembership) {
+      return { status: 403, body: { id: 'api.context.permissions.app_error', message: 'You do not have the appropriate permissions.', status_code: 403 } };
+    }
+    if (isMember) {
+      if (!this.channels.has(id!) || !this.users.has(subId!)) return notFound;
+      const admin = this.channelAdmins.has(`${id}:${subId}`);
+      return {
+        status: 200,
+        body: { channel_id: id, user_id: subId, roles: admin ? 'channel_user channel_admin' : 'channel_user', scheme_admin: admin, scheme_user: true },
+      };
+    }
+    if (id === undefined) {
+      const q = (url.searchParams.get('q') ?? '').toLowerCase();
+      const found = [...this.groups.values()].filter((group) => group.name.includes(q) || group.display_name.toLowerCase().includes(q));
+      return { status: 200, body: found.map(({ members, ...group }) => ({ ...group, member_count: members.size, source: 'custom' })) };
+    }
+    const group = this.groups.get(id);
+    if (!group || sub !== 'members') return notFound;
+    const perPage = Number(url.searchParams.get('per_page') ?? 60);
+    const page = Number(url.searchParams.get('page') ?? 0);
+    const members = [...group.members].slice(page * perPage, (page + 1) * perPage).map((userId) => this.users.get(userId) ?? { id: userId });
+    return { status: 200, body: { members, total_member_count: group.members.size } };
   }
 
   private create(body: any): { status: number; body: unknown } {

@@ -13,6 +13,7 @@ import { approvals } from './0011-approvals';
 import { defaultWorkflow } from './0012-default-workflow';
 import { workflowEvents } from './0013-workflow-events';
 import { eventDeliveryClaims } from './0014-event-delivery-claims';
+import { channelCursors } from './0015-channel-cursors';
 
 /** Every migration, in order. Append only; a released migration is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   defaultWorkflow,
   workflowEvents,
   eventDeliveryClaims,
+  channelCursors,
 ];

@@ -22,6 +22,8 @@ export interface MattermostHarness {
   logs: LogCapture;
   api: string;
   adminToken: string;
+  /** The hub stops (the fake Mattermost server stays) and starts again on the same port and data: `service` is the new one. */
+  restartHub(whileDown?: () => void | Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -32,11 +34,16 @@ export interface HarnessOptions {
   token?: string;
   /** The server URL the hub is given (default: the fake's). */
   url?: string;
+  /** More environment of the hub (e.g. `SERVICE_DATABASE_URL`). */
+  env?: Record<string, string>;
+  /** Runs on the fake Mattermost server before the hub first starts (posts made before the hub ever ran). */
+  beforeStart?(mattermost: FakeMattermostServer): void;
 }
 
 export async function startMattermostHarness(options: HarnessOptions = {}): Promise<MattermostHarness> {
   const mattermost = new FakeMattermostServer(BOT_TOKEN);
   await mattermost.start();
+  options.beforeStart?.(mattermost);
   const cwd = makeTempDir();
   const port = await freePort();
   const config = {
@@ -62,6 +69,7 @@ export async function startMattermostHarness(options: HarnessOptions = {}): Prom
     SERVICE_PORT: String(port),
     SERVICE_MATTERMOST_URL: options.url ?? mattermost.url,
     SERVICE_MATTERMOST_BOT_TOKEN: options.token ?? BOT_TOKEN,
+    ...options.env,
   });
   const service = await startService({ env, cwd, logDestination: logs, provider, tools }).catch(async (error: unknown) => {
     await mattermost.stop();
@@ -69,7 +77,7 @@ export async function startMattermostHarness(options: HarnessOptions = {}): Prom
   });
   const api = `http://127.0.0.1:${service.port}/api/v1`;
   const { token } = await registerUser(api, 'root');
-  return {
+  const harness: MattermostHarness = {
     service,
     mattermost,
     provider,
@@ -77,11 +85,17 @@ export async function startMattermostHarness(options: HarnessOptions = {}): Prom
     logs,
     api,
     adminToken: token,
+    restartHub: async (whileDown) => {
+      await harness.service.stop();
+      await whileDown?.();
+      harness.service = await startService({ env, cwd, logDestination: logs, provider, tools });
+    },
     stop: async () => {
-      await service.stop();
+      await harness.service.stop();
       await mattermost.stop();
     },
   };
+  return harness;
 }
 
 /** The bot's posts in a channel (thread replies included) as they stand now: their messages. */
