@@ -59,7 +59,13 @@ beforeAll(async () => {
         system_prompt: 'Summarise builds and deploys.',
         events: {
           webhooks: [
-            { name: 'ci', verify: 'token', secret_env: 'CI_HOOK_TOKEN', message: 'Build {{ payload.build }}: {{ payload.result }}', deliver: `slack:${CHANNEL}` },
+            {
+              name: 'ci',
+              verify: 'token',
+              secret_env: 'CI_HOOK_TOKEN',
+              message: 'Build {{ payload.build }}: {{ payload.result }}',
+              deliver: `slack:${CHANNEL}`,
+            },
             { name: 'github', verify: 'github', secret_env: 'DEPLOY_HOOK_SECRET', message: 'Deploy {{ payload.deployment.id }}', deliver: `slack:${CHANNEL}` },
           ],
           schedules: [{ name: 'handover', cron: '0 9 * * 1-5', timezone: 'Europe/Berlin', message: 'Post the handover.', deliver: `slack:${CHANNEL}` }],

@@ -89,7 +89,15 @@ function HookRow({ hook, url }: { hook: WorkflowWebhook; url: string }) {
   );
 }
 
-function ScheduleTable({ items, onAction, busy }: { items: EventSchedule[]; onAction(item: EventSchedule, action: ScheduleAction): void; busy: string | null }) {
+function ScheduleTable({
+  items,
+  onAction,
+  busy,
+}: {
+  items: EventSchedule[];
+  onAction(item: EventSchedule, action: ScheduleAction): void;
+  busy: string | null;
+}) {
   return (
     <table className="table compact" aria-label="Schedules">
       <thead>
@@ -115,9 +123,7 @@ function ScheduleTable({ items, onAction, busy }: { items: EventSchedule[]; onAc
             </td>
             <td>{item.deliver}</td>
             <td title={item.next_fire_at ?? undefined}>{item.paused ? <Badge tone="warning">paused</Badge> : dateTime(item.next_fire_at)}</td>
-            <td title={item.last_fire_at ?? undefined}>
-              {item.last_fire_at ? `${timeAgo(item.last_fire_at)} · ${item.last_outcome ?? '—'}` : 'never'}
-            </td>
+            <td title={item.last_fire_at ?? undefined}>{item.last_fire_at ? `${timeAgo(item.last_fire_at)} · ${item.last_outcome ?? '—'}` : 'never'}</td>
             <td className="row-actions">
               <button type="button" className="btn small" disabled={busy !== null} onClick={() => onAction(item, 'run')}>
                 Run now

@@ -75,8 +75,7 @@ function AdminEvents() {
         title="Events"
         description={
           <>
-            Signed webhooks and schedules that run a workflow and post its answer into a chat. Refreshed every few seconds and when you come back to
-            this tab.
+            Signed webhooks and schedules that run a workflow and post its answer into a chat. Refreshed every few seconds and when you come back to this tab.
           </>
         }
         actions={
