@@ -31,6 +31,7 @@ function inputsHash() {
     hash.update(path.relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   if (process.env.SWITCHBOARD_API_URL) hash.update(`api:${process.env.SWITCHBOARD_API_URL}`);
+  if (process.env.SWITCHBOARD_DOCS_URL) hash.update(`docs:${process.env.SWITCHBOARD_DOCS_URL}`);
   return hash.digest('hex');
 }
 

@@ -15,6 +15,7 @@ export default defineConfig({
   plugins: [react()],
   define: {
     __SWITCHBOARD_API_URL__: JSON.stringify(process.env.SWITCHBOARD_API_URL ?? ''),
+    __SWITCHBOARD_DOCS_URL__: JSON.stringify(process.env.SWITCHBOARD_DOCS_URL ?? ''),
   },
   server: { port: 5173, strictPort: true, host: true },
   preview: { port: 5173, strictPort: true },

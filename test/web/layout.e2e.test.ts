@@ -126,7 +126,7 @@ describe.each(THEMES)('the shell in the %s theme', (theme) => {
     const signOut = page.getByRole('button', { name: 'Sign out' });
     expect(await signOut.isVisible()).toBe(false);
     await page.getByRole('button', { name: 'Open menu' }).click();
-    for (const name of ['Chat', 'Workflows', 'Knowledge', 'API keys', 'Admin']) {
+    for (const name of ['Chat', 'Workflows', 'Events', 'Knowledge', 'API keys', 'Admin']) {
       const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name });
       expect(await link.isVisible()).toBe(true);
       expect((await link.boundingBox())!.x + (await link.boundingBox())!.width).toBeLessThanOrEqual(SIZES.phone.width);
@@ -144,6 +144,16 @@ describe.each(THEMES)('the shell in the %s theme', (theme) => {
     await signOut.waitFor({ state: 'hidden' });
     expect(await overflowing(page)).toEqual([]);
     await screenshot(page, `layout-phone-${theme}-api-keys`);
+
+    // The Events tab (no workflow declares events here: its empty state and the deliveries card).
+    await page.getByRole('button', { name: 'Open menu' }).click();
+    await page.getByRole('link', { name: 'Events' }).click();
+    await page.waitForURL(/\/events$/);
+    await page.getByRole('heading', { name: 'No webhooks or schedules yet' }).waitFor();
+    expect(await overflowing(page)).toEqual([]);
+    const guide = await readContrast(page.getByRole('link', { name: 'Events: webhooks and schedules' }));
+    expect(guide.ratio).toBeGreaterThanOrEqual(MIN_TEXT_CONTRAST);
+    await screenshot(page, `layout-phone-${theme}-events`);
 
     await page.getByRole('button', { name: 'Open menu' }).click();
     await signOut.click();

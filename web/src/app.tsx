@@ -15,6 +15,7 @@ const WorkflowEditorPage = lazy(() => import('./pages/workflow-editor-page').the
 const AdminPage = lazy(() => import('./pages/admin-page').then((module) => ({ default: module.AdminPage })));
 const KnowledgePage = lazy(() => import('./pages/knowledge-page').then((module) => ({ default: module.KnowledgePage })));
 const ApprovalsPage = lazy(() => import('./pages/approvals-page').then((module) => ({ default: module.ApprovalsPage })));
+const EventsPage = lazy(() => import('./pages/events-page').then((module) => ({ default: module.EventsPage })));
 const ApiKeysPage = lazy(() => import('./pages/api-keys-page').then((module) => ({ default: module.ApiKeysPage })));
 
 export function App() {
@@ -30,6 +31,7 @@ export function App() {
         <Route path="/workflows/:name" element={<WorkflowEditorPage />} />
         <Route path="/knowledge" element={<KnowledgePage />} />
         <Route path="/approvals" element={<ApprovalsPage />} />
+        <Route path="/events" element={<EventsPage />} />
         <Route path="/api-keys" element={<ApiKeysPage />} />
         <Route path="/admin" element={<Navigate to="/admin/users" replace />} />
         <Route path="/admin/:tab" element={<AdminPage />} />
@@ -45,9 +47,11 @@ function SignInGate() {
   return user ? <Navigate to="/sessions" replace /> : <SignInPage />;
 }
 
-const NAV: { to: string; label: string; icon: IconName }[] = [
+// `admin`: shown to administrators only (its endpoints are theirs).
+const NAV: { to: string; label: string; icon: IconName; admin?: boolean }[] = [
   { to: '/sessions', label: 'Chat', icon: 'chat' },
   { to: '/workflows', label: 'Workflows', icon: 'workflows' },
+  { to: '/events', label: 'Events', icon: 'events', admin: true },
   { to: '/knowledge', label: 'Knowledge', icon: 'knowledge' },
   { to: '/approvals', label: 'Approvals', icon: 'admin' },
   { to: '/api-keys', label: 'API keys', icon: 'key' },
@@ -85,7 +89,7 @@ function SignedInLayout() {
         </div>
         <div id="sidebar-panel" className={`sidebar-panel${menuOpen ? ' open' : ''}`}>
           <nav aria-label="Main">
-            {NAV.map((item) => (
+            {NAV.filter((item) => !item.admin || user.role === 'admin').map((item) => (
               <NavLink key={item.to} to={item.to} className="nav-link">
                 <Icon name={item.icon} />
                 {item.label}
