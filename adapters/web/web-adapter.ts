@@ -69,6 +69,8 @@ export class WebAdapter implements ChannelAdapter {
     this.limits = { maxBufferedBytes: config.maxBufferedBytes };
     this.wss = new WebSocketServer({
       noServer: true,
+      // The adapter tracks its connections; ws's own Set would add a close listener, a closure and a Set entry per socket.
+      clientTracking: false,
       maxPayload: config.maxPayloadBytes,
       perMessageDeflate: false,
       handleProtocols: (protocols, request) => config.socketAuth.selectProtocol(protocols, request),
