@@ -2,6 +2,7 @@ import { createSecretKey } from 'node:crypto';
 import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
 import type { Principal } from '../../core/principal';
 import { ACCESS_TOKEN_ALGORITHMS, ACCESS_TOKEN_CLOCK_SKEW_S, ACCESS_TOKEN_TYPE, type AccessTokenConfig } from '../access-tokens';
+import { jwtPrincipal } from '../principals';
 import type { Users } from '../users';
 
 export const JWT_STRATEGY = 'jwt';
@@ -49,5 +50,5 @@ async function verifyClaims(claims: AccessClaims, users: Users): Promise<Princip
   if (!user || !user.is_active) return false;
   // logout-all and password changes refuse tokens issued before them (iat has whole seconds).
   if (user.tokens_valid_after !== null && claims.iat * 1000 < new Date(user.tokens_valid_after).getTime()) return false;
-  return { userId: user.id, username: user.username, role: user.role, via: 'jwt' };
+  return jwtPrincipal(user);
 }
