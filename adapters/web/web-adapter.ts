@@ -8,6 +8,7 @@ import { changeEnds, type Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
 import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
 import { CLOSE_CODES, CLOSE_REASONS } from '../../src/protocol/close-codes';
+import { ConnectionsBySession } from './connections-by-session';
 import { CLOSE, SessionConnection, SessionSocket, type ConnectionContext } from './session-connection';
 
 export const SESSION_SOCKET_PATH = /^\/ws\/v1\/sessions\/([^/]+)$/;
@@ -58,8 +59,7 @@ export class WebAdapter implements ChannelAdapter {
   };
   private hub: Hub | null = null;
   private readonly wss: WsServer<typeof SessionSocket>;
-  /** A session's open sockets: almost always one (a newer one takes over), so an array, not a Set. */
-  private readonly connections = new Map<string, SessionConnection[]>();
+  private readonly connections = new ConnectionsBySession();
   /** One object for every connection (each would otherwise keep the hub, logger, limits and telemetry); set by start(). */
   private context: ConnectionContext | null = null;
   private stopTakeovers: Unsubscribe | null = null;
@@ -93,15 +93,15 @@ export class WebAdapter implements ChannelAdapter {
     // A second connection to a session replaces the first, on whichever process that one lives.
     this.stopTakeovers = await hub.control.subscribe((message) => {
       if (message.kind === 'takeover') {
-        for (const connection of this.connections.get(message.sessionId) ?? []) {
+        for (const connection of this.connections.of(message.sessionId)) {
           if (connection.id !== message.connectionId) connection.takenOver();
         }
       }
       // Revoked credentials end the sockets they opened, on whichever process those live.
       if (message.kind === 'principal_changed') {
-        for (const set of this.connections.values()) {
-          for (const connection of set) if (changeEnds(message, connection.principal)) connection.close(CONNECT_CLOSE.UNAUTHORIZED, 'credentials revoked');
-        }
+        this.connections.forEach((connection) => {
+          if (changeEnds(message, connection.principal)) connection.close(CONNECT_CLOSE.UNAUTHORIZED, 'credentials revoked');
+        });
       }
     });
     const interval = Math.max(50, Math.min(5_000, Math.floor(this.config.idleTimeoutMs / 4)));
@@ -112,7 +112,7 @@ export class WebAdapter implements ChannelAdapter {
   async stop(): Promise<void> {
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.stopTakeovers?.();
-    for (const set of this.connections.values()) for (const connection of set) connection.close(CLOSE.GOING_AWAY, CLOSE_REASONS.SHUTTING_DOWN);
+    for (const connection of this.connections.all()) connection.close(CLOSE.GOING_AWAY, CLOSE_REASONS.SHUTTING_DOWN);
     this.connections.clear();
   }
 
@@ -163,9 +163,7 @@ export class WebAdapter implements ChannelAdapter {
     const sessionId = session.id;
     const connection = new SessionConnection(ws, sessionId, principal, context, session.state);
     context.telemetry.socketOpened();
-    const open = this.connections.get(sessionId);
-    if (open) open.push(connection);
-    else this.connections.set(sessionId, [connection]);
+    this.connections.add(connection);
     ws.on('error', ignoreError); // 1009 (too big) and resets end in 'close'
     try {
       await hub.control.publish({ kind: 'takeover', sessionId, connectionId: connection.id });
@@ -177,10 +175,7 @@ export class WebAdapter implements ChannelAdapter {
   }
 
   private forget(connection: SessionConnection): void {
-    const open = this.connections.get(connection.sessionId);
-    const rest = open?.filter((other) => other !== connection) ?? [];
-    if (rest.length > 0) this.connections.set(connection.sessionId, rest);
-    else this.connections.delete(connection.sessionId);
+    this.connections.delete(connection);
   }
 
   /** Completes the handshake and closes at once, so browsers see the close code (they cannot read a 4xx). */
@@ -190,11 +185,9 @@ export class WebAdapter implements ChannelAdapter {
 
   private closeIdle(): void {
     const cutoff = Date.now() - this.config.idleTimeoutMs;
-    for (const set of this.connections.values()) {
-      for (const connection of set) {
-        if (!connection.turnRunning && connection.lastClientFrameAt < cutoff) connection.close(CLOSE.NORMAL, 'idle timeout');
-      }
-    }
+    this.connections.forEach((connection) => {
+      if (!connection.turnRunning && connection.lastClientFrameAt < cutoff) connection.close(CLOSE.NORMAL, 'idle timeout');
+    });
   }
 }
 
