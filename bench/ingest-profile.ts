@@ -16,7 +16,8 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const profile = argv.includes('--profile');
   const [variant = 'embedded', seconds = '5'] = argv.filter((argument) => !argument.startsWith('--'));
-  if (!['embedded', 'scaled', 'express', 'floor'].includes(variant)) throw new Error('usage: ingest-profile [embedded|scaled|express|floor] [seconds] [--profile]');
+  if (!['embedded', 'scaled', 'express', 'floor'].includes(variant))
+    throw new Error('usage: ingest-profile [embedded|scaled|express|floor] [seconds] [--profile]');
   const directory = path.resolve(__dirname, '../../bench/profiles', `ingest-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   if (profile) mkdirSync(directory, { recursive: true });
   const hub = await startHubProcess({ variant: variant as 'embedded', profileDir: profile ? directory : undefined });
@@ -38,7 +39,9 @@ async function main(): Promise<void> {
   }
   if (!profile) return;
   for (const file of readdirSync(directory).filter((name) => name.endsWith('.cpuprofile'))) {
-    process.stdout.write(`\n${path.join(directory, file)}\n${summariseProfile(JSON.parse(readFileSync(path.join(directory, file), 'utf8')) as Parameters<typeof summariseProfile>[0], 40)}\n`);
+    process.stdout.write(
+      `\n${path.join(directory, file)}\n${summariseProfile(JSON.parse(readFileSync(path.join(directory, file), 'utf8')) as Parameters<typeof summariseProfile>[0], 40)}\n`,
+    );
   }
 }
 

@@ -79,7 +79,12 @@ async function takeBare(small: number, large: number): Promise<[string, string]>
   try {
     await new Promise<void>((resolve) => server.once('listening', resolve));
     const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    return await openAndSnapshot(Array.from({ length: large }, () => url), {}, small, 'bare-sockets');
+    return await openAndSnapshot(
+      Array.from({ length: large }, () => url),
+      {},
+      small,
+      'bare-sockets',
+    );
   } finally {
     for (const client of server.clients) client.terminate();
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -91,7 +96,11 @@ function diff(firstFile: string, secondFile: string, added: number): void {
   const graph = readHeapSnapshot(secondFile);
   const second = totalsByLabel(graph);
   const rows = [...second.entries()]
-    .map(([label, totals]) => ({ label, count: (totals.count - (first.get(label)?.count ?? 0)) / added, bytes: (totals.bytes - (first.get(label)?.bytes ?? 0)) / added }))
+    .map(([label, totals]) => ({
+      label,
+      count: (totals.count - (first.get(label)?.count ?? 0)) / added,
+      bytes: (totals.bytes - (first.get(label)?.bytes ?? 0)) / added,
+    }))
     .filter((row) => Math.abs(row.bytes) >= 2)
     .sort((a, b) => b.bytes - a.bytes);
   const total = rows.reduce((sum, row) => sum + row.bytes, 0);

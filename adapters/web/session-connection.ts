@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
-import { WebSocket, type RawData } from 'ws';
 import { AppError, type ErrorCode } from '../../src/core/errors';
 import { WORKING_STATES, type AgentState, type SessionFrame, type SessionTakenOverNotice } from '../../src/core/events';
 import type { Hub } from '../../src/core/hub';
 import type { Principal } from '../../src/core/principal';
 import type { FrameSubscriber } from '../../src/core/turns';
-import type { ChannelTelemetry } from '../../src/core/telemetry';
 import { CLOSE_CODES, CLOSE_REASONS } from '../../src/protocol/close-codes';
 import { parseClientFrame } from './parse-client-frame';
+import { listenToSocket, type ConnectionContext, type SessionSocket } from './session-socket';
 
 /** Close codes a session connection uses once open (the protocol's, src/protocol/close-codes.ts). */
 export const CLOSE = {
@@ -21,41 +19,6 @@ export const CLOSE = {
 
 /** How long a closing socket waits for the client's close frame before it is cut. */
 export const CLOSE_GRACE_MS = 1_000;
-
-export interface ConnectionLimits {
-  /** Bytes queued for a client before it counts as too slow and is closed. */
-  maxBufferedBytes: number;
-}
-
-/** What every connection of an adapter shares (one object, not four fields per connection). */
-export interface ConnectionContext {
-  readonly hub: Hub;
-  readonly logger: Logger;
-  readonly limits: ConnectionLimits;
-  readonly telemetry: ChannelTelemetry;
-  /** Told once a connection's socket closed, from either side. */
-  closed(connection: SessionConnection): void;
-}
-
-/**
- * The web channel's WebSocket: ws builds this class (the server's `WebSocket` option), so the
- * socket points at its connection and one listener function serves every socket (an inline listener
- * would keep a closure and its context per socket).
- */
-export class SessionSocket extends WebSocket {
-  connection: SessionConnection | null = null;
-}
-
-function onSocketMessage(this: WebSocket, data: RawData, isBinary: boolean): void {
-  (this as SessionSocket).connection?.receive(isBinary ? null : data.toString());
-}
-
-function onSocketClose(this: WebSocket): void {
-  const connection = (this as SessionSocket).connection;
-  if (!connection) return;
-  connection.dispose();
-  connection.context.closed(connection);
-}
 
 /** One random tag per process, and a serial per connection: a connection's id costs no string of its own until it is asked for. */
 const PROCESS_TAG = randomUUID();
@@ -98,9 +61,7 @@ export class SessionConnection implements FrameSubscriber {
     // Listen from the first moment: ws drops frames nobody listens to, and the client may send
     // before `open` has run (it awaits Redis round trips). Frames wait until the on-connect frames
     // are out, then are handled one at a time, in order (a `cancel` must see the message before it).
-    socket.connection = this;
-    socket.on('message', onSocketMessage);
-    socket.on('close', onSocketClose);
+    listenToSocket(socket, this);
   }
 
   /** Unique across processes (the takeover message names the connection that takes over). */

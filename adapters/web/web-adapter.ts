@@ -9,7 +9,8 @@ import type { Unsubscribe } from '../../src/core/turns';
 import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
 import { CLOSE_CODES, CLOSE_REASONS } from '../../src/protocol/close-codes';
 import { ConnectionsBySession } from './connections-by-session';
-import { CLOSE, SessionConnection, SessionSocket, type ConnectionContext } from './session-connection';
+import { CLOSE, SessionConnection } from './session-connection';
+import { SessionSocket, type ConnectionContext } from './session-socket';
 
 export const SESSION_SOCKET_PATH = /^\/ws\/v1\/sessions\/([^/]+)$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -30,7 +30,12 @@ export function readHeapSnapshot(file: string): HeapGraph {
   const { node_fields: nodeFields, node_types: nodeTypes, edge_fields: edgeFields, edge_types: edgeTypes } = raw.snapshot.meta;
   const nodeWidth = nodeFields.length;
   const edgeWidth = edgeFields.length;
-  const [typeAt, nameAt, sizeAt, edgesAt] = ['type', 'name', 'self_size', 'edge_count'].map((field) => nodeFields.indexOf(field)) as [number, number, number, number];
+  const [typeAt, nameAt, sizeAt, edgesAt] = ['type', 'name', 'self_size', 'edge_count'].map((field) => nodeFields.indexOf(field)) as [
+    number,
+    number,
+    number,
+    number,
+  ];
   const [edgeTypeAt, edgeNameAt, toAt] = ['type', 'name_or_index', 'to_node'].map((field) => edgeFields.indexOf(field)) as [number, number, number];
   const count = raw.nodes.length / nodeWidth;
   const label: string[] = new Array(count);

@@ -34,7 +34,12 @@ export function unauthorized(): AppError {
 export function createDatabaseAuthenticator(config: AccessTokenConfig, database: Pick<Database, 'sequelize'>): Authenticator {
   const models = defineAuthModels(database.sequelize);
   const credentials = new CredentialCache({ ttlMs: 0, maxEntries: 0 });
-  return createAuthenticator(config, new Users(database.sequelize, models, credentials), new ApiKeys(models, credentials), new VerifiedTokens({ maxEntries: 0 }));
+  return createAuthenticator(
+    config,
+    new Users(database.sequelize, models, credentials),
+    new ApiKeys(models, credentials),
+    new VerifiedTokens({ maxEntries: 0 }),
+  );
 }
 
 /** Builds the authenticator on a passport instance of its own with the JWT and API-key strategies. */

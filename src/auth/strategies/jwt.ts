@@ -9,7 +9,6 @@ import type { AccessClaims, VerifiedTokens } from '../verified-tokens';
 
 export const JWT_STRATEGY = 'jwt';
 
-
 /**
  * Access JWTs: HS256 only (the list is fixed here, never read from the token), issuer and audience
  * checked, `typ: "access"` and `exp` required. The role comes from the database, not the claim, so
