@@ -50,7 +50,7 @@ async function drive(options: autocannon.Options, label: string, answered: reado
   return { perSecond: total / seconds, p50Ms: result.latency.p50, p99Ms: result.latency.p99, accepted: total === 0 ? 0 : count(answered[0]!) / total };
 }
 
-function postMessages(target: HubUnderTest, sessions: readonly string[], durationS: number, label: string): Promise<Load> {
+export function postMessages(target: HubUnderTest, sessions: readonly string[], durationS: number, label: string): Promise<Load> {
   let next = 0;
   return drive(
     {

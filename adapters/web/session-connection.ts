@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
-import type { WebSocket } from 'ws';
 import { AppError, type ErrorCode } from '../../src/core/errors';
 import { WORKING_STATES, type AgentState, type SessionFrame, type SessionTakenOverNotice } from '../../src/core/events';
 import type { Hub } from '../../src/core/hub';
 import type { Principal } from '../../src/core/principal';
-import type { Unsubscribe } from '../../src/core/turns';
-import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
+import type { FrameSubscriber } from '../../src/core/turns';
 import { CLOSE_CODES, CLOSE_REASONS } from '../../src/protocol/close-codes';
 import { parseClientFrame } from './parse-client-frame';
+import { listenToSocket, type ConnectionContext, type SessionSocket } from './session-socket';
 
 /** Close codes a session connection uses once open (the protocol's, src/protocol/close-codes.ts). */
 export const CLOSE = {
@@ -22,25 +20,30 @@ export const CLOSE = {
 /** How long a closing socket waits for the client's close frame before it is cut. */
 export const CLOSE_GRACE_MS = 1_000;
 
-export interface ConnectionLimits {
-  /** Bytes queued for a client before it counts as too slow and is closed. */
-  maxBufferedBytes: number;
-}
+/** One random tag per process, and a serial per connection: a connection's id costs no string of its own until it is asked for. */
+const PROCESS_TAG = randomUUID();
+let nextSerial = 0;
+
+/** Milliseconds since this module loaded: a small integer (a Date.now() field would be a boxed number per socket). */
+const EPOCH = Date.now();
+const sinceEpoch = () => Date.now() - EPOCH;
 
 /**
  * One session socket: replays what the client missed, then streams the session's frames in seq
  * order, and turns client frames into hub calls. Every frame it sends comes from the event log — the
  * hub writes the on-connect state, pongs and error replies there — so numbering stays gapless.
  */
-export class SessionConnection {
-  readonly id = flatUuid();
-  lastClientFrameAt = Date.now();
+export class SessionConnection implements FrameSubscriber {
+  private readonly serial = nextSerial++;
+  /** When the client last sent a frame, in ms since EPOCH (see `lastClientFrameAt`). */
+  private lastClientFrame = sinceEpoch();
   turnRunning: boolean;
-  private lastSentSeq = Number.NEGATIVE_INFINITY;
+  /** -1: none yet (every frame's seq is at least 1). */
+  private lastSentSeq = -1;
   private pending: [SessionFrame, string][] | null = [];
   /** The socket's writes are corked while frames come in one tick, and go out in one write after it. */
   private corked = false;
-  private unsubscribe: Unsubscribe | null = null;
+  private subscribed = false;
   private closed = false;
   /** Frames written since the last report to the metrics (reported once per corked burst). */
   private unreported = 0;
@@ -48,28 +51,40 @@ export class SessionConnection {
   private answeredTurn: string | null = null;
 
   constructor(
-    readonly socket: WebSocket,
+    readonly socket: SessionSocket,
     readonly sessionId: string,
     readonly principal: Principal,
-    private readonly hub: Hub,
-    private readonly logger: Logger,
-    private readonly limits: ConnectionLimits,
+    readonly context: ConnectionContext,
     initialState: AgentState,
-    private readonly telemetry: ChannelTelemetry = NO_CHANNEL_TELEMETRY,
   ) {
     this.turnRunning = WORKING_STATES.has(initialState);
     // Listen from the first moment: ws drops frames nobody listens to, and the client may send
     // before `open` has run (it awaits Redis round trips). Frames wait until the on-connect frames
     // are out, then are handled one at a time, in order (a `cancel` must see the message before it).
-    this.socket.on('message', (data, isBinary) => this.receive(isBinary ? null : data.toString()));
+    listenToSocket(socket, this);
+  }
+
+  /** Unique across processes (the takeover message names the connection that takes over). */
+  get id(): string {
+    return `${PROCESS_TAG}:${this.serial}`;
+  }
+
+  /** When the client last sent a frame (ms since the epoch). */
+  get lastClientFrameAt(): number {
+    return EPOCH + this.lastClientFrame;
+  }
+
+  private get hub(): Hub {
+    return this.context.hub;
   }
 
   /** Client frames waiting (null text: a binary frame); null while none waits or runs. A plain array, not a promise chain, since every idle socket keeps this. */
   private inbox: (string | null)[] | null = null;
   private opened = false;
 
-  private receive(text: string | null): void {
-    this.lastClientFrameAt = Date.now();
+  /** A client frame (null: a binary one), from the socket's message listener. */
+  receive(text: string | null): void {
+    this.lastClientFrame = sinceEpoch();
     if (this.inbox) {
       this.inbox.push(text);
       return;
@@ -86,7 +101,7 @@ export class SessionConnection {
       try {
         await this.onClientFrame(text);
       } catch (error) {
-        this.logger.error({ err: error, session_id: this.sessionId }, 'session socket failed');
+        this.context.logger.error({ err: error, session_id: this.sessionId }, 'session socket failed');
         this.close(CLOSE.INTERNAL_ERROR, 'internal error');
       }
     }
@@ -99,11 +114,10 @@ export class SessionConnection {
    * connecting client is owed; this connection only relays the log.
    */
   async open(lastSeq: number | null): Promise<void> {
-    this.unsubscribe = await this.hub.events.subscribe(
-      this.sessionId,
-      (frame, text) => this.onFrame(frame, text),
-      () => void this.catchUp(),
-    );
+    await this.hub.events.subscribe(this.sessionId, this);
+    // Closed while subscribing: dispose() found nothing to end yet.
+    if (this.closed) this.hub.events.unsubscribe(this.sessionId, this);
+    else this.subscribed = true;
     let replayed: SessionFrame[] = [];
     if (lastSeq !== null) {
       const replay = await this.hub.events.replay(this.sessionId, lastSeq);
@@ -125,8 +139,12 @@ export class SessionConnection {
    * from the log, after the last one sent (each seq still goes out once). When they are no longer
    * kept, the client is told to reconnect with `last_seq` (it then gets the current state).
    */
+  onGap(): void {
+    void this.catchUp();
+  }
+
   private async catchUp(): Promise<void> {
-    if (this.closed || this.pending || !Number.isFinite(this.lastSentSeq)) return; // opening or filling a gap: a replay is under way
+    if (this.closed || this.pending || this.lastSentSeq < 0) return; // opening or filling a gap: a replay is under way
     this.pending = [];
     await this.fillGap();
   }
@@ -164,18 +182,20 @@ export class SessionConnection {
   /** Called when the socket closed from either side. */
   dispose(): void {
     this.closed = true;
-    this.unsubscribe?.();
-    this.unsubscribe = null;
+    if (!this.subscribed) return;
+    this.subscribed = false;
+    this.hub.events.unsubscribe(this.sessionId, this);
   }
 
-  private onFrame(frame: SessionFrame, text: string): void {
+  /** A live frame of the session (the event log calls it). */
+  onFrame(frame: SessionFrame, text: string): void {
     if (this.pending) {
       this.pending.push([frame, text]);
       return;
     }
     // The live tail numbers every frame of the session: a jump means frames were missed (its
     // connection dropped meanwhile). They are replayed from the log before this one goes out.
-    if (Number.isFinite(this.lastSentSeq) && frame.seq > this.lastSentSeq + 1) {
+    if (this.lastSentSeq >= 0 && frame.seq > this.lastSentSeq + 1) {
       this.pending = [[frame, text]];
       void this.fillGap();
       return;
@@ -189,7 +209,7 @@ export class SessionConnection {
     this.lastSentSeq = frame.seq;
     if (frame.type === 'agent_state') this.turnRunning = WORKING_STATES.has(frame.payload.state);
     if (frame.type === 'done') this.turnRunning = false;
-    if (this.socket.bufferedAmount > this.limits.maxBufferedBytes) {
+    if (this.socket.bufferedAmount > this.context.limits.maxBufferedBytes) {
       this.close(CLOSE.TRY_AGAIN_LATER, 'client too slow; reconnect with last_seq');
       return;
     }
@@ -199,12 +219,12 @@ export class SessionConnection {
     if (!this.corked) this.report();
     if (frame.type === 'token' && frame.payload.turn_id && frame.payload.turn_id !== this.answeredTurn) {
       this.answeredTurn = frame.payload.turn_id;
-      if (live) this.telemetry.answerDelivered(frame.payload.turn_id, frame.ts);
+      if (live) this.context.telemetry.answerDelivered(frame.payload.turn_id, frame.ts);
     }
   }
 
   private report(): void {
-    this.telemetry.framesSent(this.unreported);
+    this.context.telemetry.framesSent(this.unreported);
     this.unreported = 0;
   }
 
@@ -229,7 +249,7 @@ export class SessionConnection {
 
   private async onClientFrame(text: string | null): Promise<void> {
     const parsed = parseClientFrame(text);
-    this.telemetry.frameReceived('error' in parsed ? 'invalid' : parsed.type);
+    this.context.telemetry.frameReceived('error' in parsed ? 'invalid' : parsed.type);
     if ('error' in parsed) return this.reply(parsed.error.code, parsed.error.message);
     try {
       switch (parsed.type) {
@@ -267,12 +287,4 @@ export class SessionConnection {
   private async reply(code: ErrorCode, message: string): Promise<void> {
     await this.hub.answerClient(this.sessionId, { type: 'error', code, message });
   }
-}
-
-/**
- * A UUID as one flat string. `randomUUID()` returns a rope of 12 pieces (384 bytes), which a
- * connection would keep for its whole life; idle sockets are counted in the hundreds of thousands.
- */
-function flatUuid(): string {
-  return Buffer.from(randomUUID(), 'latin1').toString('latin1');
 }

@@ -1,14 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type Server as WsServer } from 'ws';
 import type { ChannelAdapter } from '../../src/core/channel';
 import type { Hub, SessionSummary, SocketAuth } from '../../src/core/hub';
 import { changeEnds, type Principal } from '../../src/core/principal';
 import type { Unsubscribe } from '../../src/core/turns';
 import { NO_CHANNEL_TELEMETRY, type ChannelTelemetry } from '../../src/core/telemetry';
 import { CLOSE_CODES, CLOSE_REASONS } from '../../src/protocol/close-codes';
-import { CLOSE, SessionConnection, type ConnectionLimits } from './session-connection';
+import { ConnectionsBySession } from './connections-by-session';
+import { CLOSE, SessionConnection } from './session-connection';
+import { SessionSocket, type ConnectionContext } from './session-socket';
 
 export const SESSION_SOCKET_PATH = /^\/ws\/v1\/sessions\/([^/]+)$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -57,18 +59,19 @@ export class WebAdapter implements ChannelAdapter {
     handle: (request, socket, head) => this.handleUpgrade(request, socket, head),
   };
   private hub: Hub | null = null;
-  private readonly wss: WebSocketServer;
-  /** A session's open sockets: almost always one (a newer one takes over), so an array, not a Set. */
-  private readonly connections = new Map<string, SessionConnection[]>();
-  /** One object for every connection (each would otherwise keep a copy). */
-  private readonly limits: ConnectionLimits;
+  private readonly wss: WsServer<typeof SessionSocket>;
+  private readonly connections = new ConnectionsBySession();
+  /** One object for every connection (each would otherwise keep the hub, logger, limits and telemetry); set by start(). */
+  private context: ConnectionContext | null = null;
   private stopTakeovers: Unsubscribe | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly config: WebAdapterConfig) {
-    this.limits = { maxBufferedBytes: config.maxBufferedBytes };
-    this.wss = new WebSocketServer({
+    this.wss = new WebSocketServer<typeof SessionSocket>({
       noServer: true,
+      WebSocket: SessionSocket,
+      // The adapter tracks its connections; ws's own Set would add a close listener, a closure and a Set entry per socket.
+      clientTracking: false,
       maxPayload: config.maxPayloadBytes,
       perMessageDeflate: false,
       handleProtocols: (protocols, request) => config.socketAuth.selectProtocol(protocols, request),
@@ -76,19 +79,30 @@ export class WebAdapter implements ChannelAdapter {
   }
 
   async start(hub: Hub): Promise<void> {
+    const telemetry = this.config.telemetry ?? NO_CHANNEL_TELEMETRY;
+    this.context = {
+      hub,
+      logger: this.config.logger,
+      limits: { maxBufferedBytes: this.config.maxBufferedBytes },
+      telemetry,
+      closed: (connection) => {
+        telemetry.socketClosed();
+        this.forget(connection);
+      },
+    };
     this.hub = hub;
     // A second connection to a session replaces the first, on whichever process that one lives.
     this.stopTakeovers = await hub.control.subscribe((message) => {
       if (message.kind === 'takeover') {
-        for (const connection of this.connections.get(message.sessionId) ?? []) {
+        for (const connection of this.connections.of(message.sessionId)) {
           if (connection.id !== message.connectionId) connection.takenOver();
         }
       }
       // Revoked credentials end the sockets they opened, on whichever process those live.
       if (message.kind === 'principal_changed') {
-        for (const set of this.connections.values()) {
-          for (const connection of set) if (changeEnds(message, connection.principal)) connection.close(CONNECT_CLOSE.UNAUTHORIZED, 'credentials revoked');
-        }
+        this.connections.forEach((connection) => {
+          if (changeEnds(message, connection.principal)) connection.close(CONNECT_CLOSE.UNAUTHORIZED, 'credentials revoked');
+        });
       }
     });
     const interval = Math.max(50, Math.min(5_000, Math.floor(this.config.idleTimeoutMs / 4)));
@@ -99,7 +113,7 @@ export class WebAdapter implements ChannelAdapter {
   async stop(): Promise<void> {
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.stopTakeovers?.();
-    for (const set of this.connections.values()) for (const connection of set) connection.close(CLOSE.GOING_AWAY, CLOSE_REASONS.SHUTTING_DOWN);
+    for (const connection of this.connections.all()) connection.close(CLOSE.GOING_AWAY, CLOSE_REASONS.SHUTTING_DOWN);
     this.connections.clear();
   }
 
@@ -139,25 +153,18 @@ export class WebAdapter implements ChannelAdapter {
       return this.acceptThenClose(request, socket, head, CONNECT_CLOSE.FORBIDDEN, 'not your session');
     }
     const lastSeq = parseLastSeq(url.searchParams.get('last_seq'));
+    const context = this.context!;
     this.wss.handleUpgrade(request, socket, head, (ws) => {
-      void this.connect(ws, hub, session, auth.principal, lastSeq);
+      void this.connect(ws, context, session, auth.principal, lastSeq);
     });
   }
 
-  private async connect(ws: WebSocket, hub: Hub, session: SessionSummary, principal: Principal, lastSeq: number | null) {
+  private async connect(ws: SessionSocket, context: ConnectionContext, session: SessionSummary, principal: Principal, lastSeq: number | null) {
+    const { hub } = context;
     const sessionId = session.id;
-    const state = session.state;
-    const telemetry = this.config.telemetry ?? NO_CHANNEL_TELEMETRY;
-    const connection = new SessionConnection(ws, sessionId, principal, hub, this.config.logger, this.limits, state, telemetry);
-    telemetry.socketOpened();
-    const open = this.connections.get(sessionId);
-    if (open) open.push(connection);
-    else this.connections.set(sessionId, [connection]);
-    ws.on('close', () => {
-      telemetry.socketClosed();
-      connection.dispose();
-      this.forget(connection);
-    });
+    const connection = new SessionConnection(ws, sessionId, principal, context, session.state);
+    context.telemetry.socketOpened();
+    this.connections.add(connection);
     ws.on('error', ignoreError); // 1009 (too big) and resets end in 'close'
     try {
       await hub.control.publish({ kind: 'takeover', sessionId, connectionId: connection.id });
@@ -169,10 +176,7 @@ export class WebAdapter implements ChannelAdapter {
   }
 
   private forget(connection: SessionConnection): void {
-    const open = this.connections.get(connection.sessionId);
-    const rest = open?.filter((other) => other !== connection) ?? [];
-    if (rest.length > 0) this.connections.set(connection.sessionId, rest);
-    else this.connections.delete(connection.sessionId);
+    this.connections.delete(connection);
   }
 
   /** Completes the handshake and closes at once, so browsers see the close code (they cannot read a 4xx). */
@@ -182,11 +186,9 @@ export class WebAdapter implements ChannelAdapter {
 
   private closeIdle(): void {
     const cutoff = Date.now() - this.config.idleTimeoutMs;
-    for (const set of this.connections.values()) {
-      for (const connection of set) {
-        if (!connection.turnRunning && connection.lastClientFrameAt < cutoff) connection.close(CLOSE.NORMAL, 'idle timeout');
-      }
-    }
+    this.connections.forEach((connection) => {
+      if (!connection.turnRunning && connection.lastClientFrameAt < cutoff) connection.close(CLOSE.NORMAL, 'idle timeout');
+    });
   }
 }
 

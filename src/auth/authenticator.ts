@@ -8,8 +8,9 @@ import { defineAuthModels } from '../db/models/auth';
 import { ApiKeys, looksLikeApiKey } from './api-keys';
 import { CredentialCache } from './credential-cache';
 import { API_KEY_STRATEGY, ApiKeyStrategy } from './strategies/api-key';
-import { createJwtStrategy, JWT_STRATEGY } from './strategies/jwt';
+import { createJwtStrategy, JWT_STRATEGY, verifyClaims } from './strategies/jwt';
 import { Users } from './users';
+import { VerifiedTokens } from './verified-tokens';
 
 /**
  * The one credential check of the service, shared by REST (the access guard) and WebSocket upgrades:
@@ -33,19 +34,26 @@ export function unauthorized(): AppError {
 export function createDatabaseAuthenticator(config: AccessTokenConfig, database: Pick<Database, 'sequelize'>): Authenticator {
   const models = defineAuthModels(database.sequelize);
   const credentials = new CredentialCache({ ttlMs: 0, maxEntries: 0 });
-  return createAuthenticator(config, new Users(database.sequelize, models, credentials), new ApiKeys(models, credentials));
+  return createAuthenticator(
+    config,
+    new Users(database.sequelize, models, credentials),
+    new ApiKeys(models, credentials),
+    new VerifiedTokens({ maxEntries: 0 }),
+  );
 }
 
 /** Builds the authenticator on a passport instance of its own with the JWT and API-key strategies. */
-export function createAuthenticator(config: AccessTokenConfig, users: Users, apiKeys: ApiKeys): Authenticator {
+export function createAuthenticator(config: AccessTokenConfig, users: Users, apiKeys: ApiKeys, verified = new VerifiedTokens()): Authenticator {
   const authenticator = new passport.Passport();
-  authenticator.use(JWT_STRATEGY, createJwtStrategy(config, users));
+  authenticator.use(JWT_STRATEGY, createJwtStrategy(config, users, verified));
   authenticator.use(API_KEY_STRATEGY, new ApiKeyStrategy(apiKeys, users));
 
   return {
     authenticate(token: string): Promise<Principal> {
       if (typeof token !== 'string' || token === '' || /\s/.test(token)) return Promise.reject(unauthorized());
       const strategy = looksLikeApiKey(token) ? API_KEY_STRATEGY : JWT_STRATEGY;
+      const claims = strategy === JWT_STRATEGY ? verified.get(token) : undefined;
+      if (claims) return verifyClaims(claims, users).then((principal) => principal || Promise.reject(unauthorized()));
       // The strategies read the credential from a request; give them one that carries only it.
       const req = { headers: { authorization: `Bearer ${token}` } } as unknown as IncomingMessage;
       return new Promise<Principal>((resolve, reject) => {

@@ -67,6 +67,21 @@ export type Unsubscribe = () => void;
 export type FrameListener = (frame: SessionFrame, text: string) => void;
 
 /**
+ * A long-lived subscriber (a session socket) as an object: its methods live on its prototype, so a
+ * subscription keeps no closure of its own (idle sockets are counted in the hundreds of thousands).
+ */
+export interface FrameSubscriber {
+  onFrame(frame: SessionFrame, text: string): void;
+  /** Frames may have been missed (the live tail's connection dropped and came back): replay to catch up. */
+  onGap?(): void;
+}
+
+/** A function listener as a subscriber (for the few short-lived subscriptions that pass functions). */
+export function asSubscriber(listener: FrameListener | FrameSubscriber, onGap?: () => void): FrameSubscriber {
+  return typeof listener === 'function' ? { onFrame: listener, onGap } : listener;
+}
+
+/**
  * The per-session event log: numbers every frame (seq, per session, strictly increasing), keeps
  * recent frames for replay after a reconnect, and tails them live to any process.
  */
@@ -87,7 +102,12 @@ export interface EventLog {
    * Calls `listener` for every frame appended from now on, from any process. `onGap`: frames may
    * have been missed (the live tail's connection dropped and came back): replay to catch up.
    */
-  subscribe(sessionId: string, listener: FrameListener, onGap?: () => void): Promise<Unsubscribe>;
+  subscribe(sessionId: string, listener: FrameListener | FrameSubscriber, onGap?: () => void): Promise<Unsubscribe>;
+  /**
+   * Ends the subscription of `subscriber` (the object given to `subscribe`): what a subscriber object
+   * calls instead of keeping the function `subscribe` returned. Unknown subscribers are ignored.
+   */
+  unsubscribe(sessionId: string, subscriber: FrameSubscriber): void;
   close(): Promise<void>;
 }
 

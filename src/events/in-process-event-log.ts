@@ -1,5 +1,5 @@
 import type { SessionFrame, SessionFrameBody } from '../core/events';
-import type { EventLog, FrameListener, Replay, Unsubscribe } from '../core/turns';
+import { asSubscriber, type EventLog, type FrameListener, type FrameSubscriber, type Replay, type Unsubscribe } from '../core/turns';
 import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 
 /** How often frames past their retention are freed and idle sessions let go. */
@@ -10,7 +10,7 @@ interface SessionBuffer {
   frames: SessionFrame[];
   expiresAt: number;
   /** Almost always none or one (a socket; a newer one takes over): an array, replaced on removal. */
-  listeners: FrameListener[];
+  listeners: FrameSubscriber[];
 }
 
 /**
@@ -44,7 +44,7 @@ export class InProcessEventLog implements EventLog {
     buffer.expiresAt = Math.max(buffer.expiresAt, Date.now() + this.limits.retentionAfterAppendMs);
     if (buffer.listeners.length > 0) {
       const text = JSON.stringify(frame); // once, for every socket
-      for (const listener of buffer.listeners) listener(frame, text);
+      for (const listener of buffer.listeners) listener.onFrame(frame, text);
     }
     return frame;
   }
@@ -63,16 +63,23 @@ export class InProcessEventLog implements EventLog {
     return { frames: buffer.frames.filter((frame) => frame.seq > afterSeq), complete: true };
   }
 
-  async subscribe(sessionId: string, listener: FrameListener): Promise<Unsubscribe> {
+  /** A single process has no live tail to drop, so `onGap` is never called. */
+  async subscribe(sessionId: string, listener: FrameListener | FrameSubscriber): Promise<Unsubscribe> {
+    const subscriber = asSubscriber(listener);
     const buffer = this.buffer(sessionId);
-    buffer.listeners = buffer.listeners.concat(listener); // exact size, unlike a spread
-    return () => {
-      buffer.listeners = buffer.listeners.filter((other) => other !== listener);
-      if (buffer.listeners.length === 0) {
-        // The 30-second replay window starts when the last socket goes.
-        buffer.expiresAt = Date.now() + this.limits.retentionAfterDisconnectMs;
-      }
-    };
+    buffer.listeners = buffer.listeners.concat(subscriber); // exact size, unlike a spread
+    return () => this.unsubscribe(sessionId, subscriber);
+  }
+
+  unsubscribe(sessionId: string, subscriber: FrameSubscriber): void {
+    // A session with listeners is never retired, so a subscribed session's buffer is still here.
+    const buffer = this.sessions.get(sessionId);
+    if (!buffer?.listeners.includes(subscriber)) return;
+    buffer.listeners = buffer.listeners.filter((other) => other !== subscriber);
+    if (buffer.listeners.length === 0) {
+      // The 30-second replay window starts when the last socket goes.
+      buffer.expiresAt = Date.now() + this.limits.retentionAfterDisconnectMs;
+    }
   }
 
   async close(): Promise<void> {

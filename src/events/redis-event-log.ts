@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { SessionFrame, SessionFrameBody } from '../core/events';
-import type { EventLog, FrameListener, Replay, Unsubscribe } from '../core/turns';
+import { asSubscriber, type EventLog, type FrameListener, type FrameSubscriber, type Replay, type Unsubscribe } from '../core/turns';
 import { onSubscriberResumed, redisKey } from '../redis/connection';
 import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 
@@ -75,9 +75,7 @@ type RedisWithScripts = Redis & {
 export class RedisEventLog implements EventLog {
   readonly name = 'redis' as const;
   private readonly redis: RedisWithScripts;
-  private readonly listeners = new Map<string, Set<FrameListener>>();
-  /** Each live listener's catch-up, called when the subscriber is back after a drop. */
-  private readonly gaps = new Map<FrameListener, () => void>();
+  private readonly listeners = new Map<string, Set<FrameSubscriber>>();
   /** Appends waiting for the end of this tick, per session. */
   private readonly batches = new Map<string, PendingAppend[]>();
 
@@ -94,15 +92,16 @@ export class RedisEventLog implements EventLog {
     });
     redis.defineCommand('eventLogRaise', { numberOfKeys: 1, lua: RAISE_SCRIPT });
     this.redis = redis as RedisWithScripts;
+    // Each live listener catches up when the subscriber connection is back after a drop.
     onSubscriberResumed(subscriber, () => {
-      for (const onGap of this.gaps.values()) onGap();
+      for (const set of [...this.listeners.values()]) for (const listener of [...set]) listener.onGap?.();
     });
     this.subscriber.on('message', (channel: string, message: string) => {
       const listeners = this.listeners.get(channel);
       if (!listeners) return;
       for (const text of message.split('\n')) {
         const frame = JSON.parse(text) as SessionFrame;
-        for (const listener of listeners) listener(frame, text);
+        for (const listener of listeners) listener.onFrame(frame, text);
       }
     });
   }
@@ -161,7 +160,8 @@ export class RedisEventLog implements EventLog {
     return { frames, complete: true };
   }
 
-  async subscribe(sessionId: string, listener: FrameListener, onGap?: () => void): Promise<Unsubscribe> {
+  async subscribe(sessionId: string, listener: FrameListener | FrameSubscriber, onGap?: () => void): Promise<Unsubscribe> {
+    const subscriber = asSubscriber(listener, onGap);
     const channel = this.channel(sessionId);
     let set = this.listeners.get(channel);
     if (!set) {
@@ -169,24 +169,22 @@ export class RedisEventLog implements EventLog {
       this.listeners.set(channel, set);
       await this.subscriber.subscribe(channel);
     }
-    set.add(listener);
-    if (onGap) this.gaps.set(listener, onGap);
-    return () => {
-      this.gaps.delete(listener);
-      const current = this.listeners.get(channel);
-      if (!current) return;
-      current.delete(listener);
-      if (current.size > 0) return;
-      this.listeners.delete(channel);
-      void this.subscriber.unsubscribe(channel).catch(() => undefined);
-      // The 30-second replay window starts when the last socket goes.
-      void this.redis.pexpire(this.streamKey(sessionId), this.limits.retentionAfterDisconnectMs).catch(() => undefined);
-    };
+    set.add(subscriber);
+    return () => this.unsubscribe(sessionId, subscriber);
+  }
+
+  unsubscribe(sessionId: string, subscriber: FrameSubscriber): void {
+    const channel = this.channel(sessionId);
+    const current = this.listeners.get(channel);
+    if (!current?.delete(subscriber) || current.size > 0) return;
+    this.listeners.delete(channel);
+    void this.subscriber.unsubscribe(channel).catch(() => undefined);
+    // The 30-second replay window starts when the last socket goes.
+    void this.redis.pexpire(this.streamKey(sessionId), this.limits.retentionAfterDisconnectMs).catch(() => undefined);
   }
 
   async close(): Promise<void> {
     this.listeners.clear();
-    this.gaps.clear();
   }
 
   private seqKey(sessionId: string): string {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isAnonymousChannel, WEB_CHANNEL, type ChannelScope } from '../core/channel';
 import { AppError } from '../core/errors';
-import type { SessionFrame } from '../core/events';
+import type { AgentState, SessionFrame } from '../core/events';
 import type { ApproverGroups, ClientAnswer, ConfirmResult, Hub, Ingested, SessionSummary } from '../core/hub';
 import type { ApprovalService } from '../approvals/approval-service';
 import type { ChannelName, InboundMessage } from '../core/inbound';
@@ -246,7 +246,8 @@ export class SwitchboardHub implements Hub {
   async announceSession(sessionId: string, seen: readonly SessionFrame[]): Promise<void> {
     const live = runningTurn(await this.deps.registry.get(sessionId));
     const turn = live?.turnId ? { turn_id: live.turnId } : {};
-    await this.events.append(sessionId, { type: 'agent_state', payload: { state: live?.state ?? 'idle', ...turn } });
+    const payload = live?.turnId ? { state: live.state, turn_id: live.turnId } : statePayload(live?.state ?? 'idle');
+    await this.events.append(sessionId, { type: 'agent_state', payload });
     const pending = live?.pending ?? null;
     if (pending && !seen.some((frame) => frame.type === 'tool_confirm_request' && frame.payload.confirmation_id === pending.confirmation_id)) {
       await this.events.append(sessionId, { type: 'tool_confirm_request', payload: { ...pending, ...turn } });
@@ -257,6 +258,17 @@ export class SwitchboardHub implements Hub {
     if (answer.type === 'pong') await this.events.append(sessionId, { type: 'pong', payload: {} });
     else await this.events.append(sessionId, { type: 'error', payload: { code: answer.code, message: answer.message } });
   }
+}
+
+/**
+ * `{state}` payloads of on-connect frames without a turn, one frozen object per state: the event log
+ * keeps each on-connect frame for replay, so every idle socket would otherwise hold a copy.
+ */
+const STATE_PAYLOADS = new Map<AgentState, { readonly state: AgentState }>();
+function statePayload(state: AgentState): { readonly state: AgentState } {
+  let payload = STATE_PAYLOADS.get(state);
+  if (!payload) STATE_PAYLOADS.set(state, (payload = Object.freeze({ state })));
+  return payload;
 }
 
 /** Whose message it is, as usage counts it: the chat contact (`slack:U123`), else the user account. */

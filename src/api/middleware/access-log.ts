@@ -11,6 +11,8 @@ import { redactSecretQueryValues } from '../../logs/redact';
  */
 export function accessLog(logger: Logger, options: { quietPrefixes: readonly string[] }): RequestHandler {
   return (req, res, next) => {
+    // Not even errors are logged (a silent hub): nothing to measure, no listener to add.
+    if (!logger.isLevelEnabled('error')) return next();
     const started = process.hrtime.bigint();
     const log = (aborted: boolean) => {
       const level = res.statusCode >= 500 ? 'error' : options.quietPrefixes.some((prefix) => req.originalUrl.startsWith(prefix)) ? 'debug' : 'info';
@@ -32,10 +34,9 @@ export function accessLog(logger: Logger, options: { quietPrefixes: readonly str
         requestLine(req, res, aborted ? undefined : durationMs),
       );
     };
-    res.once('finish', () => log(false));
-    res.once('close', () => {
-      if (!res.writableFinished) log(true); // the client went away before the answer was sent
-    });
+    // One listener, not two `once`s (each a wrapper and a bound function per request): a response
+    // always ends in 'close', finished or not (not finished: the client went away first).
+    res.on('close', () => log(!res.writableFinished));
     next();
   };
 }

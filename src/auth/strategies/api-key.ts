@@ -2,6 +2,7 @@ import passport from 'passport';
 import type { IncomingMessage } from 'node:http';
 import type { Principal } from '../../core/principal';
 import type { ApiKeys } from '../api-keys';
+import { apiKeyPrincipal } from '../principals';
 import type { Users } from '../users';
 
 export const API_KEY_STRATEGY = 'api-key';
@@ -44,6 +45,6 @@ export class ApiKeyStrategy extends passport.Strategy {
     if (!record) return null;
     const user = await this.users.forCredentialCheck(record.user_id);
     if (!user || !user.is_active) return null;
-    return { userId: user.id, username: user.username, role: user.role, via: 'api_key', apiKeyId: record.id };
+    return apiKeyPrincipal(user, record);
   }
 }
