@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam, RawMessageStreamEvent, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
 import { ProviderError, type ChatMessage, type LlmProvider, type ProviderChunk, type ProviderRequest, type ToolSpec } from '../provider';
 import type { EventSourceMessage } from 'eventsource-parser';
+import { createLeanFetch } from './lean-fetch';
 import { sseBatches } from './sse-reader';
 import { StreamGuard } from './stream-guard';
 
@@ -40,6 +41,7 @@ export class AnthropicProvider implements LlmProvider {
       timeout: options.timeoutMs,
       maxRetries: options.maxRetries,
       logLevel: 'off',
+      fetch: createLeanFetch(),
     });
   }
 

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ProviderError, type ChatMessage, type LlmProvider, type ProviderChunk, type ProviderRequest, type ToolCall, type ToolSpec } from '../provider';
 import type { EventSourceMessage } from 'eventsource-parser';
+import { createLeanFetch } from './lean-fetch';
 import { sseBatches } from './sse-reader';
 import { StreamGuard } from './stream-guard';
 
@@ -43,6 +44,7 @@ export class OpenAiProvider implements LlmProvider {
       timeout: options.timeoutMs,
       maxRetries: options.maxRetries,
       logLevel: 'off',
+      fetch: createLeanFetch(),
     });
   }
 
