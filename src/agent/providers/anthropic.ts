@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam, RawMessageStreamEvent, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
-import { ProviderError, type ChatMessage, type LlmProvider, type ProviderChunk, type ProviderRequest, type ToolSpec } from '../provider';
+import { flattenReads, ProviderError, type ChatMessage, type LlmProvider, type ProviderChunk, type ProviderRequest, type ToolSpec } from '../provider';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { createLeanFetch } from './lean-fetch';
 import { sseBatches } from './sse-reader';
@@ -45,7 +45,11 @@ export class AnthropicProvider implements LlmProvider {
     });
   }
 
-  async *stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
+  stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
+    return flattenReads(this.streamReads(request));
+  }
+
+  async *streamReads(request: ProviderRequest): AsyncIterable<ProviderChunk[]> {
     const guard = new StreamGuard(request.signal, this.options.timeoutMs);
     try {
       if (guard.callerAborted) return;
@@ -79,13 +83,13 @@ export class AnthropicProvider implements LlmProvider {
           failure = error;
         }
         guard.pause();
-        yield* out;
+        if (out.length > 0) yield out;
         if (failure) throw failure;
         guard.touch();
       }
       if (guard.callerAborted) return;
       guard.throwIfExpired(VENDOR);
-      yield* state.finish();
+      yield state.finish();
     } catch (error) {
       if (guard.callerAborted) return;
       throw guard.toProviderError(error, VENDOR, Anthropic);

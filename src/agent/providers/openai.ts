@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { ProviderError, type ChatMessage, type LlmProvider, type ProviderChunk, type ProviderRequest, type ToolCall, type ToolSpec } from '../provider';
+import { flattenReads, ProviderError, type ChatMessage, type LlmProvider, type ProviderChunk, type ProviderRequest, type ToolCall, type ToolSpec } from '../provider';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { createLeanFetch } from './lean-fetch';
 import { sseBatches } from './sse-reader';
@@ -48,7 +48,11 @@ export class OpenAiProvider implements LlmProvider {
     });
   }
 
-  async *stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
+  stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
+    return flattenReads(this.streamReads(request));
+  }
+
+  async *streamReads(request: ProviderRequest): AsyncIterable<ProviderChunk[]> {
     const guard = new StreamGuard(request.signal, this.timeoutMs);
     try {
       if (guard.callerAborted) return;
@@ -71,13 +75,13 @@ export class OpenAiProvider implements LlmProvider {
         const { out, failure } = state.apply(events);
         // Time spent by the consumer is not the server's silence.
         guard.pause();
-        yield* out;
+        if (out.length > 0) yield out;
         if (failure) throw failure;
         guard.touch();
       }
       if (guard.callerAborted) return;
       guard.throwIfExpired(VENDOR);
-      yield* state.finish();
+      yield state.finish();
     } catch (error) {
       if (guard.callerAborted) return;
       throw guard.toProviderError(error, VENDOR, OpenAI);
