@@ -181,9 +181,11 @@ export const benchmark: Benchmark = {
       { name: 'embedded: p50 ÷ floor', unit: '×', samples: ratio('embedded', 'floor') },
       { name: 'scaled: p50 ÷ floor', unit: '×', samples: ratio('scaled', 'floor') },
       ...real.flatMap((model) =>
-        (['embedded', 'scaled'] as const).map(
-          (variant): Metric => ({ name: `${hubLabel(variant, model)}: p50 ÷ in-process model`, unit: '×', samples: ratio(hubLabel(variant, model), variant) }),
-        ),
+        (['embedded', 'scaled'] as const).map((variant): Metric => ({
+          name: `${hubLabel(variant, model)}: p50 ÷ in-process model`,
+          unit: '×',
+          samples: ratio(hubLabel(variant, model), variant),
+        })),
       ),
       ...variants.map((variant): Metric => ({ name: `${variant}: p99`, unit: 'ms', samples: results[variant]!.p99 })),
       ...variants.map((variant): Metric => ({ name: `${variant}: round trips per run`, unit: 'count', samples: results[variant]!.count })),

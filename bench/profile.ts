@@ -64,7 +64,13 @@ export function summariseProfile(profile: CpuProfile, top = 25, window?: { from:
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([name, micros]) => `  ${((micros / total) * 100).toFixed(1).padStart(5)} %  ${(micros / 1000).toFixed(0).padStart(7)} ms  ${name}`);
-  return [`busy ${(total / 1000).toFixed(0)} ms${window ? ` while the load ran (${((window.to - window.from) / 1000).toFixed(0)} ms)` : ''}`, 'by package:', ...rows(byPackage).slice(0, 15), 'by function (self):', ...rows(byFunction)].join('\n');
+  return [
+    `busy ${(total / 1000).toFixed(0)} ms${window ? ` while the load ran (${((window.to - window.from) / 1000).toFixed(0)} ms)` : ''}`,
+    'by package:',
+    ...rows(byPackage).slice(0, 15),
+    'by function (self):',
+    ...rows(byFunction),
+  ].join('\n');
 }
 
 const USAGE = 'usage: profile [embedded|scaled|floor] [turns-per-socket] [history-messages] [--model=in-process|openai|anthropic] [--stream=tokens]';
@@ -96,7 +102,9 @@ async function main(): Promise<void> {
     await hub.stop();
   }
   for (const file of readdirSync(directory).filter((name) => name.endsWith('.cpuprofile'))) {
-    process.stdout.write(`\n${path.join(directory, file)}\n${summariseProfile(JSON.parse(readFileSync(path.join(directory, file), 'utf8')) as CpuProfile, 25, window)}\n`);
+    process.stdout.write(
+      `\n${path.join(directory, file)}\n${summariseProfile(JSON.parse(readFileSync(path.join(directory, file), 'utf8')) as CpuProfile, 25, window)}\n`,
+    );
   }
 }
 

@@ -203,7 +203,8 @@ export const benchmark: Benchmark = {
       setup: {
         sockets,
         answer_tokens: answerTokens,
-        model: 'fixed answer, no latency: in-process (bench/lib/models.ts), and over HTTP through the real openai / anthropic provider (bench/lib/model-server-entry.ts)',
+        model:
+          'fixed answer, no latency: in-process (bench/lib/models.ts), and over HTTP through the real openai / anthropic provider (bench/lib/model-server-entry.ts)',
         models: models.join(', '),
         client: 'this process; each socket sends its next user_message when `done` arrives; fresh sessions per run',
         cpu: '/proc/<pid>/stat user+system of the hub processes; scaled adds the PostgreSQL backends of its database and the Redis server (shared with anything else using it)',

@@ -71,7 +71,11 @@ export function hubLabel(variant: string, model: BenchModel = 'in-process'): str
 }
 
 /** The fake vendor server in a process of its own; the hub's environment that points the provider at it. */
-async function startModelServer(model: 'openai' | 'anthropic', tokens: Record<string, string>, cwd: string): Promise<{ child: Child; env: Record<string, string> }> {
+async function startModelServer(
+  model: 'openai' | 'anthropic',
+  tokens: Record<string, string>,
+  cwd: string,
+): Promise<{ child: Child; env: Record<string, string> }> {
   const child = spawnNode(path.join(__dirname, 'model-server-entry.js'), { ...tokens, BENCH_MODEL_VENDOR: model }, cwd);
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {

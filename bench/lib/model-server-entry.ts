@@ -16,7 +16,8 @@ if (vendor !== 'openai' && vendor !== 'anthropic') throw new Error(`BENCH_MODEL_
 const tokens = wordTokens(Number(process.env.BENCH_ANSWER_TOKENS ?? '20'));
 const delayMs = Number(process.env.BENCH_TOKEN_DELAY_MS ?? '0');
 const server = vendor === 'openai' ? new FakeOpenAiServer() : new FakeAnthropicServer();
-const reply = vendor === 'openai' ? openAiTextReply(tokens, { prompt: 40, completion: tokens.length }) : anthropicTextReply(tokens, { input: 40, output: tokens.length });
+const reply =
+  vendor === 'openai' ? openAiTextReply(tokens, { prompt: 40, completion: tokens.length }) : anthropicTextReply(tokens, { input: 40, output: tokens.length });
 server.answerEvery({ ...reply, ...(delayMs > 0 ? { delayMs } : {}) }, { record: false });
 
 void server.start().then((url) => process.stdout.write(`bench model ready ${url}\n`));

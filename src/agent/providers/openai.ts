@@ -1,6 +1,15 @@
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { flattenReads, ProviderError, type ChatMessage, type LlmProvider, type ProviderChunk, type ProviderRequest, type ToolCall, type ToolSpec } from '../provider';
+import {
+  flattenReads,
+  ProviderError,
+  type ChatMessage,
+  type LlmProvider,
+  type ProviderChunk,
+  type ProviderRequest,
+  type ToolCall,
+  type ToolSpec,
+} from '../provider';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { createLeanFetch } from './lean-fetch';
 import { sseBatches } from './sse-reader';
