@@ -47,6 +47,8 @@ export class ScriptedHttpServer {
   private record = true;
   /** Requests received (also when not recorded). */
   received = 0;
+  /** TCP connections accepted (a client that keeps its connection alive opens one). */
+  connections = 0;
   private readonly server = http.createServer((request, response) => void this.handle(request, response));
   private readonly sockets = new Set<import('node:net').Socket>();
   /** Resolves when a stream has sent its first event (to abort mid-stream). */
@@ -54,6 +56,7 @@ export class ScriptedHttpServer {
 
   constructor(private readonly expectedPath: string) {
     this.server.on('connection', (socket) => {
+      this.connections += 1;
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });

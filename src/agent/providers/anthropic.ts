@@ -73,14 +73,14 @@ export class AnthropicProvider implements LlmProvider {
       for await (const events of sseBatches(response, guard.signal)) {
         const out: ProviderChunk[] = [];
         // What the read held before a bad event still goes out, as the SDK's stream would have yielded it.
-        let failure: unknown = null;
+        let failure: Error | null = null;
         try {
           for (const event of events) {
             const parsed = parseEvent(event, response.headers);
             if (parsed) out.push(...state.apply(parsed));
           }
         } catch (error) {
-          failure = error;
+          failure = error instanceof Error ? error : new Error(String(error));
         }
         guard.pause();
         if (out.length > 0) yield out;

@@ -110,7 +110,7 @@ class ChunkState {
   constructor(private readonly headers: Headers) {}
 
   /** The chunks of one read's events; what came before a bad event still goes out, as the SDK's stream would have yielded it. */
-  apply(events: readonly EventSourceMessage[]): { out: ProviderChunk[]; failure: unknown } {
+  apply(events: readonly EventSourceMessage[]): { out: ProviderChunk[]; failure: Error | null } {
     const out: ProviderChunk[] = [];
     try {
       for (const event of events) {
@@ -123,7 +123,7 @@ class ChunkState {
         if (chunk) this.add(chunk, out);
       }
     } catch (error) {
-      return { out, failure: error };
+      return { out, failure: error instanceof Error ? error : new Error(String(error)) };
     }
     return { out, failure: null };
   }
