@@ -5,8 +5,9 @@ import type WebSocket from 'ws';
 import { spawnNode } from './lib/child';
 import type { Benchmark, Metric } from './lib/benchmark';
 import { closeSockets, openSocket } from './lib/hub';
-import { startHubProcess, type HubUnderTest } from './lib/hub-process';
+import { benchModels, hubLabel, startHubProcess, type BenchModel, type HubUnderTest } from './lib/hub-process';
 import { withTimeout } from './lib/latency';
+import { processCpuSeconds } from './lib/proc-cpu';
 
 /**
  * Token frames per second delivered to one session socket: a turn whose model yields
@@ -16,6 +17,8 @@ import { withTimeout } from './lib/latency';
  * server (a process of its own) sending the same number of frames, each byte for byte a token frame
  * the hub sent, in a plain loop. Timed from the request (user_message; for the baseline, a trigger frame) to the last
  * token frame, so the hub's figure includes starting the turn. Each turn uses a fresh session (the worker reads the whole history every turn).
+ * Each hub runs with the in-process model and with the real `openai` / `anthropic` provider reading
+ * the answer over HTTP from the fake vendor server (one SSE event per token, in a process of its own).
  */
 export const TOKEN_STREAM_BENCH = {
   tokensPerTurn: 20_000,
@@ -75,17 +78,22 @@ async function hubTurn(hub: HubUnderTest): Promise<Stream & { sample: string }> 
   }
 }
 
-/** Repeats turns for `seconds`; the rate is every frame over the time spent streaming them. */
-async function measure(turn: () => Promise<Stream>, seconds: number): Promise<number> {
+/**
+ * Repeats turns for `seconds`; the rate is every frame over the time spent streaming them. `cpu`
+ * reads the CPU seconds of the serving processes: the run also gives their CPU µs per frame, which
+ * a machine shared with other work moves far less than the rate.
+ */
+async function measure(turn: () => Promise<Stream>, seconds: number, cpu: () => Promise<number>): Promise<{ rate: number; cpuUsPerFrame: number }> {
   let frames = 0;
   let streaming = 0;
   const until = Date.now() + seconds * 1000;
+  const before = await cpu();
   do {
     const stream = await turn();
     frames += stream.frames;
     streaming += stream.seconds;
   } while (Date.now() < until);
-  return frames / streaming;
+  return { rate: frames / streaming, cpuUsPerFrame: (((await cpu()) - before) * 1e6) / frames };
 }
 
 export const benchmark: Benchmark = {
@@ -93,20 +101,34 @@ export const benchmark: Benchmark = {
   description: 'token frames/s delivered on one session socket (embedded, scaled) vs a raw ws send loop of the same frames',
   async run({ runs, durationS, warmupS, log }) {
     const { tokensPerTurn, turnTimeoutMs, goals } = TOKEN_STREAM_BENCH;
-    const rates: Record<'embedded' | 'scaled', number[]> = { embedded: [], scaled: [] };
+    const models = benchModels();
+    const rates: Record<string, number[]> = {};
+    const cpuPerFrame: Record<string, number[]> = {};
     let sampleFrame = '';
-    for (const variant of ['embedded', 'scaled'] as const) {
-      const hub = await startHubProcess({ variant, answerTokens: tokensPerTurn });
+    const hubs = (['embedded', 'scaled'] as const).flatMap((kind) => models.map((model: BenchModel) => ({ kind, model })));
+    for (const { kind, model } of hubs) {
+      const variant = hubLabel(kind, model);
+      rates[variant] = [];
+      cpuPerFrame[variant] = [];
+      const hub = await startHubProcess({ variant: kind, answerTokens: tokensPerTurn, model });
+      // Every serving process (scaled: PostgreSQL and Redis too); not the model server, whose CPU is the model's.
+      const hubCpu = async () => Object.values(await hub.cpu()).reduce((sum, seconds) => sum + seconds, 0);
       try {
         log(`warm-up ${variant} (${warmupS} s)`);
-        await measure(async () => {
-          const stream = await hubTurn(hub);
-          sampleFrame = stream.sample;
-          return stream;
-        }, warmupS);
+        await measure(
+          async () => {
+            const stream = await hubTurn(hub);
+            sampleFrame ||= stream.sample;
+            return stream;
+          },
+          warmupS,
+          hubCpu,
+        );
         for (let run = 0; run < runs; run += 1) {
-          rates[variant].push(await measure(() => hubTurn(hub), durationS));
-          log(`run ${run + 1}/${runs} ${variant}: ${rates[variant][run]!.toFixed(0)} frames/s`);
+          const measured = await measure(() => hubTurn(hub), durationS, hubCpu);
+          rates[variant]!.push(measured.rate);
+          cpuPerFrame[variant]!.push(measured.cpuUsPerFrame);
+          log(`run ${run + 1}/${runs} ${variant}: ${measured.rate.toFixed(0)} frames/s, CPU ${measured.cpuUsPerFrame.toFixed(2)} µs/frame`);
         }
       } finally {
         await hub.stop();
@@ -117,6 +139,8 @@ export const benchmark: Benchmark = {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-raw-ws-'));
     const raw = spawnNode(path.join(__dirname, 'lib', 'raw-ws-entry.js'), { BENCH_FRAME: sampleFrame, BENCH_FRAMES: String(tokensPerTurn) }, dataDir);
     const baseRates: number[] = [];
+    const baseCpu: number[] = [];
+    const rawCpu = () => Promise.resolve(processCpuSeconds(raw.process.pid!));
     try {
       const port = await new Promise<number>((resolve, reject) => {
         let output = '';
@@ -133,32 +157,43 @@ export const benchmark: Benchmark = {
         socket.send('go');
         return withTimeout(counted, turnTimeoutMs, 'baseline: the stream did not end');
       };
-      await measure(baselineTurn, warmupS);
+      await measure(baselineTurn, warmupS, rawCpu);
       for (let run = 0; run < runs; run += 1) {
-        baseRates.push(await measure(baselineTurn, durationS));
-        log(`run ${run + 1}/${runs} raw ws: ${baseRates[run]!.toFixed(0)} frames/s`);
+        const measured = await measure(baselineTurn, durationS, rawCpu);
+        baseRates.push(measured.rate);
+        baseCpu.push(measured.cpuUsPerFrame);
+        log(`run ${run + 1}/${runs} raw ws: ${measured.rate.toFixed(0)} frames/s, CPU ${measured.cpuUsPerFrame.toFixed(2)} µs/frame`);
       }
       await closeSockets([socket]);
     } finally {
       await raw.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
+    // The same goals for every model path: the real provider's is the one users run.
     const metrics: Metric[] = [
-      {
-        name: 'embedded ÷ raw ws',
-        unit: '×',
-        samples: rates.embedded.map((rate, run) => rate / baseRates[run]!),
-        goal: { text: `≥ ${goals.embeddedRatio}`, met: (median) => median >= goals.embeddedRatio },
-      },
-      {
-        name: 'scaled ÷ raw ws',
-        unit: '×',
-        samples: rates.scaled.map((rate, run) => rate / baseRates[run]!),
-        goal: { text: `≥ ${goals.scaledRatio}`, met: (median) => median >= goals.scaledRatio },
-      },
-      { name: 'embedded: token frames', unit: 'frames/s', samples: rates.embedded },
-      { name: 'scaled: token frames', unit: 'frames/s', samples: rates.scaled },
+      ...hubs.map(({ kind, model }): Metric => {
+        const goal = kind === 'embedded' ? goals.embeddedRatio : goals.scaledRatio;
+        return {
+          name: `${hubLabel(kind, model)} ÷ raw ws`,
+          unit: '×',
+          samples: rates[hubLabel(kind, model)]!.map((rate, run) => rate / baseRates[run]!),
+          goal: { text: `≥ ${goal}`, met: (median) => median >= goal },
+        };
+      }),
+      ...hubs.map(({ kind, model }): Metric => ({ name: `${hubLabel(kind, model)}: token frames`, unit: 'frames/s', samples: rates[hubLabel(kind, model)]! })),
       { name: 'raw ws: same frames', unit: 'frames/s', samples: baseRates },
+      // Load-robust companions of the rates: CPU per frame of the serving processes, and raw ws's ÷ the hub's.
+      ...hubs.map(({ kind, model }): Metric => ({
+        name: `${hubLabel(kind, model)}: CPU per token frame`,
+        unit: 'µs',
+        samples: cpuPerFrame[hubLabel(kind, model)]!,
+      })),
+      { name: 'raw ws: CPU per frame', unit: 'µs', samples: baseCpu },
+      ...hubs.map(({ kind, model }): Metric => ({
+        name: `${hubLabel(kind, model)}: raw ws CPU per frame ÷ hub's`,
+        unit: '×',
+        samples: cpuPerFrame[hubLabel(kind, model)]!.map((micros, run) => baseCpu[run]! / micros),
+      })),
     ];
     return {
       metrics,
@@ -167,6 +202,7 @@ export const benchmark: Benchmark = {
         frame_bytes: Buffer.byteLength(sampleFrame),
         frame_example: sampleFrame,
         hubs: 'processes of their own; client and the raw ws loop in the bench process',
+        models: `in-process, and over HTTP through the real provider: ${models.filter((model) => model !== 'in-process').join(', ') || 'none'}`,
         timing: 'request sent to last token frame received, summed over the turns of a run',
       },
     };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Benchmark, Metric } from './lib/benchmark';
 import type { BenchHub } from './lib/hub';
-import { cpuDelta, startHubProcess, type HubUnderTest } from './lib/hub-process';
+import { benchModels, cpuDelta, hubLabel, startHubProcess, type BenchModel, type HubUnderTest } from './lib/hub-process';
 import { percentile } from './lib/latency';
 import { SessionRows } from './lib/session-rows';
 import { driveTurns, type TurnRun } from './lib/turn-driver';
@@ -16,7 +16,10 @@ import { driveTurns, type TurnRun } from './lib/turn-driver';
  * hub's CPU per turn on sessions with `historyMessages` messages of history against fresh sessions,
  * with the default context window (8192 tokens): a long session's prompt holds its newest turns and
  * the rolling summary of the rest, so what a turn costs must not grow with the stored history.
- * Each run uses fresh sessions.
+ * Each run uses fresh sessions. The embedded and scaled hubs run with the in-process model (the
+ * floor of the hub's own cost) and with the real `openai` and `anthropic` providers over HTTP
+ * against the fake vendor server in a process of its own (BENCH_MODELS picks; the model server's CPU
+ * is not counted: a deployment's model runs elsewhere).
  */
 export const TURN_COST_BENCH = {
   sockets: 64,
@@ -28,10 +31,13 @@ export const TURN_COST_BENCH = {
     embedded: { turnsPerSecond: 300, cpuMsPerTurn: 4 },
     scaled: { turnsPerSecond: 200, cpuMsPerTurn: 8 },
     historyRatio: 1.2,
+    /** Real provider path (issue 34): turns/s ≥ 0.6× the same hub with the in-process model; CPU per turn, embedded. */
+    realPath: { turnsRatio: 0.6, embeddedCpuMsPerTurn: 1.5 },
   },
 };
 
 type Variant = 'floor' | 'embedded' | 'scaled';
+type RealModel = Exclude<BenchModel, 'in-process'>;
 
 interface Measured {
   rate: number;
@@ -59,14 +65,45 @@ export async function fillHistory(hub: HubUnderTest, sessionIds: readonly string
   }
 }
 
+/** A real-provider hub against the same hub with the in-process model, run by run (same-run baselines). */
+function realPathMetrics(variant: 'embedded' | 'scaled', model: RealModel, real: Measured[], inProcess: Measured[]): Metric[] {
+  const { realPath } = TURN_COST_BENCH.goals;
+  const label = hubLabel(variant, model);
+  const embedded = variant === 'embedded';
+  return [
+    { name: `${label}: turns at saturation`, unit: 'turns/s', samples: real.map((m) => m.rate) },
+    {
+      name: `${label}: turns/s ÷ in-process model`,
+      unit: '×',
+      samples: real.map((m, run) => m.rate / inProcess[run]!.rate),
+      ...(embedded ? { goal: { text: `≥ ${realPath.turnsRatio}`, met: (median: number) => median >= realPath.turnsRatio } } : {}),
+    },
+    {
+      name: `${label}: CPU per turn, all processes`,
+      unit: 'ms',
+      samples: real.map((m) => m.cpuMs.total!),
+      ...(embedded ? { goal: { text: `≤ ${realPath.embeddedCpuMsPerTurn}`, met: (median: number) => median <= realPath.embeddedCpuMsPerTurn } } : {}),
+    },
+    { name: `${label}: CPU per turn ÷ in-process model`, unit: '×', samples: real.map((m, run) => m.cpuMs.total! / inProcess[run]!.cpuMs.total!) },
+    { name: `${label}: turn p50 at saturation`, unit: 'ms', samples: real.map((m) => m.p50) },
+  ];
+}
+
 export const benchmark: Benchmark = {
   name: 'turn-cost',
   description: 'complete 20-token turns/s at saturation and CPU ms per turn (all serving processes): floor, embedded, scaled; history 500 vs fresh',
   async run({ runs, durationS, warmupS, log }) {
     const { sockets, answerTokens } = TURN_COST_BENCH;
-    const results: Record<Variant, Measured[]> = { floor: [], embedded: [], scaled: [] };
-    for (const variant of ['floor', 'embedded', 'scaled'] as const) {
-      const hub = await startHubProcess({ variant, answerTokens });
+    const results: Record<string, Measured[]> = {};
+    const models = benchModels();
+    const hubs: { variant: Variant; model: BenchModel }[] = [
+      { variant: 'floor', model: 'in-process' },
+      ...(['embedded', 'scaled'] as const).flatMap((variant) => models.map((model) => ({ variant, model }))),
+    ];
+    for (const { variant: kind, model } of hubs) {
+      const variant = hubLabel(kind, model);
+      results[variant] = [];
+      const hub = await startHubProcess({ variant: kind, answerTokens, model });
       try {
         log(`warm-up ${variant}`);
         const warm = await measure(hub, sockets, 3);
@@ -74,7 +111,7 @@ export const benchmark: Benchmark = {
         const turnsPerSocket = Math.max(5, Math.round((warmAgain.rate * durationS) / sockets));
         for (let run = 0; run < runs; run += 1) {
           const measured = await measure(hub, sockets, turnsPerSocket);
-          results[variant].push(measured);
+          results[variant]!.push(measured);
           const parts = Object.entries(measured.cpuMs)
             .map(([part, ms]) => `${part} ${ms.toFixed(2)}`)
             .join(', ');
@@ -117,36 +154,41 @@ export const benchmark: Benchmark = {
     }
 
     const { goals } = TURN_COST_BENCH;
-    const floorRate = (run: number) => results.floor[run]!.rate;
-    const floorCpu = (run: number) => results.floor[run]!.cpuMs.total!;
+    const floor = results.floor!;
+    const floorRate = (run: number) => floor[run]!.rate;
+    const floorCpu = (run: number) => floor[run]!.cpuMs.total!;
     const metrics: Metric[] = [];
     for (const variant of ['embedded', 'scaled'] as const) {
       const goal = goals[variant];
+      const inProcess = results[variant]!;
       metrics.push(
         {
           name: `${variant}: turns at saturation`,
           unit: 'turns/s',
-          samples: results[variant].map((m) => m.rate),
+          samples: inProcess.map((m) => m.rate),
           goal: { text: `≥ ${goal.turnsPerSecond}`, met: (median) => median >= goal.turnsPerSecond },
         },
         {
           name: `${variant}: CPU per turn, all processes`,
           unit: 'ms',
-          samples: results[variant].map((m) => m.cpuMs.total!),
+          samples: inProcess.map((m) => m.cpuMs.total!),
           goal: { text: `≤ ${goal.cpuMsPerTurn}`, met: (median) => median <= goal.cpuMsPerTurn },
         },
-        { name: `${variant}: turns/s ÷ floor`, unit: '×', samples: results[variant].map((m, run) => m.rate / floorRate(run)) },
-        { name: `${variant}: CPU per turn ÷ floor`, unit: '×', samples: results[variant].map((m, run) => m.cpuMs.total! / floorCpu(run)) },
-        { name: `${variant}: turn p50 at saturation`, unit: 'ms', samples: results[variant].map((m) => m.p50) },
+        { name: `${variant}: turns/s ÷ floor`, unit: '×', samples: inProcess.map((m, run) => m.rate / floorRate(run)) },
+        { name: `${variant}: CPU per turn ÷ floor`, unit: '×', samples: inProcess.map((m, run) => m.cpuMs.total! / floorCpu(run)) },
+        { name: `${variant}: turn p50 at saturation`, unit: 'ms', samples: inProcess.map((m) => m.p50) },
       );
-      for (const part of Object.keys(results[variant][0]!.cpuMs).filter((name) => name !== 'total')) {
-        metrics.push({ name: `${variant}: CPU per turn, ${part}`, unit: 'ms', samples: results[variant].map((m) => m.cpuMs[part]!) });
+      for (const part of Object.keys(inProcess[0]!.cpuMs).filter((name) => name !== 'total')) {
+        metrics.push({ name: `${variant}: CPU per turn, ${part}`, unit: 'ms', samples: inProcess.map((m) => m.cpuMs[part]!) });
+      }
+      for (const model of models.filter((name): name is RealModel => name !== 'in-process')) {
+        metrics.push(...realPathMetrics(variant, model, results[hubLabel(variant, model)]!, inProcess));
       }
     }
     metrics.push(
-      { name: 'floor: turns at saturation', unit: 'turns/s', samples: results.floor.map((m) => m.rate) },
-      { name: 'floor: CPU per turn', unit: 'ms', samples: results.floor.map((m) => m.cpuMs.total!) },
-      { name: 'floor: turn p50 at saturation', unit: 'ms', samples: results.floor.map((m) => m.p50) },
+      { name: 'floor: turns at saturation', unit: 'turns/s', samples: floor.map((m) => m.rate) },
+      { name: 'floor: CPU per turn', unit: 'ms', samples: floor.map((m) => m.cpuMs.total!) },
+      { name: 'floor: turn p50 at saturation', unit: 'ms', samples: floor.map((m) => m.p50) },
       {
         name: `embedded: CPU per turn at ${TURN_COST_BENCH.historyMessages} messages ÷ fresh`,
         unit: '×',
@@ -161,7 +203,9 @@ export const benchmark: Benchmark = {
       setup: {
         sockets,
         answer_tokens: answerTokens,
-        model: 'fixed answer, no latency (bench/lib/models.ts)',
+        model:
+          'fixed answer, no latency: in-process (bench/lib/models.ts), and over HTTP through the real openai / anthropic provider (bench/lib/model-server-entry.ts)',
+        models: models.join(', '),
         client: 'this process; each socket sends its next user_message when `done` arrives; fresh sessions per run',
         cpu: '/proc/<pid>/stat user+system of the hub processes; scaled adds the PostgreSQL backends of its database and the Redis server (shared with anything else using it)',
         history: `${TURN_COST_BENCH.historySockets} sockets × ${TURN_COST_BENCH.historyTurnsPerSocket} turns, default context window; long sessions: ${TURN_COST_BENCH.historyMessages} stored messages and one turn before measuring`,

@@ -13,7 +13,7 @@ const { spawnSync } = require('node:child_process');
 const { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 
-const INPUT_DIRS = ['src', 'adapters', 'bench', path.join('docs', 'generate')];
+const INPUT_DIRS = ['src', 'adapters', 'bench', path.join('test', 'fakes'), path.join('docs', 'generate')];
 const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
 /** Written after an SWC build (tsc writes its own `.tsbuildinfo`); either marks dist/ as built. */
 const STAMPS = [path.join('dist', '.tsbuildinfo'), path.join('dist', '.build-stamp')];

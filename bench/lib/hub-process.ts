@@ -43,6 +43,51 @@ export interface HubProcessOptions {
   env?: Record<string, string>;
   /** Every hub process writes a V8 CPU profile here when it exits (`--cpu-prof`). */
   profileDir?: string;
+  /**
+   * Where the hub's model is: `in-process` (FixedAnswerProvider, the floor of the hub's own cost) or
+   * reached over HTTP through the real `openai` / `anthropic` provider, against the fake vendor
+   * server of the tests in a process of its own (bench/lib/model-server-entry.ts). Default in-process.
+   */
+  model?: BenchModel;
+}
+
+export type BenchModel = 'in-process' | 'openai' | 'anthropic';
+export const BENCH_MODELS: readonly BenchModel[] = ['in-process', 'openai', 'anthropic'];
+
+/**
+ * The models a run covers: BENCH_MODELS=in-process,openai (default all three), so a quick run can
+ * leave a path out. The in-process model is always kept: the real paths are compared with it.
+ */
+export function benchModels(): BenchModel[] {
+  const listed = (process.env.BENCH_MODELS ?? BENCH_MODELS.join(',')).split(',').map((name) => name.trim());
+  const unknown = listed.filter((name) => !BENCH_MODELS.includes(name as BenchModel));
+  if (unknown.length > 0) throw new Error(`BENCH_MODELS: unknown ${unknown.join(', ')} (known: ${BENCH_MODELS.join(', ')})`);
+  return BENCH_MODELS.filter((model) => model === 'in-process' || listed.includes(model));
+}
+
+/** `embedded`, `embedded/openai`: a hub's label in logs and metric names. */
+export function hubLabel(variant: string, model: BenchModel = 'in-process'): string {
+  return model === 'in-process' ? variant : `${variant}/${model}`;
+}
+
+/** The fake vendor server in a process of its own; the hub's environment that points the provider at it. */
+async function startModelServer(
+  model: 'openai' | 'anthropic',
+  tokens: Record<string, string>,
+  cwd: string,
+): Promise<{ child: Child; env: Record<string, string> }> {
+  const child = spawnNode(path.join(__dirname, 'model-server-entry.js'), { ...tokens, BENCH_MODEL_VENDOR: model }, cwd);
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.process.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /bench model ready (\S+)\n/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.waitFor('bench model ready').catch(reject);
+  });
+  // Provider settings as an operator gives them; a short silence limit would only hide a stalled stream.
+  return { child, env: { SERVICE_LLM_PROVIDER: model, SERVICE_LLM_BASE_URL: url, SERVICE_LLM_MODEL: `bench-${model}`, SERVICE_LLM_API_KEY: 'bench-key' } };
 }
 
 const READY = /bench (?:hub|floor) ready (\d+)(?: metrics (\d+))?\n/;
@@ -76,9 +121,11 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
   const children: Child[] = [];
   const nodeArguments = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
   let database: ThrowAwayDatabase | null = null;
+  let modelServer: Child | null = null;
   const prefix = uniquePrefix(options.variant);
   const cleanup = async () => {
     await Promise.all(children.map((child) => child.stop()));
+    await modelServer?.stop();
     await database?.drop();
     if (options.variant === 'scaled') await deleteRedisKeys(prefix);
     rmSync(dataDir, { recursive: true, force: true });
@@ -112,6 +159,11 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
         ? { SERVICE_METRICS_ENABLED: 'true', SERVICE_METRICS_PORT: '0', SERVICE_METRICS_TOKEN: 'bench-metrics-token-0123456789' }
         : {};
     let extra: Record<string, string> = { ...metrics, ...options.env };
+    if (options.model && options.model !== 'in-process') {
+      const server = await startModelServer(options.model, model, dataDir);
+      modelServer = server.child;
+      extra = { ...extra, ...server.env };
+    }
     if (options.variant === 'scaled') {
       database = await createPostgresDatabase();
       extra = {
@@ -151,7 +203,7 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
       }
     };
     return {
-      label: options.variant,
+      label: hubLabel(options.variant, options.model),
       base,
       headers,
       metricsUrls,

@@ -1,4 +1,4 @@
-import type { ChatMessage, LlmProvider, ToolCall } from './provider';
+import { chunkBatches, type ChatMessage, type LlmProvider, type ToolCall } from './provider';
 import { messageTokens } from './memory';
 import { countTokens } from './tokens';
 import type { ToolBox } from './tool-box';
@@ -139,19 +139,26 @@ export async function callModel(
   const calls: ToolCall[] = [];
   let usage: Usage | null = null;
   const specs = tools?.specs() ?? [];
-  for await (const chunk of provider.stream({ messages, tools: specs.length > 0 ? specs : undefined, signal: ports.signal })) {
+  // By read: every event of a read is sent (in order: the log numbers them as they are sent), then
+  // awaited once, so a fast stream costs one await per read rather than per token.
+  for await (const batch of chunkBatches(provider, { messages, tools: specs.length > 0 ? specs : undefined, signal: ports.signal })) {
     ports.signal.throwIfAborted();
-    if (chunk.type === 'usage') usage = { inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens };
-    else if (chunk.type === 'tool_call') calls.push(chunk.call);
-    else {
-      text += chunk.text;
-      if (!stream) continue;
-      if (!state.writing) {
-        state.writing = true;
-        await ports.emit({ type: 'agent_state', payload: { state: 'writing' } });
+    const sends: Promise<void>[] = [];
+    for (const chunk of batch) {
+      if (chunk.type === 'usage') usage = { inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens };
+      else if (chunk.type === 'tool_call') calls.push(chunk.call);
+      else {
+        text += chunk.text;
+        if (!stream) continue;
+        if (!state.writing) {
+          state.writing = true;
+          sends.push(ports.emit({ type: 'agent_state', payload: { state: 'writing' } }));
+        }
+        sends.push(ports.emit({ type: 'token', payload: { text: chunk.text, final: state.toolCallSeen } }));
       }
-      await ports.emit({ type: 'token', payload: { text: chunk.text, final: state.toolCallSeen } });
     }
+    if (sends.length === 1) await sends[0];
+    else if (sends.length > 1) await Promise.all(sends);
   }
   ports.signal.throwIfAborted();
   // A provider that reports no usage is counted here with the same tokenizer.

@@ -43,6 +43,26 @@ export interface LlmProvider {
   readonly name: string;
   readonly model: string;
   stream(request: ProviderRequest): AsyncIterable<ProviderChunk>;
+  /**
+   * Optional: the same chunks as `stream`, grouped by the read of the model's response that
+   * completed them (a fast server packs many tokens into one read). A consumer that takes batches
+   * does its per-chunk async work (iteration, awaiting its event sends) once per read.
+   */
+  streamReads?(request: ProviderRequest): AsyncIterable<ProviderChunk[]>;
+}
+
+/** A provider's chunks by read: `streamReads` when it has it, else each chunk on its own. */
+export async function* chunkBatches(provider: LlmProvider, request: ProviderRequest): AsyncGenerator<ProviderChunk[]> {
+  if (provider.streamReads) {
+    yield* provider.streamReads(request);
+    return;
+  }
+  for await (const chunk of provider.stream(request)) yield [chunk];
+}
+
+/** `stream` of a provider that implements `streamReads`: the batches' chunks one by one. */
+export async function* flattenReads(batches: AsyncIterable<ProviderChunk[]>): AsyncGenerator<ProviderChunk> {
+  for await (const batch of batches) yield* batch;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { LlmProvider, ProviderChunk, ProviderRequest } from '../agent/provider';
+import { chunkBatches, flattenReads, type LlmProvider, type ProviderChunk, type ProviderRequest } from '../agent/provider';
 import type { HubMetrics } from '../metrics/hub-metrics';
 import { failed, SpanKind, type Tracing } from '../tracing/tracing';
 
@@ -10,14 +10,16 @@ import { failed, SpanKind, type Tracing } from '../tracing/tracing';
  */
 export function observedProvider(provider: LlmProvider, metrics: HubMetrics | null, tracing: Tracing | null): LlmProvider {
   if (!metrics && !tracing) return provider;
+  // Observed by read: a provider with `streamReads` keeps its batches.
   return {
     name: provider.name,
     model: provider.model,
-    stream: (request) => observe(provider, request, metrics, tracing),
+    stream: (request) => flattenReads(observe(provider, request, metrics, tracing)),
+    streamReads: (request) => observe(provider, request, metrics, tracing),
   };
 }
 
-async function* observe(provider: LlmProvider, request: ProviderRequest, metrics: HubMetrics | null, tracing: Tracing | null): AsyncGenerator<ProviderChunk> {
+async function* observe(provider: LlmProvider, request: ProviderRequest, metrics: HubMetrics | null, tracing: Tracing | null): AsyncGenerator<ProviderChunk[]> {
   const started = performance.now();
   const span =
     tracing?.startSpan(`chat ${provider.model}`, {
@@ -33,15 +35,17 @@ async function* observe(provider: LlmProvider, request: ProviderRequest, metrics
   let first = true;
   let outcome: 'ok' | 'error' | 'aborted' = 'ok';
   try {
-    for await (const chunk of provider.stream(request)) {
-      if (first && chunk.type !== 'usage') {
-        first = false;
-        const seconds = (performance.now() - started) / 1000;
-        metrics?.modelFirstTokenAfter(provider.model, seconds);
-        span?.addEvent('gen_ai.first_token');
+    for await (const batch of chunkBatches(provider, request)) {
+      for (const chunk of batch) {
+        if (first && chunk.type !== 'usage') {
+          first = false;
+          const seconds = (performance.now() - started) / 1000;
+          metrics?.modelFirstTokenAfter(provider.model, seconds);
+          span?.addEvent('gen_ai.first_token');
+        }
+        if (chunk.type === 'usage') span?.setAttributes({ 'gen_ai.usage.input_tokens': chunk.inputTokens, 'gen_ai.usage.output_tokens': chunk.outputTokens });
       }
-      if (chunk.type === 'usage') span?.setAttributes({ 'gen_ai.usage.input_tokens': chunk.inputTokens, 'gen_ai.usage.output_tokens': chunk.outputTokens });
-      yield chunk;
+      yield batch;
     }
   } catch (error) {
     outcome = request.signal.aborted ? 'aborted' : 'error';

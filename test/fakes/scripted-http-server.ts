@@ -41,6 +41,14 @@ export interface SseEvent {
 export class ScriptedHttpServer {
   readonly requests: RecordedRequest[] = [];
   private readonly replies: ScriptedReply[] = [];
+  /** Answers every request the queue has no reply for (bench/lib/model-server-entry.ts). */
+  private standing: { reply: ScriptedReply; rendered: string[] } | null = null;
+  /** Off: requests are counted, not kept (a benchmark sends thousands). */
+  private record = true;
+  /** Requests received (also when not recorded). */
+  received = 0;
+  /** TCP connections accepted (a client that keeps its connection alive opens one). */
+  connections = 0;
   private readonly server = http.createServer((request, response) => void this.handle(request, response));
   private readonly sockets = new Set<import('node:net').Socket>();
   /** Resolves when a stream has sent its first event (to abort mid-stream). */
@@ -48,6 +56,7 @@ export class ScriptedHttpServer {
 
   constructor(private readonly expectedPath: string) {
     this.server.on('connection', (socket) => {
+      this.connections += 1;
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });
@@ -65,6 +74,15 @@ export class ScriptedHttpServer {
 
   enqueue(...replies: ScriptedReply[]): void {
     this.replies.push(...replies);
+  }
+
+  /**
+   * Every request the queue has no reply for gets `reply`, its events rendered once; `record: false`
+   * keeps no request (a benchmark's model server answers thousands of turns).
+   */
+  answerEvery(reply: ScriptedReply, options: { record?: boolean } = {}): void {
+    this.standing = { reply, rendered: reply.kind === 'stream' ? reply.events.map(renderEvent) : [] };
+    this.record = options.record ?? true;
   }
 
   /** How many scripted replies are still waiting for a request. */
@@ -94,14 +112,18 @@ export class ScriptedHttpServer {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const url = new URL(request.url ?? '/', 'http://fake');
-    this.requests.push({
+    this.received += 1;
+    const recorded: RecordedRequest = {
       method: request.method ?? '',
       path: url.pathname,
       headers: request.headers,
       body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
       hungUp: false,
-    });
-    const reply = this.replies.shift();
+    };
+    if (this.record) this.requests.push(recorded);
+    const queued = this.replies.shift();
+    const reply = queued ?? this.standing?.reply;
+    const rendered = queued ? null : (this.standing?.rendered ?? null);
     if (url.pathname !== this.expectedPath || !reply) {
       response.writeHead(url.pathname !== this.expectedPath ? 404 : 500, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ error: { message: reply ? `unexpected path ${url.pathname}` : 'no scripted reply left' } }));
@@ -113,7 +135,6 @@ export class ScriptedHttpServer {
       return;
     }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const recorded = this.requests.at(-1)!;
     response.on('close', () => {
       if (!response.writableFinished) recorded.hungUp = true;
     });
@@ -125,12 +146,18 @@ export class ScriptedHttpServer {
         await reply.holdBefore.until;
         if (response.destroyed) return;
       }
-      const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
-      response.write(`${event.event ? `event: ${event.event}\n` : ''}data: ${data}\n\n`);
+      // One write per event, as a vendor's server flushes each token.
+      response.write(rendered?.[index] ?? renderEvent(event));
       if (index === 0) for (const resolve of this.firstEventSent.splice(0)) resolve();
     }
     if (!reply.hang) response.end();
   }
+}
+
+/** One server-sent event on the wire. */
+function renderEvent(event: SseEvent): string {
+  const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+  return `${event.event ? `event: ${event.event}\n` : ''}data: ${data}\n\n`;
 }
 
 export function sleep(milliseconds: number): Promise<void> {

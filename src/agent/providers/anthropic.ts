@@ -1,6 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam, RawMessageStreamEvent, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
-import { ProviderError, type ChatMessage, type LlmProvider, type ProviderChunk, type ProviderRequest, type ToolSpec } from '../provider';
+import { flattenReads, ProviderError, type ChatMessage, type LlmProvider, type ProviderChunk, type ProviderRequest, type ToolSpec } from '../provider';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { createLeanFetch } from './lean-fetch';
+import { sseBatches } from './sse-reader';
 import { StreamGuard } from './stream-guard';
 
 export interface AnthropicProviderOptions {
@@ -38,36 +41,55 @@ export class AnthropicProvider implements LlmProvider {
       timeout: options.timeoutMs,
       maxRetries: options.maxRetries,
       logLevel: 'off',
+      fetch: createLeanFetch(),
     });
   }
 
-  async *stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
+  stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
+    return flattenReads(this.streamReads(request));
+  }
+
+  async *streamReads(request: ProviderRequest): AsyncIterable<ProviderChunk[]> {
     const guard = new StreamGuard(request.signal, this.options.timeoutMs);
     try {
       if (guard.callerAborted) return;
       const { system, messages } = toAnthropicMessages(request.messages);
       const tools = toAnthropicTools(request.tools);
-      const stream = await this.client.messages.create(
-        {
-          model: this.model,
-          max_tokens: this.options.maxOutputTokens,
-          messages,
-          stream: true,
-          ...(system ? { system } : {}),
-          ...(tools.length > 0 ? { tools } : {}),
-        },
-        { signal: guard.signal },
-      );
+      // The SDK sends the request (retries, timeouts, HTTP errors); the stream is read here, a read at a time.
+      const response = await this.client.messages
+        .create(
+          {
+            model: this.model,
+            max_tokens: this.options.maxOutputTokens,
+            messages,
+            stream: true,
+            ...(system ? { system } : {}),
+            ...(tools.length > 0 ? { tools } : {}),
+          },
+          { signal: guard.signal },
+        )
+        .asResponse();
       const state = new EventState();
-      for await (const event of stream) {
-        const out = state.apply(event);
+      for await (const events of sseBatches(response, guard.signal)) {
+        const out: ProviderChunk[] = [];
+        // What the read held before a bad event still goes out, as the SDK's stream would have yielded it.
+        let failure: Error | null = null;
+        try {
+          for (const event of events) {
+            const parsed = parseEvent(event, response.headers);
+            if (parsed) out.push(...state.apply(parsed));
+          }
+        } catch (error) {
+          failure = error instanceof Error ? error : new Error(String(error));
+        }
         guard.pause();
-        yield* out;
+        if (out.length > 0) yield out;
+        if (failure) throw failure;
         guard.touch();
       }
       if (guard.callerAborted) return;
       guard.throwIfExpired(VENDOR);
-      yield* state.finish();
+      yield state.finish();
     } catch (error) {
       if (guard.callerAborted) return;
       throw guard.toProviderError(error, VENDOR, Anthropic);
@@ -75,6 +97,25 @@ export class AnthropicProvider implements LlmProvider {
       guard.close();
     }
   }
+}
+
+/**
+ * One event, as the SDK's stream reads it: `ping` and unnamed events carry nothing, `error` is the
+ * server reporting a failure mid-answer (the SDK's APIError), data that is not JSON throws.
+ */
+function parseEvent(event: EventSourceMessage, headers: Headers): RawMessageStreamEvent | null {
+  if (event.event === 'ping' || event.event === undefined) return null;
+  if (event.event === 'error') {
+    let body: unknown = event.data;
+    try {
+      body = JSON.parse(event.data);
+    } catch {
+      // The SDK keeps a body that is not JSON as text.
+    }
+    const type = (body as { error?: { type?: string } } | null)?.error?.type;
+    throw new Anthropic.APIError(undefined, body as object, undefined, headers, type as never);
+  }
+  return event.data ? (JSON.parse(event.data) as RawMessageStreamEvent) : null;
 }
 
 /** Follows one streamed message: open tool_use blocks by index, usage from start and delta events. */

@@ -1,6 +1,18 @@
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { ProviderError, type ChatMessage, type LlmProvider, type ProviderChunk, type ProviderRequest, type ToolCall, type ToolSpec } from '../provider';
+import {
+  flattenReads,
+  ProviderError,
+  type ChatMessage,
+  type LlmProvider,
+  type ProviderChunk,
+  type ProviderRequest,
+  type ToolCall,
+  type ToolSpec,
+} from '../provider';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { createLeanFetch } from './lean-fetch';
+import { sseBatches } from './sse-reader';
 import { StreamGuard } from './stream-guard';
 
 export interface OpenAiProviderOptions {
@@ -41,48 +53,44 @@ export class OpenAiProvider implements LlmProvider {
       timeout: options.timeoutMs,
       maxRetries: options.maxRetries,
       logLevel: 'off',
+      fetch: createLeanFetch(),
     });
   }
 
-  async *stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
+  stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
+    return flattenReads(this.streamReads(request));
+  }
+
+  async *streamReads(request: ProviderRequest): AsyncIterable<ProviderChunk[]> {
     const guard = new StreamGuard(request.signal, this.timeoutMs);
     try {
       if (guard.callerAborted) return;
       const tools = toOpenAiTools(request.tools);
-      const stream = await this.client.chat.completions.create(
-        {
-          model: this.model,
-          messages: toOpenAiMessages(request.messages),
-          stream: true,
-          stream_options: { include_usage: true },
-          ...(tools.length > 0 ? { tools } : {}),
-        },
-        { signal: guard.signal },
-      );
-      const calls = new ToolCallAssembler();
-      let usage: ProviderChunk | null = null;
-      let received = 0;
-      for await (const chunk of stream) {
-        received += 1;
-        const out: ProviderChunk[] = [];
-        for (const choice of chunk.choices ?? []) {
-          const text = choice.delta?.content;
-          if (text) out.push({ type: 'text', text });
-          for (const fragment of choice.delta?.tool_calls ?? []) calls.add(fragment);
-          // The calls are complete once the choice finishes; some servers never say so (then: at the end).
-          if (choice.finish_reason) out.push(...calls.flush());
-        }
-        if (chunk.usage) usage = { type: 'usage', inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+      // The SDK sends the request (retries, timeouts, HTTP errors); the stream is read here, a read at a time.
+      const response = await this.client.chat.completions
+        .create(
+          {
+            model: this.model,
+            messages: toOpenAiMessages(request.messages),
+            stream: true,
+            stream_options: { include_usage: true },
+            ...(tools.length > 0 ? { tools } : {}),
+          },
+          { signal: guard.signal },
+        )
+        .asResponse();
+      const state = new ChunkState(response.headers);
+      for await (const events of sseBatches(response, guard.signal)) {
+        const { out, failure } = state.apply(events);
         // Time spent by the consumer is not the server's silence.
         guard.pause();
-        yield* out;
+        if (out.length > 0) yield out;
+        if (failure) throw failure;
         guard.touch();
       }
       if (guard.callerAborted) return;
       guard.throwIfExpired(VENDOR);
-      if (received === 0) throw new ProviderError('failed', `The ${VENDOR} model server sent an empty stream.`);
-      yield* calls.flush();
-      if (usage) yield usage;
+      yield state.finish();
     } catch (error) {
       if (guard.callerAborted) return;
       throw guard.toProviderError(error, VENDOR, OpenAI);
@@ -90,6 +98,67 @@ export class OpenAiProvider implements LlmProvider {
       guard.close();
     }
   }
+}
+
+/** Follows one streamed answer: tool-call fragments, the usage chunk, `[DONE]`. */
+class ChunkState {
+  private readonly calls = new ToolCallAssembler();
+  private usage: ProviderChunk | null = null;
+  private received = 0;
+  private done = false;
+
+  constructor(private readonly headers: Headers) {}
+
+  /** The chunks of one read's events; what came before a bad event still goes out, as the SDK's stream would have yielded it. */
+  apply(events: readonly EventSourceMessage[]): { out: ProviderChunk[]; failure: Error | null } {
+    const out: ProviderChunk[] = [];
+    try {
+      for (const event of events) {
+        if (this.done) continue;
+        if (event.data.startsWith('[DONE]')) {
+          this.done = true;
+          continue;
+        }
+        const chunk = parseChunk(event, this.headers);
+        if (chunk) this.add(chunk, out);
+      }
+    } catch (error) {
+      return { out, failure: error instanceof Error ? error : new Error(String(error)) };
+    }
+    return { out, failure: null };
+  }
+
+  finish(): ProviderChunk[] {
+    if (this.received === 0) throw new ProviderError('failed', `The ${VENDOR} model server sent an empty stream.`);
+    const out = this.calls.flush();
+    if (this.usage) out.push(this.usage);
+    return out;
+  }
+
+  private add(chunk: ChatCompletionChunk, out: ProviderChunk[]): void {
+    this.received += 1;
+    for (const choice of chunk.choices ?? []) {
+      const text = choice.delta?.content;
+      if (text) out.push({ type: 'text', text });
+      for (const fragment of choice.delta?.tool_calls ?? []) this.calls.add(fragment);
+      // The calls are complete once the choice finishes; some servers never say so (then: at the end).
+      if (choice.finish_reason) out.push(...this.calls.flush());
+    }
+    if (chunk.usage) this.usage = { type: 'usage', inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+  }
+}
+
+/**
+ * One `chat.completion.chunk`, as the SDK's stream reads it: an `error` object in the data is the
+ * server reporting a failure mid-answer (the SDK's APIError); `thread.*` events (Assistants API) carry
+ * no chat chunk. Data that is not JSON throws (a malformed stream).
+ */
+function parseChunk(event: EventSourceMessage, headers: Headers): ChatCompletionChunk | null {
+  const data = JSON.parse(event.data) as (ChatCompletionChunk & { error?: object; message?: string }) | null;
+  const thread = event.event?.startsWith('thread.') ?? false;
+  if (thread && event.event === 'error') throw new OpenAI.APIError(undefined, data?.error, data?.message, undefined);
+  if (!thread && data?.error) throw new OpenAI.APIError(undefined, data.error, undefined, headers);
+  return thread ? null : data;
 }
 
 type ToolCallFragment = NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number];

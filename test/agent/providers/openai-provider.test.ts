@@ -213,6 +213,33 @@ describe('OpenAI-compatible provider against a fake server (real openai SDK)', (
     expect(server.requests).toHaveLength(1);
   });
 
+  it('keeps one connection alive for consecutive answers', async () => {
+    server.enqueue(openAiTextReply(['One.']), openAiTextReply(['Two.']));
+    const model = provider();
+    expect(textOf(await collect(model, { messages: hello }))).toBe('One.');
+    expect(textOf(await collect(model, { messages: hello }))).toBe('Two.');
+    expect(server.connections).toBe(1);
+  });
+
+  it('retries a 5xx through the SDK, then streams the answer', async () => {
+    server.enqueue({ kind: 'error', status: 503, body: { error: { message: 'busy' } } }, openAiTextReply(['Back.']));
+    const chunks = await collect(provider({ maxRetries: 1 }), { messages: hello });
+    expect(textOf(chunks)).toBe('Back.');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('streamReads gives the chunks of stream grouped by read: an answer written at once comes in a few batches', async () => {
+    const pieces = Array.from({ length: 50 }, (_, index) => `w${index} `);
+    server.enqueue(openAiTextReply(pieces), openAiTextReply(pieces));
+    const model = provider();
+    const batches: ProviderChunk[][] = [];
+    for await (const batch of model.streamReads({ messages: hello, signal: new AbortController().signal })) batches.push(batch);
+    expect(batches.flat()).toEqual(await collect(model, { messages: hello }));
+    expect(textOf(batches.flat())).toBe(pieces.join(''));
+    // The fake wrote 54 events in one go: far fewer reads than events.
+    expect(batches.length).toBeLessThan(10);
+  });
+
   it('sends nothing when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
