@@ -13,15 +13,23 @@ describe('policyFor', () => {
   it.each([
     ['write_file', 0],
     ['github.merge_pr', 0],
-    // An MCP tool as the model names it (`<server>__<tool>`) matches by its pinned name too.
-    ['github__merge_pr', 0],
-    ['github__list_issues', 1],
     ['run_command', 2],
     ['current_time', null],
     ['write_files', null],
     ['github', null],
   ])('%s → policy %s', (tool, index) => {
     expect(policyFor(policies, tool)?.index ?? null).toBe(index);
+  });
+
+  it('matches an MCP tool by its pinned name from the MCP hub\'s table, never by splitting the model\'s name', () => {
+    expect(policyFor(policies, 'github__merge_pr', { server: 'github', tool: 'merge_pr' })?.index).toBe(0);
+    expect(policyFor(policies, 'github__list_issues', { server: 'github', tool: 'list_issues' })?.index).toBe(1);
+    // `gh.merge.pr` is sanitised to `gh__merge_pr` for the model; only its origin names it.
+    const [dotted] = approvalPoliciesSchema.parse([{ tools: ['gh.merge.pr'], approvers: { roles: ['admin'] } }]);
+    expect(policyFor([dotted!], 'gh__merge_pr', { server: 'gh', tool: 'merge.pr' })?.index).toBe(0);
+    expect(policyFor([dotted!], 'gh__merge_pr')).toBeNull();
+    // A built-in tool whose name happens to contain `__` is matched by that name alone.
+    expect(policyFor(policies, 'github__merge_pr')).toBeNull();
   });
 
   it('treats every other character literally (a dot is a dot)', () => {
