@@ -13,7 +13,12 @@ type WebClient = webApi.WebClient;
  * pauses). A person's reply in that thread arrives with `replyKey`, so it continues the event's
  * conversation. The workspace's team id comes from auth.test, asked once.
  */
-export function slackDelivery(client: () => WebClient, outbox: () => SlackOutbox): ChatDelivery {
+export function slackDelivery(
+  client: () => WebClient,
+  outbox: () => SlackOutbox,
+  /** An approval's text with Slack user groups named by their handles (`@sre-oncall`). */
+  approverNames: (text: string) => Promise<string> = (text) => Promise.resolve(text),
+): ChatDelivery {
   let team: Promise<string> | null = null;
   const teamId = () =>
     (team ??= client()
@@ -26,7 +31,7 @@ export function slackDelivery(client: () => WebClient, outbox: () => SlackOutbox
   return {
     ask: async ({ conversation, thread, sessionId, request }: DeliveryQuestion) => {
       const calls = outbox().calls(client(), await teamId());
-      const blocks = confirmationBlocks(sessionId, request);
+      const blocks = confirmationBlocks(sessionId, { ...request, message: await approverNames(request.message) });
       await calls.send('chat.postMessage', { channel: conversation, ...(thread ? { thread_ts: thread } : {}), text: `Confirm ${request.tool}?`, blocks });
     },
     post: async ({ conversation, thread, text }: DeliveryRequest): Promise<DeliveryReceipt> => {

@@ -144,41 +144,14 @@ async function ephemeralAfter(before: number, user: string) {
   }
 }
 
-it('a user group’s members approve with a quorum of two; the requester and non-members are refused privately', async () => {
-  slack.usergroups.set('S0SRE', ['U1', 'U2']);
-  provider.rounds = [
-    { calls: [{ id: 'slack-save', name: 'save_note', arguments: JSON.stringify({ text: 'release 1.2' }) }] },
-    { text: ['Saved the release note.'] },
-  ];
-  const { ts, question } = await askInChannel('deploy notes please');
-  expect(question.args.blocks[0].text.text).toContain('Waiting for approval by Slack group S0SRE (0 of 2)');
-  // The group changes between the request and the first click: U4 joins.
-  slack.usergroups.set('S0SRE', ['U1', 'U2', 'U4']);
-  expect((await ephemeralAfter(await click(question, 'U1'), 'U1')).text).toContain('Your own request');
-  expect((await ephemeralAfter(await click(question, 'U3'), 'U3')).text).toContain('not among the approvers');
-  expect((await ephemeralAfter(await click(question, 'U2'), 'U2')).text).toBe('Your approval counts: 1 of 2.');
-  await slack.waitFor((call) => call.method === 'chat.postMessage' && call.args.thread_ts === ts && String(call.args.text).includes('Approved by u2 (1 of 2)'));
-  expect((await ephemeralAfter(await click(question, 'U2'), 'U2')).text).toBe('Your approval counts: 1 of 2.');
-  expect(tools.runs).toHaveLength(0);
-  await click(question, 'U4');
-  await slack.waitForReply('C7', 'Saved the release note.');
-  expect(tools.runs).toEqual([{ tool: 'save_note', input: { text: 'release 1.2' } }]);
-  // The question's buttons became the outcome.
-  await slack.waitFor((call) => call.method === 'chat.update' && call.args.ts === 'question-ts' && String(call.args.text).includes('allow'));
-  const rows = await auditRows(base, admin.token, { kind: 'approval.click' }, 5);
-  expect(rows.map((row) => `${row.actor.key}:${row.action}`).sort()).toEqual([
-    'slack:U1:refused',
-    'slack:U2:counted',
-    'slack:U2:counted',
-    'slack:U3:refused',
-    'slack:U4:counted',
-  ]);
-});
-
 it('refuses a click when Slack cannot list the group (fail-closed), and a hub admin approves over the API', async () => {
   slack.usergroupsError = 'ratelimited';
+  // Slack cannot list the groups' handles either (no usergroups:read): the question names the group by its id.
+  slack.usergroupsListError = 'missing_scope';
   provider.rounds = [{ calls: [{ id: 'slack-lookup', name: 'lookup', arguments: JSON.stringify({ word: 'rollback' }) }] }, { text: ['Looked it up.'] }];
   const { question } = await askInChannel('deploy: look up rollback');
+  expect(question.args.blocks[0].text.text).toContain('Waiting for approval by role admin, Slack group S0OTHER (0 of 1)');
+  slack.usergroupsListError = null;
   const refused = await ephemeralAfter(await click(question, 'U2'), 'U2');
   expect(refused.text).toContain('Slack did not list the members of user group S0OTHER: ratelimited');
   slack.usergroupsError = null;
@@ -188,4 +161,37 @@ it('refuses a click when Slack cannot list the group (fail-closed), and a hub ad
   expect(decided.body.data).toMatchObject({ decided: 'allow' });
   await slack.waitForReply('C7', 'Looked it up.');
   expect(tools.runs).toContainEqual({ tool: 'lookup', input: { word: 'rollback' } });
+});
+
+it('a user group’s members approve with a quorum of two; the requester and non-members are refused privately', async () => {
+  const runsBefore = tools.runs.length;
+  slack.usergroups.set('S0SRE', ['U1', 'U2']);
+  slack.usergroupHandles.set('S0SRE', 'sre-oncall');
+  provider.rounds = [
+    { calls: [{ id: 'slack-save', name: 'save_note', arguments: JSON.stringify({ text: 'release 1.2' }) }] },
+    { text: ['Saved the release note.'] },
+  ];
+  const { ts, question } = await askInChannel('deploy notes please');
+  expect(question.args.blocks[0].text.text).toContain('Waiting for approval by @sre-oncall (0 of 2)');
+  // The group changes between the request and the first click: U4 joins.
+  slack.usergroups.set('S0SRE', ['U1', 'U2', 'U4']);
+  expect((await ephemeralAfter(await click(question, 'U1'), 'U1')).text).toContain('Your own request');
+  expect((await ephemeralAfter(await click(question, 'U3'), 'U3')).text).toContain('not among the approvers');
+  expect((await ephemeralAfter(await click(question, 'U2'), 'U2')).text).toBe('Your approval counts: 1 of 2.');
+  await slack.waitFor((call) => call.method === 'chat.postMessage' && call.args.thread_ts === ts && String(call.args.text).includes('Approved by u2 (1 of 2). Waiting for approval by @sre-oncall (1 of 2).'));
+  expect((await ephemeralAfter(await click(question, 'U2'), 'U2')).text).toBe('Your approval counts: 1 of 2.');
+  expect(tools.runs).toHaveLength(runsBefore);
+  await click(question, 'U4');
+  await slack.waitForReply('C7', 'Saved the release note.');
+  expect(tools.runs.slice(runsBefore)).toEqual([{ tool: 'save_note', input: { text: 'release 1.2' } }]);
+  // The question's buttons became the outcome.
+  await slack.waitFor((call) => call.method === 'chat.update' && call.args.ts === 'question-ts' && String(call.args.text).includes('allow'));
+  const rows = (await auditRows(base, admin.token, { kind: 'approval.click' }, 6)).filter((row) => row.subject === 'save_note');
+  expect(rows.map((row) => `${row.actor.key}:${row.action}`).sort()).toEqual([
+    'slack:U1:refused',
+    'slack:U2:counted',
+    'slack:U2:counted',
+    'slack:U3:refused',
+    'slack:U4:counted',
+  ]);
 });
