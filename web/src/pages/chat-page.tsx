@@ -146,6 +146,12 @@ function Chat({ session }: { session: Session }) {
             Queued: {transcript.waiting.reason}
           </p>
         )}
+        {transcript.approvalWaiting?.approval && (
+          <p className="note waiting-note approval-waiting" role="status">
+            <code>{transcript.approvalWaiting.tool}</code>: {transcript.approvalWaiting.approval.text}
+            {transcript.approvalWaiting.approval.approved_by.length > 0 && ` · approved by ${transcript.approvalWaiting.approval.approved_by.join(', ')}`}
+          </p>
+        )}
       </div>
       <form className="composer" onSubmit={send}>
         <label htmlFor="composer" className="sr-only">
