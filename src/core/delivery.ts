@@ -1,3 +1,5 @@
+import type { ApprovalProgress } from '../protocol/frames';
+
 /**
  * Posting into a chat that did not ask (issue 29): a webhook's or a schedule's answer is delivered
  * to `deliver: <channel>:<conversation>` through that chat channel's adapter. A channel that can do
@@ -30,7 +32,8 @@ export interface DeliveryQuestion {
   /** The thread's first message, or null before the thread has one. */
   thread: string | null;
   sessionId: string;
-  request: { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string };
+  /** `approval`: an approval policy governs the tool (issue 30): who may approve and how far it got. */
+  request: { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string; approval?: ApprovalProgress };
 }
 
 /** A chat channel's capability to post an answer into one of its conversations. */

@@ -1,4 +1,4 @@
-import type { FramePayload } from './frames';
+import type { ApprovalProgress, FramePayload } from './frames';
 
 type ConfirmRequest = FramePayload<'tool_confirm_request'>;
 
@@ -23,4 +23,10 @@ export function confirmStep(asked: readonly string[], request: ConfirmRequest): 
 export function rememberAsked(asked: readonly string[], request: ConfirmRequest): readonly string[] {
   if (asked.includes(request.confirmation_id)) return asked;
   return [...asked, request.confirmation_id].slice(-ASKED_REMEMBERED);
+}
+
+/** A counted click, or an escalation, as a conversation shows it: `Approved by bob (1 of 2). Waiting for approval by … (1 of 2).` */
+export function approvalNote(progress: ApprovalProgress): string {
+  const by = progress.approved_by.length > 0 ? `Approved by ${progress.approved_by.join(', ')} (${progress.approvals} of ${progress.quorum}).` : '';
+  return [by, `${progress.text}.`].filter(Boolean).join(' ');
 }

@@ -3,6 +3,8 @@ import type { ChatDelivery, DeliveryQuestion, DeliveryReceipt } from '../core/de
 import { parseDeliverTarget } from '../core/delivery';
 import { followTurn, type TurnOutcome } from '../core/follow-turn';
 import type { EventLog } from '../core/turns';
+import type { ApprovalProgress } from '../protocol/frames';
+import { approvalNote, confirmStep, rememberAsked } from '../protocol/confirm-questions';
 import type { EventDeliveryRow, Models } from '../db/models';
 import type { Logger } from '../logs/logger';
 
@@ -62,11 +64,19 @@ export class EventDeliverer {
   private async outcomeOf(row: EventDeliveryRow, sessionKey: string): Promise<TurnOutcome> {
     if (!row.session_id || !row.turn_id) return { kind: 'error', code: 'INTERNAL_ERROR', message: 'the event started no turn' };
     const sessionId = row.session_id;
+    // Questions of this turn, in order: an approval's progress follows its question, never overtakes it.
+    let asking = Promise.resolve();
+    let asked: readonly string[] = [];
     const followed = await followTurn(this.options.events, sessionId, row.turn_id, {
       replay: true,
-      // A tool confirmation of the event's turn is asked in the delivery chat, with the channel's buttons.
+      // A tool confirmation (or approval, issue 30) of the event's turn is asked in the delivery chat,
+      // with the channel's buttons, once; an approval's progress ("1 of 2") is a note under it.
       onFrame: (frame) => {
-        if (frame.type === 'tool_confirm_request') void this.ask(row, sessionKey, sessionId, frame.payload);
+        if (frame.type !== 'tool_confirm_request') return;
+        const step = confirmStep(asked, frame.payload);
+        asked = rememberAsked(asked, frame.payload);
+        const request = frame.payload;
+        asking = asking.then(() => (step === 'ask' ? this.ask(row, sessionKey, sessionId, request) : this.tellProgress(row, sessionKey, request.approval)));
       },
     });
     return followed.outcome;
@@ -76,15 +86,34 @@ export class EventDeliverer {
     const target = parseDeliverTarget(row.deliver);
     const delivery = target ? this.options.deliveryFor(target.channel) : null;
     if (!target || !delivery?.ask) {
-      this.options.logger.warn({ delivery_id: row.id }, 'events: a tool confirmation cannot be asked in the delivery chat; it times out');
+      // No chat to ask in: an approval is still decided by its hub approvers (API, Web UI, CLI); a plain confirmation times out.
+      const note = request.approval ? 'it is asked of hub approvers only (API, Web UI, CLI)' : 'it times out';
+      this.options.logger.warn({ delivery_id: row.id, confirmation_id: request.confirmation_id }, `events: a tool confirmation cannot be asked in the delivery chat; ${note}`);
       return;
     }
     try {
-      const thread = await this.options.models.EventThread.findOne({ where: { session_key: sessionKey, deliver: row.deliver } });
-      await delivery.ask({ conversation: target.conversation, thread: thread?.root_message_id ?? null, sessionId, request });
+      const thread = await this.threadOf(sessionKey, row);
+      await delivery.ask({ conversation: target.conversation, thread, sessionId, request });
     } catch (error) {
       this.options.logger.error({ err: error, delivery_id: row.id }, 'events: asking for a tool confirmation failed');
     }
+  }
+
+  /** A counted click (or an escalation) of an approval asked in the delivery chat, said under its question. */
+  private async tellProgress(row: EventDeliveryRow, sessionKey: string, progress: ApprovalProgress | undefined): Promise<void> {
+    const target = parseDeliverTarget(row.deliver);
+    const delivery = target ? this.options.deliveryFor(target.channel) : null;
+    if (!progress || !target || !delivery?.ask) return;
+    try {
+      await delivery.post({ conversation: target.conversation, thread: await this.threadOf(sessionKey, row), text: approvalNote(progress) });
+    } catch (error) {
+      this.options.logger.warn({ err: error, delivery_id: row.id }, 'events: telling an approval’s progress failed');
+    }
+  }
+
+  private async threadOf(sessionKey: string, row: EventDeliveryRow): Promise<string | null> {
+    const thread = await this.options.models.EventThread.findOne({ where: { session_key: sessionKey, deliver: row.deliver } });
+    return thread?.root_message_id ?? null;
   }
 
   private async post(row: EventDeliveryRow, sessionKey: string, text: string): Promise<void> {
