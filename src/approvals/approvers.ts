@@ -15,7 +15,8 @@ export type HubUserLookup = (userId: string) => Promise<HubUserFacts | null>;
 /** The group a Telegram chat's administrators are asked as (ApproverGroups.isMember). */
 export const CHAT_ADMINS_GROUP = 'chat_admins';
 
-export type ApproverVerdict = { ok: true; hubUser: string | null } | { ok: false; reason: string };
+/** `hubUser`: the hub username the clicker resolved to (their own, or the one their platform id is bound to), for the audit. */
+export type ApproverVerdict = { ok: true; hubUser: string | null } | { ok: false; reason: string; hubUser?: string | null };
 
 /** Who may approve, as one line for people: `role admin, user alice, Slack group S0123ABCD`. */
 export function describeApprovers(set: ApproverSet): string {
@@ -30,25 +31,36 @@ export function describeApprovers(set: ApproverSet): string {
 
 /**
  * Whether `actor` is one of `set`'s approvers, decided now: a hub user by role or username (from
- * the users table), a chat contact by the platform groups its channel reports at click time
+ * the users table), a chat contact by the hub user their platform id is bound to (`linkedUserId`,
+ * platform-identities.ts) and else by the platform groups its channel reports at click time
  * (`groups`; a failure to answer refuses the click: fail-closed).
  */
-export async function checkApprover(set: ApproverSet, actor: Actor, users: HubUserLookup, groups?: ApproverGroups): Promise<ApproverVerdict> {
+export async function checkApprover(
+  set: ApproverSet,
+  actor: Actor,
+  users: HubUserLookup,
+  groups?: ApproverGroups,
+  linkedUserId?: string | null,
+): Promise<ApproverVerdict> {
   const refused = `You are not among the approvers (${describeApprovers(set)}).`;
   if (actor.kind === 'user') {
     const user = await users(actor.id);
     if (!user?.isActive) return { ok: false, reason: refused };
     const listed = set.roles.includes(user.role as 'admin' | 'user') || set.users.some((name) => name.toLowerCase() === user.username.toLowerCase());
-    return listed ? { ok: true, hubUser: user.username } : { ok: false, reason: refused };
+    return listed ? { ok: true, hubUser: user.username } : { ok: false, reason: refused, hubUser: user.username };
   }
   if (actor.kind !== 'contact') return { ok: false, reason: refused };
+  // Bound to a hub user: their roles and name count here as on the web; else the platform's groups decide.
+  const asUser = linkedUserId ? await checkApprover(set, { kind: 'user', id: linkedUserId }, users) : null;
+  if (asUser?.ok) return asUser;
+  const hubUser = asUser?.hubUser ?? null;
   const group = platformGroup(set, actor.channel);
-  if (group === null || !groups) return { ok: false, reason: refused };
+  if (group === null || !groups) return { ok: false, reason: refused, hubUser };
   try {
-    return (await groups.isMember(group)) ? { ok: true, hubUser: null } : { ok: false, reason: refused };
+    return (await groups.isMember(group)) ? { ok: true, hubUser } : { ok: false, reason: refused, hubUser };
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    return { ok: false, reason: `Could not check whether you may approve (${why}); the click is refused.` };
+    return { ok: false, reason: `Could not check whether you may approve (${why}); the click is refused.`, hubUser };
   }
 }
 

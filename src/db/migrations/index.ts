@@ -12,6 +12,7 @@ import { mcpToolPins } from './0010-mcp-tool-pins';
 import { approvals } from './0011-approvals';
 import { defaultWorkflow } from './0012-default-workflow';
 import { workflowEvents } from './0013-workflow-events';
+import { platformIdentities } from './0014-platform-identities';
 
 /** Every migration, in order. Append only; a released migration is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   approvals,
   defaultWorkflow,
   workflowEvents,
+  platformIdentities,
 ];

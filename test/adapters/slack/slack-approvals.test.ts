@@ -51,12 +51,13 @@ beforeAll(async () => {
   admin = await registerUser(base, 'root');
   const workflow = {
     name: 'ops',
-    tool_list: 'lookup,save_note',
+    tool_list: 'lookup,save_note,web_lookup',
     binding_channels: ['slack'],
     triggers: { keywords: ['deploy'] },
     approvals: [
       { tools: ['save_note'], approvers: { slack_usergroup: 'S0SRE' }, quorum: 2 },
       { tools: ['lookup'], approvers: { slack_usergroup: 'S0OTHER', roles: ['admin'] } },
+      { tools: ['web_lookup'], approvers: { users: ['alice', 'root'] } },
     ],
   };
   expect((await request(`${base}/assistant/workflows`, jsonBody(workflow, { authorization: `Bearer ${admin.token}` }))).status).toBe(201);
@@ -194,4 +195,47 @@ it('a user group’s members approve with a quorum of two; the requester and non
     'slack:U3:refused',
     'slack:U4:counted',
   ]);
+});
+
+it('a Slack user bound to a hub user approves as that user (`users:`); the requester bound to an admin cannot approve their own request over the API', async () => {
+  const alice = await registerUser(base, 'alice');
+  const asAdmin = { authorization: `Bearer ${admin.token}` };
+  const bind = (user: TestUser, platformUserId: string) =>
+    request(`${base}/users/${user.id}/identities`, jsonBody({ channel: 'slack', platform_user_id: platformUserId }, asAdmin));
+  expect((await bind(alice, 'U7')).status).toBe(201);
+  expect((await bind(admin, 'U1')).status).toBe(201);
+  // A platform user belongs to one hub user.
+  expect((await bind(admin, 'U7')).body.error.code).toBe('CONFLICT');
+  expect((await request(`${base}/users/${alice.id}/identities`, { headers: asAdmin })).body.data).toEqual([
+    expect.objectContaining({ channel: 'slack', platform_user_id: 'U7', user_id: alice.id }),
+  ]);
+
+  const runsBefore = tools.runs.length;
+  provider.rounds = [{ calls: [{ id: 'slack-web', name: 'web_lookup', arguments: JSON.stringify({ query: 'status page' }) }] }, { text: ['Looked on the web.'] }];
+  const { question } = await askInChannel('deploy: check the status page');
+  expect(question.args.blocks[0].text.text).toContain('Waiting for approval by @alice, @root (0 of 1)');
+  // U1 asked, and U1 is root: root's own click over the API is the requester's own.
+  const pending = (await request(`${base}/approvals`, { headers: asAdmin })).body.data.items;
+  const own = await request(`${base}/approvals/${pending[0].id}`, jsonBody({ action: 'allow' }, asAdmin));
+  expect(own.status).toBe(403);
+  expect(own.body.error.message).toContain('Your own request');
+  // U8 is bound to nobody: refused.
+  expect((await ephemeralAfter(await click(question, 'U8'), 'U8')).text).toContain('not among the approvers');
+  expect(tools.runs).toHaveLength(runsBefore);
+  // U7 is alice: counted, and the tool runs.
+  await click(question, 'U7');
+  await slack.waitForReply('C7', 'Looked on the web.');
+  expect(tools.runs.slice(runsBefore)).toEqual([{ tool: 'web_lookup', input: { query: 'status page' } }]);
+  const rows = (await auditRows(base, admin.token, { kind: 'approval.click' }, 9, (row) => row.actor.key === 'slack:U7')).filter(
+    (row) => row.subject === 'web_lookup',
+  );
+  expect(rows.map((row) => `${row.actor.key}:${row.action}:${row.details.hub_user}`).sort()).toEqual([
+    'slack:U7:counted:alice',
+    'slack:U8:refused:null',
+    `user:${admin.id}:refused:root`,
+  ]);
+
+  // Unbound: U7's clicks are no longer alice's.
+  expect((await request(`${base}/users/${alice.id}/identities/slack/U7`, { method: 'DELETE', headers: asAdmin })).status).toBe(204);
+  expect((await request(`${base}/users/${alice.id}/identities`, { headers: asAdmin })).body.data).toEqual([]);
 });
