@@ -184,7 +184,12 @@ export class SlackAdapter implements ChannelAdapter {
     const calls = this.requireOutbox().calls(client, teamId);
     const { editIntervalMs, nativeStreaming, threadStatus, logger } = this.config;
     const approverNames = (text: string) => this.groups.named(client, text);
-    const surface = slackSurface(calls, target, { editIntervalMs, nativeStreaming, threadStatus, logger, approverNames }, { channel: event.channel, ts: event.ts });
+    const surface = slackSurface(
+      calls,
+      target,
+      { editIntervalMs, nativeStreaming, threadStatus, logger, approverNames },
+      { channel: event.channel, ts: event.ts },
+    );
     // Stopped meanwhile: thrown, so Slack delivers the event again (a 500).
     if (!this.follower) throw new Error('the Slack channel is not started');
     try {

@@ -42,7 +42,10 @@ export class ApprovalService {
   async open(request: Omit<ApprovalRequest, 'expiresAt' | 'policy'>, governed: { policy: ApprovalPolicy; index: number }): Promise<ApprovalRow> {
     const expiresAt = new Date(this.now() + governed.policy.timeout_s * 1000);
     const { row, created } = await this.options.store.open({ ...request, policy: { ...governed.policy, index: governed.index }, expiresAt }, randomUUID());
-    if (created) this.audit(row, 'approval.requested', requesterActor(row.requester), 'requested', {});
+    if (created) {
+      this.audit(row, 'approval.requested', requesterActor(row.requester), 'requested', {});
+      await this.changed(row); // the approvers' Approvals pages show it at once
+    }
     return row;
   }
 

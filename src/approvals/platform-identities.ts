@@ -38,7 +38,8 @@ export class PlatformIdentities {
   /** Binds `platformUserId` of `channel` to `userId`; CONFLICT when it is bound to another hub user. */
   async link(userId: string, channel: IdentityChannel, platformUserId: string, by: string | null): Promise<PlatformIdentity> {
     const holder = await this.lookup(channel, platformUserId);
-    if (holder !== null && holder !== userId) throw new AppError('CONFLICT', `${channel}:${platformUserId} is bound to another hub user: unlink it there first.`);
+    if (holder !== null && holder !== userId)
+      throw new AppError('CONFLICT', `${channel}:${platformUserId} is bound to another hub user: unlink it there first.`);
     if (holder === null) {
       try {
         await this.sequelize.query(

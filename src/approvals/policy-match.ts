@@ -18,11 +18,7 @@ function namesOf(tool: string, origin: ToolOrigin | undefined): string[] {
 }
 
 /** The policy that governs `tool` (the first whose globs match it), with its index, or null: no policy. */
-export function policyFor(
-  policies: readonly ApprovalPolicy[],
-  tool: string,
-  origin?: ToolOrigin,
-): { policy: ApprovalPolicy; index: number } | null {
+export function policyFor(policies: readonly ApprovalPolicy[], tool: string, origin?: ToolOrigin): { policy: ApprovalPolicy; index: number } | null {
   const names = namesOf(tool, origin);
   for (const [index, policy] of policies.entries()) {
     // The same globs as `tool_list` and `mcp.servers.*.tools`: `*` crosses dots, so `github.*` is every tool of that server.

@@ -88,7 +88,10 @@ export class EventDeliverer {
     if (!target || !delivery?.ask) {
       // No chat to ask in: an approval is still decided by its hub approvers (API, Web UI, CLI); a plain confirmation times out.
       const note = request.approval ? 'it is asked of hub approvers only (API, Web UI, CLI)' : 'it times out';
-      this.options.logger.warn({ delivery_id: row.id, confirmation_id: request.confirmation_id }, `events: a tool confirmation cannot be asked in the delivery chat; ${note}`);
+      this.options.logger.warn(
+        { delivery_id: row.id, confirmation_id: request.confirmation_id },
+        `events: a tool confirmation cannot be asked in the delivery chat; ${note}`,
+      );
       return;
     }
     try {

@@ -21,7 +21,7 @@ describe('policyFor', () => {
     expect(policyFor(policies, tool)?.index ?? null).toBe(index);
   });
 
-  it('matches an MCP tool by its pinned name from the MCP hub\'s table, never by splitting the model\'s name', () => {
+  it("matches an MCP tool by its pinned name from the MCP hub's table, never by splitting the model's name", () => {
     expect(policyFor(policies, 'github__merge_pr', { server: 'github', tool: 'merge_pr' })?.index).toBe(0);
     expect(policyFor(policies, 'github__list_issues', { server: 'github', tool: 'list_issues' })?.index).toBe(1);
     // `gh.merge.pr` is sanitised to `gh__merge_pr` for the model; only its origin names it.

@@ -121,7 +121,7 @@ it("finds a turn's stored reply in the history: the last assistant message witho
   expect(replyOfTurn(history, 'missing')).toBeNull();
 });
 
-it('an approval re-sent as clicks count is asked once, then shown as progress; the requester\'s refused click is a notice (issue 30)', () => {
+it("an approval re-sent as clicks count is asked once, then shown as progress; the requester's refused click is a notice (issue 30)", () => {
   const { follower, asked, progress, notices, ends } = follow();
   const approval = (approvals: number) =>
     frame('tool_confirm_request', {
@@ -129,7 +129,15 @@ it('an approval re-sent as clicks count is asked once, then shown as progress; t
       tool: 'deploy',
       parameters: {},
       message: 'Allow deploy?',
-      approval: { approvers: 'role admin', quorum: 2, approvals, approved_by: [], escalated: false, expires_at: '', text: `Waiting for approval by role admin (${approvals} of 2)` },
+      approval: {
+        approvers: 'role admin',
+        quorum: 2,
+        approvals,
+        approved_by: [],
+        escalated: false,
+        expires_at: '',
+        text: `Waiting for approval by role admin (${approvals} of 2)`,
+      },
     });
   follower.handle(state('thinking'));
   follower.handle(approval(0));

@@ -372,7 +372,7 @@ it('an approval policy over an MCP tool of a `confirm: never` server: asked of t
   socket.close();
 });
 
-it('an approval policy names an MCP tool whose model name was sanitised (`asking.k8s.restart`, called `asking__k8s_restart`): the MCP hub\'s name table maps it back (issue 30)', async () => {
+it("an approval policy names an MCP tool whose model name was sanitised (`asking.k8s.restart`, called `asking__k8s_restart`): the MCP hub's name table maps it back (issue 30)", async () => {
   const carol = await registerUser(hub.api, 'carol-approver');
   const guarded = {
     name: 'sanitised',

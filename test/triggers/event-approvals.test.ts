@@ -57,7 +57,9 @@ beforeAll(async () => {
     system_prompt: 'Handle incidents.',
     tool_list: 'save_note',
     approvals: [{ tools: ['save_note'], approvers: { roles: ['admin'], slack_usergroup: 'S0ONCALL' }, quorum: 2 }],
-    events: { webhooks: [{ name: 'alert', verify: 'token', secret_env: 'ALERT_HOOK_TOKEN', message: 'Alert {{ payload.name }}', deliver: `slack:${CHANNEL}` }] },
+    events: {
+      webhooks: [{ name: 'alert', verify: 'token', secret_env: 'ALERT_HOOK_TOKEN', message: 'Alert {{ payload.name }}', deliver: `slack:${CHANNEL}` }],
+    },
   };
   expect((await request(`${base}/assistant/workflows`, jsonBody(workflow, auth()))).status).toBe(201);
 });
@@ -111,7 +113,10 @@ const questions = () => slack.callsOf('chat.postMessage').filter((call) => call.
 test('a webhook turn asks its approvers in the delivery chat; a Slack member and a hub admin over the API make the quorum', async () => {
   slack.usergroups.set('S0ONCALL', ['U2', 'U3']);
   slack.usergroupHandles.set('S0ONCALL', 'oncall');
-  provider.rounds = [{ calls: [{ id: 'ev1', name: 'save_note', arguments: JSON.stringify({ text: 'page the db team' }) }] }, { text: ['Paged ', 'the db team.'] }];
+  provider.rounds = [
+    { calls: [{ id: 'ev1', name: 'save_note', arguments: JSON.stringify({ text: 'page the db team' }) }] },
+    { text: ['Paged ', 'the db team.'] },
+  ];
   const fired = await request(`${base}/hooks/incidents/alert`, jsonBody({ name: 'DiskFull' }, { authorization: `Bearer ${HOOK_TOKEN}` }));
   expect(fired.status).toBe(202);
   const question = await slack.waitFor((call) => call.method === 'chat.postMessage' && call.args.channel === CHANNEL && Array.isArray(call.args.blocks));
@@ -124,12 +129,16 @@ test('a webhook turn asks its approvers in the delivery chat; a Slack member and
 
   // U2 is: counted, and the progress is a note in the chat, not a second question.
   await click(question, 'U2');
-  await slack.waitFor((call) => call.method === 'chat.postMessage' && call.args.channel === CHANNEL && String(call.args.text).includes('Approved by u2 (1 of 2)'));
+  await slack.waitFor(
+    (call) => call.method === 'chat.postMessage' && call.args.channel === CHANNEL && String(call.args.text).includes('Approved by u2 (1 of 2)'),
+  );
   expect(tools.runs).toHaveLength(0);
 
   // The admin sees it among their pending approvals and completes the quorum over the API.
   const pending = (await request(`${base}/approvals?state=pending`, { headers: auth() })).body.data.items;
-  expect(pending).toEqual([expect.objectContaining({ tool: 'save_note', workflow: 'incidents', progress: expect.objectContaining({ approvals: 1, quorum: 2 }) })]);
+  expect(pending).toEqual([
+    expect.objectContaining({ tool: 'save_note', workflow: 'incidents', progress: expect.objectContaining({ approvals: 1, quorum: 2 }) }),
+  ]);
   const decided = await request(`${base}/approvals/${pending[0].id}`, jsonBody({ action: 'allow' }, auth()));
   expect(decided.body.data).toMatchObject({ decided: 'allow' });
 

@@ -43,53 +43,64 @@ export function identityRoutes(identities: PlatformIdentities, users: Users, aud
         return identities.list(params.id);
       },
     });
-    api.add({
-      method: 'post',
-      path: '/users/{id}/identities',
-      summary: 'Bind a chat platform user to this hub user',
-      description:
-        "Their clicks on approval buttons in that chat count as this hub user's (`users:` and `roles:` of approval policies), and the audit names this user. " +
-        'A platform user belongs to one hub user: 409 CONFLICT when bound to another.',
-      tags: ['users'],
-      access: 'admin',
-      params: userId,
-      body: z.strictObject({ channel: z.enum(IDENTITY_CHANNELS), platform_user_id: platformUserId }),
-      errors: ['NOT_FOUND', 'CONFLICT'],
-      response: { status: 201, description: 'Bound (also when it already was).', data: identitySchema },
-      handler: async ({ principal, params, body }) => {
-        const user = await requireUser(params.id);
-        const bound = await identities.link(user.id, body.channel, body.platform_user_id, principal.userId);
-        audit.record({
-          kind: 'user.changed',
-          actor: userActor(principal),
-          subject: user.id,
-          action: `identity_linked:${body.channel}`,
-          details: { username: user.username, channel: body.channel, platform_user_id: body.platform_user_id },
-        });
-        return bound;
-      },
-    });
-    api.add({
-      method: 'delete',
-      path: '/users/{id}/identities/{channel}/{platform_user_id}',
-      summary: 'Unbind a chat platform user from this hub user',
-      tags: ['users'],
-      access: 'admin',
-      params: z.object({ id: z.uuid(), channel: z.enum(IDENTITY_CHANNELS), platform_user_id: platformUserId }),
-      errors: ['NOT_FOUND'],
-      response: { status: 204, description: 'Unbound.' },
-      handler: async ({ principal, params }) => {
-        const user = await requireUser(params.id);
-        if (!(await identities.unlink(user.id, params.channel, params.platform_user_id)))
-          throw new AppError('NOT_FOUND', `${params.channel}:${params.platform_user_id} is not bound to this user.`);
-        audit.record({
-          kind: 'user.changed',
-          actor: userActor(principal),
-          subject: user.id,
-          action: `identity_unlinked:${params.channel}`,
-          details: { username: user.username, channel: params.channel, platform_user_id: params.platform_user_id },
-        });
-      },
-    });
+    linkRoute(api, identities, requireUser, audit);
+    unlinkRoute(api, identities, requireUser, audit);
   };
+}
+
+type Api = Parameters<ApiModule>[0];
+type RequireUser = (id: string) => Promise<{ id: string; username: string }>;
+
+function linkRoute(api: Api, identities: PlatformIdentities, requireUser: RequireUser, audit: AuditSink): void {
+  api.add({
+    method: 'post',
+    path: '/users/{id}/identities',
+    summary: 'Bind a chat platform user to this hub user',
+    description:
+      "Their clicks on approval buttons in that chat count as this hub user's (`users:` and `roles:` of approval policies), and the audit names this user. " +
+      'A platform user belongs to one hub user: 409 CONFLICT when bound to another.',
+    tags: ['users'],
+    access: 'admin',
+    params: userId,
+    body: z.strictObject({ channel: z.enum(IDENTITY_CHANNELS), platform_user_id: platformUserId }),
+    errors: ['NOT_FOUND', 'CONFLICT'],
+    response: { status: 201, description: 'Bound (also when it already was).', data: identitySchema },
+    handler: async ({ principal, params, body }) => {
+      const user = await requireUser(params.id);
+      const bound = await identities.link(user.id, body.channel, body.platform_user_id, principal.userId);
+      audit.record({
+        kind: 'user.changed',
+        actor: userActor(principal),
+        subject: user.id,
+        action: `identity_linked:${body.channel}`,
+        details: { username: user.username, channel: body.channel, platform_user_id: body.platform_user_id },
+      });
+      return bound;
+    },
+  });
+}
+
+function unlinkRoute(api: Api, identities: PlatformIdentities, requireUser: RequireUser, audit: AuditSink): void {
+  api.add({
+    method: 'delete',
+    path: '/users/{id}/identities/{channel}/{platform_user_id}',
+    summary: 'Unbind a chat platform user from this hub user',
+    tags: ['users'],
+    access: 'admin',
+    params: z.object({ id: z.uuid(), channel: z.enum(IDENTITY_CHANNELS), platform_user_id: platformUserId }),
+    errors: ['NOT_FOUND'],
+    response: { status: 204, description: 'Unbound.' },
+    handler: async ({ principal, params }) => {
+      const user = await requireUser(params.id);
+      if (!(await identities.unlink(user.id, params.channel, params.platform_user_id)))
+        throw new AppError('NOT_FOUND', `${params.channel}:${params.platform_user_id} is not bound to this user.`);
+      audit.record({
+        kind: 'user.changed',
+        actor: userActor(principal),
+        subject: user.id,
+        action: `identity_unlinked:${params.channel}`,
+        details: { username: user.username, channel: params.channel, platform_user_id: params.platform_user_id },
+      });
+    },
+  });
 }

@@ -67,14 +67,15 @@ function platformUser(reference: string): { channel: string; id: string } {
   const split = reference.indexOf(':');
   const channel = split > 0 ? reference.slice(0, split) : '';
   const id = reference.slice(split + 1);
-  if (!CHANNELS.includes(channel) || id === '') throw new CliError(`"${sanitize(reference)}": give <channel>:<platform user id>, channel one of ${CHANNELS.join(', ')}`);
+  if (!CHANNELS.includes(channel) || id === '')
+    throw new CliError(`"${sanitize(reference)}": give <channel>:<platform user id>, channel one of ${CHANNELS.join(', ')}`);
   return { channel, id };
 }
 
 /** The hub user by username (any case), from the admin's user list. */
 async function userNamed(client: HubClient, username: string): Promise<{ id: string; username: string }> {
   const wanted = username.toLowerCase();
-  for (let cursor: string | null = null; ; ) {
+  for (let cursor: string | null = null; ;) {
     const page: { items: { id: string; username: string }[]; next_cursor: string | null } = await client.get(
       `/users?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     );

@@ -179,7 +179,12 @@ it('a user group’s members approve with a quorum of two; the requester and non
   expect((await ephemeralAfter(await click(question, 'U1'), 'U1')).text).toContain('Your own request');
   expect((await ephemeralAfter(await click(question, 'U3'), 'U3')).text).toContain('not among the approvers');
   expect((await ephemeralAfter(await click(question, 'U2'), 'U2')).text).toBe('Your approval counts: 1 of 2.');
-  await slack.waitFor((call) => call.method === 'chat.postMessage' && call.args.thread_ts === ts && String(call.args.text).includes('Approved by u2 (1 of 2). Waiting for approval by @sre-oncall (1 of 2).'));
+  await slack.waitFor(
+    (call) =>
+      call.method === 'chat.postMessage' &&
+      call.args.thread_ts === ts &&
+      String(call.args.text).includes('Approved by u2 (1 of 2). Waiting for approval by @sre-oncall (1 of 2).'),
+  );
   expect((await ephemeralAfter(await click(question, 'U2'), 'U2')).text).toBe('Your approval counts: 1 of 2.');
   expect(tools.runs).toHaveLength(runsBefore);
   await click(question, 'U4');
@@ -211,7 +216,10 @@ it('a Slack user bound to a hub user approves as that user (`users:`); the reque
   ]);
 
   const runsBefore = tools.runs.length;
-  provider.rounds = [{ calls: [{ id: 'slack-web', name: 'web_lookup', arguments: JSON.stringify({ query: 'status page' }) }] }, { text: ['Looked on the web.'] }];
+  provider.rounds = [
+    { calls: [{ id: 'slack-web', name: 'web_lookup', arguments: JSON.stringify({ query: 'status page' }) }] },
+    { text: ['Looked on the web.'] },
+  ];
   const { question } = await askInChannel('deploy: check the status page');
   expect(question.args.blocks[0].text.text).toContain('Waiting for approval by @alice, @root (0 of 1)');
   // U1 asked, and U1 is root: root's own click over the API is the requester's own.

@@ -147,9 +147,11 @@ function Chat({ session }: { session: Session }) {
           </p>
         )}
         {transcript.approvalWaiting?.approval && (
-          <p className="note waiting-note approval-waiting" role="status">
-            <code>{transcript.approvalWaiting.tool}</code>: {transcript.approvalWaiting.approval.text}
-            {transcript.approvalWaiting.approval.approved_by.length > 0 && ` · approved by ${transcript.approvalWaiting.approval.approved_by.join(', ')}`}
+          <p className="note info waiting-note approval-waiting" role="status">
+            <span>
+              <code>{transcript.approvalWaiting.tool}</code>: {transcript.approvalWaiting.approval.text}
+              {transcript.approvalWaiting.approval.approved_by.length > 0 && ` · approved by ${transcript.approvalWaiting.approval.approved_by.join(', ')}`}
+            </span>
           </p>
         )}
       </div>
