@@ -58,6 +58,21 @@ describe('checkApprover', () => {
     expect(await checkApprover(set, { kind: 'contact', channel: 'slack', id: 'U1' }, users, broken)).toEqual({
       ok: false,
       reason: expect.stringContaining('ratelimited'),
+      hubUser: null,
     });
+  });
+
+  it('checks a platform user bound to a hub user as that user first, naming them for the audit (Telegram, Mattermost alike)', async () => {
+    const usersOnly = approvalPoliciesSchema.parse([{ tools: ['x'], approvers: { users: ['alice'] } }])[0]!.approvers;
+    const telegramAlice = { kind: 'contact' as const, channel: 'telegram', id: '4242' };
+    expect(await checkApprover(usersOnly, telegramAlice, users, undefined, 'u1')).toEqual({ ok: true, hubUser: 'Alice' });
+    expect((await checkApprover(usersOnly, telegramAlice, users)).ok).toBe(false);
+    // Bound to an inactive admin: not an approver by role; the group check still applies.
+    const member = { isMember: async () => true };
+    expect(await checkApprover(set, { kind: 'contact', channel: 'slack', id: 'U9' }, users, member, 'u2')).toEqual({ ok: true, hubUser: null });
+    // Bound to someone the policy does not name: refused, and the audit names who it was.
+    const mattermost = { kind: 'contact' as const, channel: 'mattermost', id: 'mm1' };
+    const rootOnly = approvalPoliciesSchema.parse([{ tools: ['x'], approvers: { users: ['root'] } }])[0]!.approvers;
+    expect(await checkApprover(rootOnly, mattermost, users, undefined, 'u1')).toEqual({ ok: false, reason: expect.any(String), hubUser: 'Alice' });
   });
 });
