@@ -13,6 +13,9 @@ export interface ConfirmState {
   approvalWaiting: ConfirmRequest | null;
 }
 
+/** No question asked yet. */
+export const NO_QUESTIONS: ConfirmState = { confirm: null, asked: [], approvalWaiting: null };
+
 /**
  * A `tool_confirm_request` as the page shows it, by the protocol's rule: a new question opens the
  * dialog; an approval's progress updates the open dialog in place, or only the status line once the

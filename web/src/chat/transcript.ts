@@ -1,9 +1,9 @@
-import { WORKING_STATES, type AgentState, type DonePayload, type FramePayload, type SessionFrame } from '../../../src/protocol/frames';
+import { WORKING_STATES, type AgentState, type DonePayload, type SessionFrame } from '../../../src/protocol/frames';
 import { saysNoTurnRuns, TurnOutcomeTracker } from '../../../src/protocol/turn-outcome';
 import type { Message } from '../api/types';
 import { adoptStoredReply, echoOfStoredText, historyAssistant } from './transcript-history';
 import { describeError } from './transcript-labels';
-import { movedOn, onConfirmClosed, onConfirmRequest } from './confirm-state';
+import { movedOn, NO_QUESTIONS, onConfirmClosed, onConfirmRequest, type ConfirmState } from './confirm-state';
 import { nextWaiting, type WaitingTurn } from './waiting-turn';
 
 export { describeError, STATE_LABELS } from './transcript-labels';
@@ -52,15 +52,12 @@ export interface NoticeItem {
 
 export type TranscriptItem = UserItem | AssistantItem | NoticeItem;
 
-export interface Transcript {
+/** `confirm`, `asked`, `approvalWaiting`: the questions (confirm-state.ts). */
+export interface Transcript extends ConfirmState {
   items: TranscriptItem[];
   agentState: AgentState;
   /** A turn is running: between `thinking` and `done` / `idle`. */
   running: boolean;
-  confirm: FramePayload<'tool_confirm_request'> | null;
-  /** Confirmation ids asked so far, and an approval waited for with its dialog closed (confirm-state.ts). */
-  asked: readonly string[];
-  approvalWaiting: FramePayload<'tool_confirm_request'> | null;
   memory: { mode: string; tokens_used: number; summarized: boolean } | null;
   /**
    * How far each turn not yet over has got, by turn id ('' for frames that name none): the
@@ -72,17 +69,7 @@ export interface Transcript {
   waiting: WaitingTurn | null;
 }
 
-export const emptyTranscript: Transcript = {
-  items: [],
-  agentState: 'idle',
-  running: false,
-  confirm: null,
-  asked: [],
-  approvalWaiting: null,
-  memory: null,
-  turns: {},
-  waiting: null,
-};
+export const emptyTranscript: Transcript = { items: [], agentState: 'idle', running: false, ...NO_QUESTIONS, memory: null, turns: {}, waiting: null };
 
 export type TranscriptAction =
   | { type: 'history'; messages: Message[] }
