@@ -42,8 +42,5 @@ export function clickNote(click: Click): string | null {
   return null;
 }
 
-/** A counted click, or an escalation, as the conversation shows it: `Approved by bob (1 of 2)`. */
-export function approvalNote(progress: ApprovalProgress): string {
-  const by = progress.approved_by.length > 0 ? `Approved by ${progress.approved_by.join(', ')} (${progress.approvals} of ${progress.quorum}).` : '';
-  return [by, `${progress.text}.`].filter(Boolean).join(' ');
-}
+/** A counted click, or an escalation, as the conversation shows it (one wording for chats and event deliveries). */
+export { approvalNote } from '../../src/protocol/confirm-questions';

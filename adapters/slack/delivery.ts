@@ -15,6 +15,8 @@ export interface SlackDeliveryOptions {
   editIntervalMs: number;
   threadStatus: boolean;
   logger: Logger;
+  /** An approval's text with Slack user groups named by their handles (`@sre-oncall`). */
+  approverNames?: (text: string) => Promise<string>;
 }
 
 /**
@@ -27,6 +29,7 @@ export interface SlackDeliveryOptions {
  * id comes from auth.test, asked once.
  */
 export function slackDelivery(client: () => WebClient, outbox: () => SlackOutbox, options: SlackDeliveryOptions): ChatDelivery {
+  const approverNames = options.approverNames ?? ((text: string) => Promise.resolve(text));
   let team: Promise<string> | null = null;
   const teamId = () =>
     (team ??= client()
@@ -43,7 +46,7 @@ export function slackDelivery(client: () => WebClient, outbox: () => SlackOutbox
   return {
     ask: async ({ conversation, thread, sessionId, request }: DeliveryQuestion) => {
       const calls = outbox().calls(client(), await teamId());
-      const blocks = confirmationBlocks(sessionId, request);
+      const blocks = confirmationBlocks(sessionId, { ...request, message: await approverNames(request.message) });
       await calls.send('chat.postMessage', { channel: conversation, ...(thread ? { thread_ts: thread } : {}), text: `Confirm ${request.tool}?`, blocks });
     },
     present: async (request: LiveDeliveryRequest) => {

@@ -20,7 +20,12 @@ export interface RenderOptions {
   logger: Logger;
   /** Told the ts of each message this surface posts (an event's delivery takes the first as its receipt). */
   onPosted?: (ts: string | undefined) => void;
+  /** An approval's text with Slack user groups named by their handles (`@sre-oncall`); absent: as it is. */
+  approverNames?: (text: string) => Promise<string>;
 }
+
+/** The texts of approvals (issue 30) that name their approvers. */
+const NAMES_APPROVERS = 'Waiting for approval by';
 
 /** The reaction on a message that waits behind the running turn. */
 export const WAITING_REACTION = 'hourglass_flowing_sand';
@@ -53,9 +58,10 @@ export function slackSurface(calls: SlackCalls, target: ReplyTarget, options: Re
     texts: { apology: REPLY_TEXT.apology, cancelled: REPLY_TEXT.cancelled, busy: REPLY_TEXT.busy },
   };
   let reaction: Promise<boolean> | null = null;
+  const named = async (text: string) => (options.approverNames && text.includes(NAMES_APPROVERS) ? options.approverNames(text) : text);
   return {
     cadence,
-    post: async (text) => void (await post(slackText(text))),
+    post: async (text) => void (await post(slackText(await named(text)))),
     stream: () =>
       thread !== null && options.nativeStreaming && !calls.refusals.isRefused(calls.workspace, 'stream')
         ? new StreamReply(calls, thread, options.logger, () => status.replied())
@@ -63,7 +69,7 @@ export function slackSurface(calls: SlackCalls, target: ReplyTarget, options: Re
     edit: editMessages(calls, target, post, () => status.replied()),
     status: (work, again) => showStatus(status, work, again),
     ask: async (request: ConfirmRequest, sessionId: string) => {
-      const blocks = confirmationBlocks(sessionId, request);
+      const blocks = confirmationBlocks(sessionId, { ...request, message: await named(request.message) });
       await calls.send('chat.postMessage', { channel: target.channel, ...threadArgs, text: `Confirm ${request.tool}?`, blocks });
       status.replied();
       await status.set(STATUS_TEXT.confirm(request.tool));

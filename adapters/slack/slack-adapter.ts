@@ -98,7 +98,12 @@ export class SlackAdapter implements ChannelAdapter {
     this.delivery = slackDelivery(
       () => this.app.client,
       () => this.requireOutbox(),
-      { editIntervalMs: config.editIntervalMs, threadStatus: config.threadStatus, logger: config.logger },
+      {
+        editIntervalMs: config.editIntervalMs,
+        threadStatus: config.threadStatus,
+        logger: config.logger,
+        approverNames: (text) => this.groups.named(this.app.client, text),
+      },
     );
     this.app.event('message', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
     this.app.event('app_mention', async ({ event, body, context, client }) => this.onMessage(event as unknown as SlackMessageEvent, body, context, client));
@@ -183,7 +188,13 @@ export class SlackAdapter implements ChannelAdapter {
     };
     const calls = this.requireOutbox().calls(client, teamId);
     const { editIntervalMs, nativeStreaming, threadStatus, logger } = this.config;
-    const surface = slackSurface(calls, target, { editIntervalMs, nativeStreaming, threadStatus, logger }, { channel: event.channel, ts: event.ts });
+    const approverNames = (text: string) => this.groups.named(client, text);
+    const surface = slackSurface(
+      calls,
+      target,
+      { editIntervalMs, nativeStreaming, threadStatus, logger, approverNames },
+      { channel: event.channel, ts: event.ts },
+    );
     // Stopped meanwhile: thrown, so Slack delivers the event again (a 500).
     if (!this.follower) throw new Error('the Slack channel is not started');
     try {

@@ -9,6 +9,7 @@ import { parametersDigest } from '../audit/digest';
 import { checkApprover, type HubUserLookup } from './approvers';
 import { ApprovalStore, type ApprovalRequest, type ApprovalState } from './approval-store';
 import { APPROVING_ACTIONS, approvalProgress, approvalView, countedVotes, currentApprovers, storedPolicy, type ApprovalView } from './approval-view';
+import type { PlatformIdentityLookup } from './platform-identities';
 import type { ApprovalPolicy } from './policy-schema';
 
 export interface ApprovalServiceOptions {
@@ -16,6 +17,8 @@ export interface ApprovalServiceOptions {
   control: ControlBus;
   audit: AuditSink;
   users: HubUserLookup;
+  /** Platform users bound to hub users (absent: none are). */
+  identities?: PlatformIdentityLookup;
   now?: () => number;
 }
 
@@ -39,7 +42,10 @@ export class ApprovalService {
   async open(request: Omit<ApprovalRequest, 'expiresAt' | 'policy'>, governed: { policy: ApprovalPolicy; index: number }): Promise<ApprovalRow> {
     const expiresAt = new Date(this.now() + governed.policy.timeout_s * 1000);
     const { row, created } = await this.options.store.open({ ...request, policy: { ...governed.policy, index: governed.index }, expiresAt }, randomUUID());
-    if (created) this.audit(row, 'approval.requested', requesterActor(row.requester), 'requested', {});
+    if (created) {
+      this.audit(row, 'approval.requested', requesterActor(row.requester), 'requested', {});
+      await this.changed(row); // the approvers' Approvals pages show it at once
+    }
     return row;
   }
 
@@ -63,11 +69,13 @@ export class ApprovalService {
       throw new AppError('FORBIDDEN', reason);
     };
     const { policy } = storedPolicy(row);
-    const verdict = await checkApprover(currentApprovers(row), actor, this.options.users, groups);
-    const hubUser = verdict.ok ? verdict.hubUser : null;
-    if (isRequester(row, actor) && !policy.self_approval) refuse('Your own request needs approval by someone else.', hubUser);
-    if (!verdict.ok) refuse(verdict.reason, null);
-    await store.vote(id, row.stage, actor, action, hubUser);
+    // A platform user bound to a hub user clicks as that hub user: their roles count, and so does their vote once.
+    const linked = actor.kind === 'contact' ? await this.linkedUser(actor.channel, actor.id) : null;
+    const verdict = await checkApprover(currentApprovers(row), actor, this.options.users, groups, linked);
+    const hubUser = verdict.hubUser ?? null;
+    if ((await this.isRequester(row, actor, linked)) && !policy.self_approval) refuse('Your own request needs approval by someone else.', hubUser);
+    if (!verdict.ok) refuse(verdict.reason, hubUser);
+    await store.vote(id, row.stage, actor, action, hubUser, linked ? `user:${linked}` : actorKey(actor));
     this.audit(row, 'approval.click', actor, 'counted', { requested_action: action, hub_user: hubUser });
     const decided = await this.decideAfterVote(row, action, actor);
     const fresh = await this.read(id);
@@ -115,6 +123,20 @@ export class ApprovalService {
     this.audit(row, 'approval.decided', actor, state, { outcome_action: action });
     await this.changed(row);
     return true;
+  }
+
+  private linkedUser(channel: string, platformUserId: string): Promise<string | null> {
+    return this.options.identities ? this.options.identities(channel, platformUserId) : Promise.resolve(null);
+  }
+
+  /** Whether `actor` asked for the call: the same sender, or the same hub user behind a bound platform id (either side). */
+  private async isRequester(row: ApprovalRow, actor: Actor, linked: string | null): Promise<boolean> {
+    if (sameSender(row, actor)) return true;
+    const clicker = actor.kind === 'user' ? actor.id : linked;
+    if (clicker === null) return false;
+    const split = row.requester.indexOf(':');
+    const requester = split > 0 ? await this.linkedUser(row.requester.slice(0, split), row.requester.slice(split + 1)) : row.requester;
+    return requester === clicker;
   }
 
   /** The approvals `userId` may decide (by role or username, at the current stage), newest first. */
@@ -165,8 +187,8 @@ export class ApprovalService {
   }
 }
 
-/** Whether `actor` asked for the call (the turn's sender: a user id, or `<channel>:<contact id>`). */
-function isRequester(row: ApprovalRow, actor: Actor): boolean {
+/** Whether `actor` sent the turn's message (a user id, or `<channel>:<contact id>`). */
+function sameSender(row: ApprovalRow, actor: Actor): boolean {
   return actor.kind === 'user' ? actor.id === row.requester : actor.kind === 'contact' && `${actor.channel}:${actor.id}` === row.requester;
 }
 

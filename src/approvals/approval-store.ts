@@ -73,9 +73,11 @@ export class ApprovalStore {
     return this.models.ApprovalVote.findAll({ where: { approval_id: approvalId }, order: [['created_at', 'ASC']] });
   }
 
-  /** One vote per person and approval: a second click by the same person changes their vote, never adds one. */
-  async vote(approvalId: string, stage: number, actor: Actor, action: string, hubUser: string | null): Promise<void> {
-    const voter = actorKey(actor);
+  /**
+   * One vote per person and approval: a second click by the same person changes their vote, never
+   * adds one. `voter`: who the person is (a platform user bound to a hub user votes as that user).
+   */
+  async vote(approvalId: string, stage: number, actor: Actor, action: string, hubUser: string | null, voter: string = actorKey(actor)): Promise<void> {
     const values = { approval_id: approvalId, voter, action, stage, actor: { ...actor }, hub_user: hubUser, created_at: new Date() };
     try {
       await this.models.ApprovalVote.create(values);

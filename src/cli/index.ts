@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import pc from 'picocolors';
 import { VERSION } from '../version';
 import { registerApprovals } from './commands/approvals';
+import { registerIdentities } from './commands/identities';
 import { registerChannels } from './commands/channels';
 import { registerChat } from './commands/chat';
 import { registerHistory } from './commands/history';
@@ -49,6 +50,7 @@ export function createProgram(context: CliContext, setExitCode: (code: ExitCode)
   registerWorkflows(program, context, setExitCode);
   registerMcp(program, context);
   registerApprovals(program, context);
+  registerIdentities(program, context);
   registerChannels(program, context, setExitCode);
   registerEvents(program, context);
   return program;

@@ -5,6 +5,7 @@ import type { ApiModule } from '../api/app';
 import type { ApiRouter } from '../api/endpoint';
 import { apiKeyRoutes } from '../api/routes/api-keys';
 import { approvalRoutes } from '../api/routes/approvals';
+import { identityRoutes } from '../api/routes/identities';
 import { auditRoutes } from '../api/routes/audit';
 import { authRoutes } from '../api/routes/auth';
 import { channelCheckRoutes } from '../api/routes/channel-checks';
@@ -49,6 +50,7 @@ export function apiModules(
     authRoutes({ ...auth, refreshCookie: authParts.refreshCookie }),
     apiKeyRoutes(auth.apiKeys, core.audit),
     userRoutes(auth.users, core.audit),
+    identityRoutes(core.identities, auth.users, core.audit),
     auditRoutes(records.audit),
     approvalRoutes(core.approvals),
     usageRoutes(records.usage),

@@ -4,6 +4,7 @@ import { createToolRegistry } from '../agent/tools';
 import { ApprovalService } from '../approvals/approval-service';
 import { ApprovalStore } from '../approvals/approval-store';
 import { hubUserLookup } from '../approvals/hub-users';
+import { PlatformIdentities } from '../approvals/platform-identities';
 import { AuditLog } from '../audit/audit-log';
 import { usernameOf } from '../auth/username-lookup';
 import { loadConfig, type Config } from '../config';
@@ -62,6 +63,7 @@ export async function startCore(options: ServiceOptions, processName: ProcessNam
     // Stopped before the database closes (the lifecycle stops in reverse): what is queued is written.
     const audit = new AuditLog(models, logger);
     lifecycle.onStop({ name: 'audit log', stop: () => audit.close() });
+    const identities = new PlatformIdentities(database.sequelize);
     const budgets = new DailyBudgets(config.usage.budgets, {
       workflowIdByName: (name) => routing.workflowIdByName(name),
       usernameOf: (userId) => usernameOf(database.sequelize, userId),
@@ -85,7 +87,14 @@ export async function startCore(options: ServiceOptions, processName: ProcessNam
       arrivals: new TurnArrivals(),
       audit,
       budgets,
-      approvals: new ApprovalService({ store: new ApprovalStore(models), control: drivers.control, audit, users: hubUserLookup(database.sequelize) }),
+      identities,
+      approvals: new ApprovalService({
+        store: new ApprovalStore(models),
+        control: drivers.control,
+        audit,
+        users: hubUserLookup(database.sequelize),
+        identities: identities.lookup,
+      }),
     };
   } catch (error) {
     await lifecycle.shutdown(() => undefined);

@@ -1,3 +1,4 @@
+import { ApprovalStreamSocket } from '../approvals/approval-stream-socket';
 import { API_PREFIX, createApp, type ApiModule } from '../api/app';
 import { allowedOrigins } from '../api/origins';
 import { SAML_PATH, samlPreamble } from '../api/routes/saml';
@@ -74,16 +75,24 @@ export async function serveHttp(core: Core, parts: HttpParts): Promise<number> {
   const http = await listen(app.express, config.server.host, config.server.port);
   for (const origin of allowedOrigins(config, http.port)) parts.origins.add(origin);
   const logStream = startLogStream(core, parts);
+  const approvalStream = new ApprovalStreamSocket({
+    authenticate: parts.auth.authenticateSocket,
+    selectProtocol,
+    allowedOrigins: parts.origins,
+    idleTimeoutMs: config.websocket.idle_timeout_s * 1000,
+  });
   attachUpgradeRouter(
     http.server,
     [
       ...parts.channels.flatMap(({ adapter }) => (adapter.upgrade ? [adapter.upgrade] : [])),
       { matches: (p) => logStream.matches(p), handle: (r, s, h) => logStream.handleUpgrade(r, s, h) },
+      { matches: (p) => approvalStream.matches(p), handle: (r, s, h) => approvalStream.handleUpgrade(r, s, h) },
     ],
     upgradeGuard(rateLimiter),
   );
   lifecycle.onStop({ name: 'log stream', stop: () => logStream.stop() });
-  await followRevocations(core, parts.auth, logStream);
+  lifecycle.onStop({ name: 'approvals stream', stop: () => approvalStream.stop() });
+  await followRevocations(core, parts.auth, logStream, approvalStream);
   // Stopped in reverse: sockets closed with 1001 and no new upgrades, no new requests, then the
   // worker finishes or hands back its turns, then drivers and the database close.
   lifecycle.onStop({ name: 'http', stop: () => http.close(config.server.shutdown_timeout_s * 1000) });
@@ -115,12 +124,15 @@ function startLogStream(core: Core, parts: HttpParts): LogStreamSocket {
   });
 }
 
-/** A credential changed in any process: this one forgets it and closes the log streams it opened. */
-async function followRevocations(core: Core, authParts: AuthParts, logStream: LogStreamSocket): Promise<void> {
+/** A credential changed in any process: this one forgets it and closes the streams it opened; approval changes ring the Approvals pages. */
+async function followRevocations(core: Core, authParts: AuthParts, logStream: LogStreamSocket, approvalStream: ApprovalStreamSocket): Promise<void> {
   const stopRevocations = await core.drivers.control.subscribe((message) => {
+    // Any process opened, counted or decided an approval: the Approvals pages open here read their list again.
+    if (message.kind === 'approval_changed') approvalStream.changed();
     if (message.kind !== 'principal_changed') return;
     authParts.auth.credentials.forget(message.userId, message.apiKeyId);
     logStream.revoke(message);
+    approvalStream.revoke(message);
   });
   core.lifecycle.onStop({ name: 'revocations', stop: async () => stopRevocations() });
 }

@@ -1,4 +1,5 @@
 import type { ApprovalService } from '../approvals/approval-service';
+import type { PlatformIdentities } from '../approvals/platform-identities';
 import type { DestinationStream } from 'pino';
 import type { LlmProvider } from '../agent/provider';
 import type { ToolCatalog } from '../agent/tool-box';
@@ -111,6 +112,8 @@ export interface Core {
   audit: AuditLog;
   /** Approvals by the right people (issue 30): the worker opens and times them out, API processes count clicks. */
   approvals: ApprovalService;
+  /** Chat platform users bound to hub users (issue 30): their clicks count as that hub user's. */
+  identities: PlatformIdentities;
   /** Daily token budgets, checked when a worker starts a turn. */
   budgets: DailyBudgets;
 }

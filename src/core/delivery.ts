@@ -1,3 +1,4 @@
+import type { ApprovalProgress } from '../protocol/frames';
 import type { SessionFrame } from './events';
 import type { TurnOutcome } from './follow-turn';
 
@@ -33,7 +34,8 @@ export interface DeliveryQuestion {
   /** The thread's first message, or null before the thread has one. */
   thread: string | null;
   sessionId: string;
-  request: { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string };
+  /** `approval`: an approval policy governs the tool (issue 30): who may approve and how far it got. */
+  request: { confirmation_id: string; tool: string; parameters: Record<string, unknown>; message: string; approval?: ApprovalProgress };
 }
 
 /** An event's turn shown live in the delivery chat, the way the channel shows its own turns. */

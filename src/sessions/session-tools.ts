@@ -46,6 +46,11 @@ export interface ToolChanges {
 export class SessionTools {
   constructor(private readonly catalog: ToolCatalog) {}
 
+  /** An MCP tool's server and its own name for the tool (the MCP hub's table), or undefined: a built-in or unknown tool. */
+  originOf(name: string): { server: string; tool: string } | undefined {
+    return this.catalog.get(name)?.source;
+  }
+
   state(session: SessionToolFields): ToolState {
     return { approved: session.tool_state?.approved ?? [], disabled: session.tool_state?.disabled ?? [] };
   }

@@ -3,6 +3,8 @@ import type { ChatDelivery, DeliveryQuestion, DeliveryReceipt, LiveDelivery } fr
 import { parseDeliverTarget } from '../core/delivery';
 import { followTurn, type TurnOutcome } from '../core/follow-turn';
 import type { EventLog } from '../core/turns';
+import type { ApprovalProgress } from '../protocol/frames';
+import { approvalNote, confirmStep, rememberAsked } from '../protocol/confirm-questions';
 import type { EventDeliveryRow, Models } from '../db/models';
 import type { Logger } from '../logs/logger';
 import { describeOutcome, failureNote } from './event-notes';
@@ -125,11 +127,19 @@ export class EventDeliverer {
   /** Follows the turn (frames to the live view); a resumed delivery whose turn already ended takes the stored reply. */
   private async ending(row: EventDeliveryRow, destination: Destination, live: LiveDelivery | null, resumed: boolean): Promise<Ending> {
     const sessionId = row.session_id!;
+    // Without a live view, questions of this turn are asked here, in order: an approval's progress
+    // ("1 of 2", issue 30) follows its question as a note under it, never overtakes it.
+    let asking = Promise.resolve();
+    let asked: readonly string[] = [];
     const followed = await followTurn(this.options.events, sessionId, row.turn_id!, {
       replay: true,
       onFrame: (frame) => {
-        if (live) live.frame(frame);
-        else if (frame.type === 'tool_confirm_request') void this.ask(row, destination, sessionId, frame.payload);
+        if (live) return live.frame(frame);
+        if (frame.type !== 'tool_confirm_request') return;
+        const request = frame.payload;
+        const step = confirmStep(asked, request);
+        asked = rememberAsked(asked, request);
+        asking = asking.then(() => (step === 'ask' ? this.ask(row, destination, sessionId, request) : this.tellProgress(row, destination, request.approval)));
       },
     });
     this.following.add(followed.stop);
@@ -150,13 +160,28 @@ export class EventDeliverer {
 
   private async ask(row: EventDeliveryRow, { delivery, conversation, thread }: Destination, sessionId: string, request: DeliveryQuestion['request']) {
     if (!delivery?.ask) {
-      this.options.logger.warn({ delivery_id: row.id }, 'events: a tool confirmation cannot be asked in the delivery chat; it times out');
+      // No chat to ask in: an approval is still decided by its hub approvers (API, Web UI, CLI); a plain confirmation times out.
+      const note = request.approval ? 'it is asked of hub approvers only (API, Web UI, CLI)' : 'it times out';
+      this.options.logger.warn(
+        { delivery_id: row.id, confirmation_id: request.confirmation_id },
+        `events: a tool confirmation cannot be asked in the delivery chat; ${note}`,
+      );
       return;
     }
     try {
       await delivery.ask({ conversation, thread, sessionId, request });
     } catch (error) {
       this.options.logger.error({ err: error, delivery_id: row.id }, 'events: asking for a tool confirmation failed');
+    }
+  }
+
+  /** A counted click (or an escalation) of an approval asked in the delivery chat, said under its question. */
+  private async tellProgress(row: EventDeliveryRow, { delivery, conversation, thread }: Destination, progress: ApprovalProgress | undefined): Promise<void> {
+    if (!progress || !delivery?.ask) return;
+    try {
+      await delivery.post({ conversation, thread, text: approvalNote(progress) });
+    } catch (error) {
+      this.options.logger.warn({ err: error, delivery_id: row.id }, 'events: telling an approval’s progress failed');
     }
   }
 

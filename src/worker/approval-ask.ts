@@ -1,7 +1,7 @@
 import type { ApprovalService } from '../approvals/approval-service';
 import { approvalProgress } from '../approvals/approval-view';
 import type { ApprovalPolicy } from '../approvals/policy-schema';
-import { policyFor } from '../approvals/policy-match';
+import { policyFor, type ToolOrigin } from '../approvals/policy-match';
 import { cancelledBy } from '../agent/turn-stopped';
 import type { ConfirmAction } from '../agent/tool-box';
 import type { AgentEvent } from '../core/events';
@@ -60,7 +60,11 @@ export class TurnApprovals {
   private readonly allowed = new Set<string>();
   private readonly denials = new Map<string, string>();
 
-  constructor(private readonly deps: ApprovalAskDeps | null) {}
+  constructor(
+    private readonly deps: ApprovalAskDeps | null,
+    /** An MCP tool's server and own name, from the MCP hub's name table (the model's name cannot be split back). */
+    private readonly originOf: (tool: string) => ToolOrigin | undefined = () => undefined,
+  ) {}
 
   /** The policies of the workflow the turn runs; the tools approvers allowed for the session are read only when there are some. */
   async load(policies: readonly ApprovalPolicy[], sessionId: string): Promise<void> {
@@ -71,7 +75,7 @@ export class TurnApprovals {
   }
 
   governs(tool: string) {
-    return policyFor(this.policies, tool);
+    return policyFor(this.policies, tool, this.originOf(tool));
   }
 
   /** Whether an approver allowed `tool` for the rest of the session (`allow_all` on an approval). */

@@ -70,7 +70,9 @@ export class TurnContext implements LoopPorts {
   ) {
     this.sessionId = session.id;
     this.turnId = events.turnId;
-    this.approvals = new TurnApprovals(deps.approvals ? { approvals: deps.approvals, waiters: deps.waiters, turns: deps.turns } : null);
+    this.approvals = new TurnApprovals(deps.approvals ? { approvals: deps.approvals, waiters: deps.waiters, turns: deps.turns } : null, (tool) =>
+      deps.sessionTools.originOf(tool),
+    );
   }
 
   denial(tool: string): string | null {

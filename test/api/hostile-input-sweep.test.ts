@@ -45,6 +45,9 @@ const auth = () => ({ authorization: `Bearer ${admin.token}` });
 function realParameter(path: string, name: string): string {
   if (name === 'doc_id') return real.document!;
   if (name === 'name') return real.workflow!;
+  // A platform identity's channel and id (none is bound in this hub: a well-formed pair that answers 404).
+  if (name === 'channel' && path.includes('/identities/')) return 'slack';
+  if (name === 'platform_user_id') return 'U0NOBODY';
   if (name === 'channel') return 'web';
   if (name === 'workflow') return real.workflow!;
   // No delivery exists in this hub: a well-formed id that answers 404.

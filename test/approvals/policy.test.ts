@@ -13,15 +13,23 @@ describe('policyFor', () => {
   it.each([
     ['write_file', 0],
     ['github.merge_pr', 0],
-    // An MCP tool as the model names it (`<server>__<tool>`) matches by its pinned name too.
-    ['github__merge_pr', 0],
-    ['github__list_issues', 1],
     ['run_command', 2],
     ['current_time', null],
     ['write_files', null],
     ['github', null],
   ])('%s → policy %s', (tool, index) => {
     expect(policyFor(policies, tool)?.index ?? null).toBe(index);
+  });
+
+  it("matches an MCP tool by its pinned name from the MCP hub's table, never by splitting the model's name", () => {
+    expect(policyFor(policies, 'github__merge_pr', { server: 'github', tool: 'merge_pr' })?.index).toBe(0);
+    expect(policyFor(policies, 'github__list_issues', { server: 'github', tool: 'list_issues' })?.index).toBe(1);
+    // `gh.merge.pr` is sanitised to `gh__merge_pr` for the model; only its origin names it.
+    const [dotted] = approvalPoliciesSchema.parse([{ tools: ['gh.merge.pr'], approvers: { roles: ['admin'] } }]);
+    expect(policyFor([dotted!], 'gh__merge_pr', { server: 'gh', tool: 'merge.pr' })?.index).toBe(0);
+    expect(policyFor([dotted!], 'gh__merge_pr')).toBeNull();
+    // A built-in tool whose name happens to contain `__` is matched by that name alone.
+    expect(policyFor(policies, 'github__merge_pr')).toBeNull();
   });
 
   it('treats every other character literally (a dot is a dot)', () => {
@@ -50,6 +58,7 @@ describe('checkApprover', () => {
     expect(await checkApprover(set, { kind: 'contact', channel: 'slack', id: 'U1' }, users, broken)).toEqual({
       ok: false,
       reason: expect.stringContaining('ratelimited'),
+      hubUser: null,
     });
   });
 
@@ -82,7 +91,7 @@ describe('checkApprover', () => {
     ).toBe(true);
     // One of them cannot say and the other says no: refused, saying why; one says yes: approved.
     const halfBroken = { isMember: async (group: string) => (group === 'chat_admins' ? false : Promise.reject(new Error('403 forbidden'))) };
-    expect(await checkApprover(both, clicker, users, halfBroken)).toEqual({ ok: false, reason: expect.stringContaining('403 forbidden') });
+    expect(await checkApprover(both, clicker, users, halfBroken)).toEqual({ ok: false, reason: expect.stringContaining('403 forbidden'), hubUser: null });
     // A Slack policy says nothing about Mattermost clickers.
     expect(
       (
@@ -103,5 +112,19 @@ describe('checkApprover', () => {
       expect(approvalPoliciesSchema.safeParse([{ tools: ['x'], approvers: { mattermost_group: group } }]).success).toBe(false);
     expect(approvalPoliciesSchema.safeParse([{ tools: ['x'], approvers: { mattermost_channel_admins: false } }]).success).toBe(false);
     expect(approvalPoliciesSchema.safeParse([{ tools: ['x'], approvers: { mattermost_channel_admins: true } }]).success).toBe(true);
+  });
+
+  it('checks a platform user bound to a hub user as that user first, naming them for the audit (Telegram, Mattermost alike)', async () => {
+    const usersOnly = approvalPoliciesSchema.parse([{ tools: ['x'], approvers: { users: ['alice'] } }])[0]!.approvers;
+    const telegramAlice = { kind: 'contact' as const, channel: 'telegram', id: '4242' };
+    expect(await checkApprover(usersOnly, telegramAlice, users, undefined, 'u1')).toEqual({ ok: true, hubUser: 'Alice' });
+    expect((await checkApprover(usersOnly, telegramAlice, users)).ok).toBe(false);
+    // Bound to an inactive admin: not an approver by role; the group check still applies.
+    const member = { isMember: async () => true };
+    expect(await checkApprover(set, { kind: 'contact', channel: 'slack', id: 'U9' }, users, member, 'u2')).toEqual({ ok: true, hubUser: null });
+    // Bound to someone the policy does not name: refused, and the audit names who it was.
+    const mattermost = { kind: 'contact' as const, channel: 'mattermost', id: 'mm1' };
+    const rootOnly = approvalPoliciesSchema.parse([{ tools: ['x'], approvers: { users: ['root'] } }])[0]!.approvers;
+    expect(await checkApprover(rootOnly, mattermost, users, undefined, 'u1')).toEqual({ ok: false, reason: expect.any(String), hubUser: 'Alice' });
   });
 });

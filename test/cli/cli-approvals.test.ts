@@ -64,3 +64,21 @@ it('lists the approvals waiting for you and allows one by its id prefix', async 
   const round = history.find((message: { tool_calls: unknown[] }) => message.tool_calls.length > 0);
   expect(round.tool_calls[0]).toMatchObject({ tool_name: 'write_file', error: null });
 }, 120_000);
+
+it('switchboard identities link | list | unlink binds a platform user to a hub user (admins)', async () => {
+  const root = await loggedIn('cli_root');
+  const linked = await runCli(['identities', 'link', 'cli_bob', 'telegram:424242'], root);
+  expect(linked).toMatchObject({ code: 0, stdout: "telegram:424242 is cli_bob now: their approval clicks count as that user's.\n" });
+  const listed = await runCli(['identities', 'list', 'CLI_BOB'], root);
+  expect(listed.stdout).toMatch(/telegram:424242/);
+  // One hub user per platform user.
+  const taken = await runCli(['identities', 'link', 'cli_ann', 'telegram:424242'], root);
+  expect(taken.code).not.toBe(0);
+  expect(taken.stderr).toContain('bound to another hub user');
+  const badForm = await runCli(['identities', 'link', 'cli_bob', 'irc:nick'], root);
+  expect(badForm.stderr).toContain('channel one of slack, telegram, mattermost');
+  // Not an admin: refused.
+  expect((await runCli(['identities', 'list', 'cli_bob'], await loggedIn('cli_ann'))).code).not.toBe(0);
+  expect((await runCli(['identities', 'unlink', 'cli_bob', 'telegram:424242'], root)).code).toBe(0);
+  expect((await runCli(['identities', 'list', 'cli_bob'], root)).stdout).toContain('No platform users are bound to cli_bob.');
+}, 120_000);

@@ -267,3 +267,42 @@ it('a turn the hub ran again at once while the client was away: the answer is co
     /^✓ done (in |\(the hub finished the turn while the connection was down; the answer above is the stored one\))/,
   );
 }, 60_000);
+
+it('an approval is asked once: the requester’s own y is refused, approvers’ clicks show as progress lines, never as the question again (issue 30)', async () => {
+  const bob = await registerUser(hub.api, 'chat_bob');
+  const carol = await registerUser(hub.api, 'chat_carol');
+  const workflow = {
+    name: 'guarded-chat',
+    tool_list: 'write_file',
+    approvals: [{ tools: ['write_file'], approvers: { users: ['chat_bob', 'chat_carol'] }, quorum: 2 }],
+  };
+  const created = await request(`${hub.api}/assistant/workflows`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(workflow),
+  });
+  expect(created.status).toBe(201);
+  const session = await chat(['--new', '--workflow', 'guarded-chat']);
+  model.enqueue(toolCalls(writeFile('approved-by-two.txt', 'two')), answer('Wrote it after two approvals.'));
+  session.type(`write it${ENTER}`);
+  await asked(session, 1);
+  expect(session.text()).toContain('Waiting for approval by @chat_bob, @chat_carol (0 of 2)');
+  session.type('y');
+  await session.waitFor('! FORBIDDEN: Your own request needs approval by someone else.');
+  const pending = (await request(`${hub.api}/sessions/${sessionIdOf(session)}`, { headers: { authorization: `Bearer ${admin.token}` } })).body.data
+    .pending_confirmation;
+  const approve = (user: TestUser) =>
+    request(`${hub.api}/approvals/${pending.confirmation_id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'allow' }),
+    });
+  expect((await approve(bob)).status).toBe(200);
+  await session.waitFor('… Waiting for approval by @chat_bob, @chat_carol (1 of 2) (approved by chat_bob)');
+  expect((await approve(carol)).status).toBe(200);
+  await nth(session, 'Wrote it after two approvals.', 1);
+  await nth(session, '✓ done in', 1);
+  // Asked once, however often the progress came.
+  expect(count(session.text(), 'needs your confirmation')).toBe(1);
+  expect(readFileSync(workspace('approved-by-two.txt'), 'utf8')).toBe('two');
+}, 60_000);

@@ -13,14 +13,18 @@ const token = (text: string) => frame('token', { text, final: false });
 function follow(options: { joined?: boolean } = {}) {
   const shown: string[] = [];
   const ends: TurnEnd[] = [];
+  const asked: string[] = [];
+  const progress: string[] = [];
+  const notices: string[] = [];
   const view: TurnView = {
     text: (text) => shown.push(text),
     changed: () => undefined,
-    confirm: () => undefined,
-    notice: () => undefined,
+    confirm: (request) => asked.push(request.confirmation_id),
+    progress: (request) => progress.push(request.approval?.text ?? ''),
+    notice: (error) => notices.push(error.code),
     ended: (end) => ends.push(end),
   };
-  return { follower: new TurnFollower(view, options), shown, ends };
+  return { follower: new TurnFollower(view, options), shown, ends, asked, progress, notices };
 }
 
 const done = (text: string) => frame('done', { message_id: 'm', text, total_tokens: 3, input_tokens: 2, output_tokens: 1, duration_ms: 5, tool_calls: 0 });
@@ -88,6 +92,7 @@ it('a joined turn is held and shown whole at its end; replies to client frames a
       text: (text) => shown.push(text),
       changed: () => undefined,
       confirm: () => undefined,
+      progress: () => undefined,
       notice: (error) => notices.push(error.code),
       ended: () => undefined,
     },
@@ -114,4 +119,39 @@ it("finds a turn's stored reply in the history: the last assistant message witho
   expect(replyOfTurn(history, 'u2')?.id).toBe('a3');
   expect(replyOfTurn(history.slice(0, 3), 'u1')).toBeNull();
   expect(replyOfTurn(history, 'missing')).toBeNull();
+});
+
+it("an approval re-sent as clicks count is asked once, then shown as progress; the requester's refused click is a notice (issue 30)", () => {
+  const { follower, asked, progress, notices, ends } = follow();
+  const approval = (approvals: number) =>
+    frame('tool_confirm_request', {
+      confirmation_id: 'ap1',
+      tool: 'deploy',
+      parameters: {},
+      message: 'Allow deploy?',
+      approval: {
+        approvers: 'role admin',
+        quorum: 2,
+        approvals,
+        approved_by: [],
+        escalated: false,
+        expires_at: '',
+        text: `Waiting for approval by role admin (${approvals} of 2)`,
+      },
+    });
+  follower.handle(state('thinking'));
+  follower.handle(approval(0));
+  follower.handle(frame('error', { code: 'FORBIDDEN', message: 'Your own request needs approval by someone else.' }));
+  follower.handle(approval(1));
+  follower.handle(approval(1));
+  expect(asked).toEqual(['ap1']);
+  expect(progress).toEqual(['Waiting for approval by role admin (1 of 2)', 'Waiting for approval by role admin (1 of 2)']);
+  expect(notices).toEqual(['FORBIDDEN']);
+  // A plain confirmation asked again (the hub re-asks after a reconnect) is asked again.
+  const plain = frame('tool_confirm_request', { confirmation_id: 'c2', tool: 'save', parameters: {}, message: 'ok?' });
+  follower.handle(plain);
+  follower.handle(plain);
+  expect(asked).toEqual(['ap1', 'c2', 'c2']);
+  follower.handle(done('Deployed.'));
+  expect(ends).toEqual([expect.objectContaining({ kind: 'done', errors: [] })]);
 });

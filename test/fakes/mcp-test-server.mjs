@@ -18,7 +18,10 @@ const shiftyDescription = () => {
   return file && existsSync(file) ? readFileSync(file, 'utf8').trim() : 'The first description.';
 };
 
+// MCP_TEST_EXTRA_TOOL names one more tool that echoes like `echo`: a name the hub must sanitise for the model (`k8s.restart`).
+const extra = process.env.MCP_TEST_EXTRA_TOOL;
 const tools = () => [
+  ...(extra ? [{ name: extra, description: 'Echoes the message (a name with a dot).', inputSchema: object({ message: { type: 'string' } }, ['message']) }] : []),
   { name: 'echo', description: 'Echoes the message.', inputSchema: object({ message: { type: 'string' } }, ['message']), annotations: { readOnlyHint: true } },
   { name: 'slow', description: 'Answers after `ms` milliseconds.', inputSchema: object({ ms: { type: 'integer' } }, ['ms']) },
   { name: 'hang', description: 'Never answers.', inputSchema: object() },
@@ -38,6 +41,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
   const text = (value) => ({ content: [{ type: 'text', text: value }] });
   switch (name) {
     case 'echo':
+    case extra:
       return text(`Test echo: ${args.message}`);
     case 'slow':
       await new Promise((resolve) => setTimeout(resolve, Number(args.ms)));

@@ -38,6 +38,10 @@ export class FakeSlackApi {
   readonly names = new Map<string, string>();
   /** Members of each user group, as usergroups.users.list answers them (issue 30). */
   readonly usergroups = new Map<string, string[]>();
+  /** Handles of user groups, as usergroups.list answers them, by group id (issue 30). */
+  readonly usergroupHandles = new Map<string, string>();
+  /** When set, usergroups.list answers this error (`ok: false`, e.g. `missing_scope`). */
+  usergroupsListError: string | null = null;
   /** When set, usergroups.users.list answers this error (`ok: false`). */
   usergroupsError: string | null = null;
   /** Tokens answered `invalid_auth` (as Slack answers a wrong or revoked token: HTTP 200, `ok: false`). */
@@ -176,6 +180,11 @@ export class FakeSlackApi {
       case 'users.info': {
         const name = this.names.get(args.user) ?? 'Ada';
         return { ok: true, user: { id: args.user, name: name.toLowerCase(), real_name: name, profile: { display_name: name, real_name: name } } };
+      }
+      case 'usergroups.list': {
+        if (this.usergroupsListError) return { ok: false, error: this.usergroupsListError };
+        const usergroups = [...this.usergroupHandles].map(([id, handle]) => ({ id, handle, name: handle, date_delete: 0 }));
+        return { ok: true, usergroups };
       }
       case 'usergroups.users.list': {
         if (this.usergroupsError) return { ok: false, error: this.usergroupsError };

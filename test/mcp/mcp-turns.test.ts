@@ -46,7 +46,7 @@ beforeAll(async () => {
       '    asking:',
       `      command: ${JSON.stringify(process.execPath)}`,
       `      args: [${JSON.stringify(TEST_SERVER)}]`,
-      `      env: { MCP_TEST_DIR: ${JSON.stringify(askingDir)} }`,
+      `      env: { MCP_TEST_DIR: ${JSON.stringify(askingDir)}, MCP_TEST_EXTRA_TOOL: "k8s.restart" }`,
       '    broken:',
       '      command: /nonexistent/mcp-server',
       '',
@@ -369,5 +369,33 @@ it('an approval policy over an MCP tool of a `confirm: never` server: asked of t
   expect(end.payload.error).toBeNull();
   await socket.nextOfType('done');
   expect(testServerCalls(quickDir).slice(callsBefore)).toEqual(['echo {"message":"guarded"}']);
+  socket.close();
+});
+
+it("an approval policy names an MCP tool whose model name was sanitised (`asking.k8s.restart`, called `asking__k8s_restart`): the MCP hub's name table maps it back (issue 30)", async () => {
+  const carol = await registerUser(hub.api, 'carol-approver');
+  const guarded = {
+    name: 'sanitised',
+    system_prompt: 'You restart things.',
+    tool_list: 'asking.k8s.restart',
+    // Split on `__`, the model's name would read `asking.k8s_restart` and match nothing: the call would be asked of the requester.
+    approvals: [{ tools: ['asking.k8s.restart'], approvers: { users: ['carol-approver'] } }],
+  };
+  expect((await request(`${hub.api}/assistant/workflows`, jsonBody(guarded, auth(admin)))).status).toBe(201);
+  const sessionId = (await request(`${hub.api}/sessions`, jsonBody({ workflow: 'sanitised' }, auth(admin)))).body.data.id as string;
+  const socket = await openSocket(`ws://127.0.0.1:${hub.service.port}/ws/v1/sessions/${sessionId}`, { headers: auth(admin) });
+  await socket.nextOfType('agent_state');
+  const callsBefore = testServerCalls(askingDir).length;
+  model.enqueue(toolCall('call_sanitised', 'asking__k8s_restart', { message: 'restart web' }), openAiTextReply(['Restarted.']));
+  socket.send({ type: 'user_message', payload: { text: 'restart web', mode: 'normal' } });
+  const ask = await socket.nextOfType('tool_confirm_request');
+  expect(ask.payload).toMatchObject({ tool: 'asking__k8s_restart', approval: expect.objectContaining({ approvers: '@carol-approver', quorum: 1 }) });
+  const own = await request(`${hub.api}/approvals/${ask.payload.confirmation_id}`, jsonBody({ action: 'allow' }, auth(admin)));
+  expect(own.status).toBe(403);
+  const approved = await request(`${hub.api}/approvals/${ask.payload.confirmation_id}`, jsonBody({ action: 'allow' }, auth(carol)));
+  expect(approved.body.data).toMatchObject({ decided: 'allow' });
+  await socket.next((frame) => frame.type === 'tool_end' && frame.payload.tool_call_id === 'call_sanitised');
+  await socket.nextOfType('done');
+  expect(testServerCalls(askingDir).slice(callsBefore)).toEqual(['k8s.restart {"message":"restart web"}']);
   socket.close();
 });

@@ -34,6 +34,8 @@ export class InteractiveTurn implements TurnView {
   reconnecting: ConnectionNote | null = null;
   private settle!: (outcome: TurnOutcome) => void;
   private confirming: ConfirmRequest | null = null;
+  /** The approval progress last printed (each change once). */
+  private progressShown = '';
   private cancelling = false;
   private frame = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -85,6 +87,17 @@ export class InteractiveTurn implements TurnView {
     for (const line of formatConfirmRequest(request, this.deps.screen.columns, this.deps.colors)) this.deps.screen.write(`${line}\n`);
     this.deps.screen.write(confirmQuestion(this.deps.colors, this.deps.screen.columns));
     this.drawStatus();
+  }
+
+  progress(request: ConfirmRequest): void {
+    // Still asking: the question stays and takes the news; answered: one line, the prompt does not come back.
+    if (this.confirming?.confirmation_id === request.confirmation_id) this.confirming = request;
+    const { approval } = request;
+    if (!approval || approval.text === this.progressShown) return;
+    this.progressShown = approval.text;
+    const by = approval.approved_by.length > 0 ? ` (approved by ${approval.approved_by.join(', ')})` : '';
+    this.line(this.deps.colors.dim(`… ${sanitize(approval.text)}${sanitize(by)}`));
+    if (this.confirming) this.deps.screen.write(confirmQuestion(this.deps.colors, this.deps.screen.columns));
   }
 
   notice(error: TurnError): void {

@@ -48,6 +48,10 @@ export async function runScriptedChat(options: ScriptedChatOptions): Promise<Exi
       unconfirmedTool ??= request.tool;
       void connection.cancel();
     },
+    // An approval's progress (issue 30): told, never answered again.
+    progress: (request) => {
+      if (request.approval) context.err(`switchboard: ${request.tool}: ${request.approval.text}`);
+    },
     notice: (error) => context.err(`switchboard: ${error.code}: ${error.message}`),
     ended: (end) => settle(end),
   });

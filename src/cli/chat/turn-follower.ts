@@ -1,9 +1,10 @@
 import type { AgentState, DonePayload, FramePayload, SessionFrame } from '../../protocol/frames';
+import { confirmStep, rememberAsked } from '../../protocol/confirm-questions';
 import { saysNoTurnRuns, TurnOutcomeTracker, type TurnOutcome } from '../../protocol/turn-outcome';
 import { TurnTranscript } from './turn-transcript';
 
 /** Error codes that answer one of the client's frames and leave the turn running. */
-const REPLY_CODES = new Set(['INVALID_MESSAGE', 'VALIDATION_ERROR', 'CONFLICT']);
+const REPLY_CODES = new Set(['INVALID_MESSAGE', 'VALIDATION_ERROR', 'CONFLICT', 'FORBIDDEN', 'APPROVAL_NOT_FOUND']);
 
 export type ConfirmRequest = FramePayload<'tool_confirm_request'>;
 
@@ -51,6 +52,11 @@ export interface TurnView {
   changed(snapshot: TurnSnapshot): void;
   /** A confirmation to ask at once. */
   confirm(request: ConfirmRequest): void;
+  /**
+   * An approval asked already, sent again as approvers' clicks count (issue 30,
+   * src/protocol/confirm-questions.ts): update what is shown; never ask it again.
+   */
+  progress(request: ConfirmRequest): void;
   /** An error frame answering one of the client's frames (the turn goes on). */
   notice(error: TurnError): void;
   ended(end: TurnEnd): void;
@@ -68,6 +74,8 @@ export class TurnFollower {
   /** The turn's id (its user message id) once known; frames naming another turn are ignored. */
   turnId: string | null = null;
   private errors: TurnError[] = [];
+  /** Confirmation ids asked in this turn (an approval's progress re-sends its id). */
+  private asked: readonly string[] = [];
   private started = false;
   private over = false;
   private readonly tracker = new TurnOutcomeTracker();
@@ -128,8 +136,11 @@ export class TurnFollower {
         this.snapshot.finished = [...this.snapshot.finished.filter((result) => result.id !== id), { id, name, durationMs, error }];
         return this.view.changed(this.snapshot);
       }
-      case 'tool_confirm_request':
-        return this.view.confirm(frame.payload);
+      case 'tool_confirm_request': {
+        const step = confirmStep(this.asked, frame.payload);
+        this.asked = rememberAsked(this.asked, frame.payload);
+        return step === 'ask' ? this.view.confirm(frame.payload) : this.view.progress(frame.payload);
+      }
       case 'memory_update':
         this.snapshot.memory = { mode: frame.payload.mode, tokensUsed: frame.payload.tokens_used, summarized: frame.payload.summarized };
         return this.view.changed(this.snapshot);

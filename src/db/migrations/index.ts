@@ -14,6 +14,7 @@ import { defaultWorkflow } from './0012-default-workflow';
 import { workflowEvents } from './0013-workflow-events';
 import { eventDeliveryClaims } from './0014-event-delivery-claims';
 import { channelCursors } from './0015-channel-cursors';
+import { platformIdentities } from './0016-platform-identities';
 
 /** Every migration, in order. Append only; a released migration is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly Migration[] = [
   workflowEvents,
   eventDeliveryClaims,
   channelCursors,
+  platformIdentities,
 ];

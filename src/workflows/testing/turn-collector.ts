@@ -1,5 +1,6 @@
 import type { FollowedTurn } from '../../core/follow-turn';
 import type { SessionFrame } from '../../core/events';
+import { confirmStep, rememberAsked } from '../../protocol/confirm-questions';
 import type { ToolCallSeen, TurnAnswer } from './target';
 
 export interface TurnControls {
@@ -21,11 +22,16 @@ export async function collectTurn(
   const tools: ToolCallSeen[] = [];
   const confirmations: string[] = [];
   const answered: Promise<void>[] = [];
+  let asked: readonly string[] = [];
   let streamed = '';
   const followed = await follow((frame) => {
     if (frame.type === 'tool_end') tools.push({ name: frame.payload.tool_name, error: frame.payload.error });
     else if (frame.type === 'token') streamed += frame.payload.text;
     else if (frame.type === 'tool_confirm_request') {
+      // An approval's progress (issue 30) re-sends the question: answered once.
+      const step = confirmStep(asked, frame.payload);
+      asked = rememberAsked(asked, frame.payload);
+      if (step === 'progress') return;
       confirmations.push(frame.payload.tool);
       answered.push(controls.confirm(frame.payload.confirmation_id));
     }

@@ -57,6 +57,45 @@ describe('the transcript', () => {
     expect(run([request, frame({ type: 'agent_state', payload: { state: 'idle' } })]).confirm).toBeNull();
   });
 
+  it('shows an approval’s progress without opening its dialog again once the requester answered it (issue 30)', () => {
+    const progress = (approvals: number) =>
+      frame({
+        type: 'tool_confirm_request',
+        payload: {
+          confirmation_id: 'ap1',
+          tool: 'deploy',
+          parameters: {},
+          message: `Allow deploy? Waiting for approval by role admin (${approvals} of 2).`,
+          approval: {
+            approvers: 'role admin',
+            quorum: 2,
+            approvals,
+            approved_by: approvals > 0 ? ['bob'] : [],
+            escalated: false,
+            expires_at: '2026-01-01T00:15:00.000Z',
+            text: `Waiting for approval by role admin (${approvals} of 2)`,
+          },
+        },
+      });
+    // Still open: the progress updates the dialog in place.
+    const open = run([progress(0), progress(1)]);
+    expect(open.confirm?.approval?.approvals).toBe(1);
+    expect(open.approvalWaiting).toBeNull();
+    // Answered (refused: the requester's own click), then another approver's click is re-sent: no dialog, a status line.
+    const answered = run([progress(0), { type: 'confirm_answered' }]);
+    expect(answered.confirm).toBeNull();
+    expect(answered.approvalWaiting?.approval?.approvals).toBe(0);
+    const counted = run([progress(1)], answered);
+    expect(counted.confirm).toBeNull();
+    expect(counted.approvalWaiting?.approval?.text).toBe('Waiting for approval by role admin (1 of 2)');
+    // The tool ran (approved): nothing is waited for any more.
+    const ran = run([frame({ type: 'tool_start', payload: { tool_name: 'deploy', tool_call_id: 'c1', input: {} } })], counted);
+    expect(ran.approvalWaiting).toBeNull();
+    // A plain confirmation asked again (an answer lost while reconnecting) opens again.
+    const plain = frame({ type: 'tool_confirm_request', payload: { confirmation_id: 'k2', tool: 'write_file', parameters: {}, message: 'ok?' } });
+    expect(run([plain, { type: 'confirm_answered' }, plain]).confirm?.confirmation_id).toBe('k2');
+  });
+
   it('drops a replayed reply that the history already holds (a reload after the turn)', () => {
     const history = run([{ type: 'history', messages: [message('u1', 'user', 'hi'), message('m1', 'assistant', 'Hello!')] }]);
     const replayed = run([frame({ type: 'token', payload: { text: 'Hello!', final: false } }), done('m1', 'Hello!')], history);

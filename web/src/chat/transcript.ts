@@ -1,8 +1,9 @@
-import { WORKING_STATES, type AgentState, type DonePayload, type FramePayload, type SessionFrame } from '../../../src/protocol/frames';
+import { WORKING_STATES, type AgentState, type DonePayload, type SessionFrame } from '../../../src/protocol/frames';
 import { saysNoTurnRuns, TurnOutcomeTracker } from '../../../src/protocol/turn-outcome';
 import type { Message } from '../api/types';
 import { adoptStoredReply, echoOfStoredText, historyAssistant } from './transcript-history';
 import { describeError } from './transcript-labels';
+import { movedOn, NO_QUESTIONS, onConfirmClosed, onConfirmRequest, type ConfirmState } from './confirm-state';
 import { nextWaiting, type WaitingTurn } from './waiting-turn';
 
 export { describeError, STATE_LABELS } from './transcript-labels';
@@ -51,12 +52,12 @@ export interface NoticeItem {
 
 export type TranscriptItem = UserItem | AssistantItem | NoticeItem;
 
-export interface Transcript {
+/** `confirm`, `asked`, `approvalWaiting`: the questions (confirm-state.ts). */
+export interface Transcript extends ConfirmState {
   items: TranscriptItem[];
   agentState: AgentState;
   /** A turn is running: between `thinking` and `done` / `idle`. */
   running: boolean;
-  confirm: FramePayload<'tool_confirm_request'> | null;
   memory: { mode: string; tokens_used: number; summarized: boolean } | null;
   /**
    * How far each turn not yet over has got, by turn id ('' for frames that name none): the
@@ -68,7 +69,7 @@ export interface Transcript {
   waiting: WaitingTurn | null;
 }
 
-export const emptyTranscript: Transcript = { items: [], agentState: 'idle', running: false, confirm: null, memory: null, turns: {}, waiting: null };
+export const emptyTranscript: Transcript = { items: [], agentState: 'idle', running: false, ...NO_QUESTIONS, memory: null, turns: {}, waiting: null };
 
 export type TranscriptAction =
   | { type: 'history'; messages: Message[] }
@@ -104,7 +105,7 @@ function reduce(state: Transcript, action: TranscriptAction): Transcript {
     case 'notice':
       return { ...state, items: [...state.items, { kind: 'notice', id: `notice-${state.items.length}-${Date.now()}`, tone: action.tone, text: action.text }] };
     case 'confirm_answered':
-      return { ...state, confirm: null };
+      return onConfirmClosed(state);
   }
 }
 
@@ -139,6 +140,7 @@ function applyFrame(state: Transcript, frame: SessionFrame, replayed: boolean): 
     if (echo.consumed) return { ...echo.state, turns };
     state = echo.state;
   }
+  if (state.approvalWaiting && movedOn(frame)) state = { ...state, approvalWaiting: null };
   // A turn that ended without `done` (cancelled, failed) stops streaming before its last frame
   // shows; `done` completes its reply below.
   return showFrame({ ...state, turns, items: endedWithoutDone ? endStreaming(state.items) : state.items }, frame, replayed);
@@ -214,7 +216,7 @@ function showFrame(state: Transcript, frame: SessionFrame, replayed: boolean): T
         return { ...item, parts };
       });
     case 'tool_confirm_request':
-      return { ...state, confirm: frame.payload };
+      return onConfirmRequest(state, frame.payload);
     case 'memory_update':
       return { ...state, memory: { mode: frame.payload.mode, tokens_used: frame.payload.tokens_used, summarized: frame.payload.summarized } };
     case 'error': {

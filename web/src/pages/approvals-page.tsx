@@ -1,11 +1,11 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { api, errorMessage } from '../api/client';
 import { EmptyState, ErrorNote, Loading, PageHeader } from '../components/ui';
 import { timeAgo } from '../lib/format';
+import { useApprovalsStream } from '../lib/use-approvals-stream';
 import { useLoad } from '../lib/use-load';
 
-/** How often the page reads the pending approvals again (live without a socket of its own). */
-const REFRESH_MS = 5_000;
+const STATUS_TEXT = { live: 'Live', connecting: 'Connecting…', offline: 'Not live: reload the page' } as const;
 
 /** An approval as `GET /api/v1/approvals` lists it (the fields this page shows). */
 interface Approval {
@@ -19,16 +19,13 @@ interface Approval {
   progress: { approvals: number; quorum: number; approvers: string; approved_by: string[]; expires_at: string };
 }
 
-/** The approvals this user may decide (approval policies of workflows), refreshed while open. */
+/** The approvals this user may decide (approval policies of workflows), live: read again whenever one changes anywhere. */
 export function ApprovalsPage() {
   const approvals = useLoad((signal) => api.get<{ items: Approval[] }>('/approvals?state=pending&limit=100', signal), []);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const { reload } = approvals;
-  useEffect(() => {
-    const timer = setInterval(reload, REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [reload]);
+  const stream = useApprovalsStream(reload);
 
   const decide = async (approval: Approval, action: 'allow' | 'deny' | 'allow_all') => {
     setBusy(approval.id);
@@ -48,7 +45,12 @@ export function ApprovalsPage() {
     <>
       <PageHeader
         title="Approvals"
-        description="Tool calls waiting for your approval, across sessions (workflow approval policies). Refreshed every few seconds."
+        description="Tool calls waiting for your approval, across sessions (workflow approval policies). New requests and decisions show as they happen."
+        actions={
+          <span className={`live-status ${stream}`} role="status" data-testid="approvals-stream">
+            <span className="dot" aria-hidden="true" /> {STATUS_TEXT[stream]}
+          </span>
+        }
       />
       <ErrorNote>{error}</ErrorNote>
       {approvals.error ? (
@@ -59,7 +61,7 @@ export function ApprovalsPage() {
         <EmptyState title="Nothing waits for you">When a workflow's approval policy names you (by role or username), its tool calls appear here.</EmptyState>
       ) : (
         <div className="card flush">
-          <table className="table">
+          <table className="table approvals-table">
             <thead>
               <tr>
                 <th scope="col">Tool</th>
@@ -79,10 +81,12 @@ export function ApprovalsPage() {
                     {approval.workflow ? <div className="dimmed">{approval.workflow}</div> : null}
                   </td>
                   <td>{approval.message}</td>
-                  <td title={approval.progress.approved_by.join(', ')}>
+                  <td title={approval.progress.approved_by.join(', ')} data-label="Approved">
                     {approval.progress.approvals} of {approval.progress.quorum}
                   </td>
-                  <td title={approval.created_at}>{timeAgo(approval.created_at)}</td>
+                  <td title={approval.created_at} data-label="Asked">
+                    {timeAgo(approval.created_at)}
+                  </td>
                   <td className="row-actions">
                     <button type="button" className="btn small primary" disabled={busy === approval.id} onClick={() => void decide(approval, 'allow')}>
                       Allow

@@ -146,6 +146,14 @@ function Chat({ session }: { session: Session }) {
             Queued: {transcript.waiting.reason}
           </p>
         )}
+        {transcript.approvalWaiting?.approval && (
+          <p className="note info waiting-note approval-waiting" role="status">
+            <span>
+              <code>{transcript.approvalWaiting.tool}</code>: {transcript.approvalWaiting.approval.text}
+              {transcript.approvalWaiting.approval.approved_by.length > 0 && ` · approved by ${transcript.approvalWaiting.approval.approved_by.join(', ')}`}
+            </span>
+          </p>
+        )}
       </div>
       <form className="composer" onSubmit={send}>
         <label htmlFor="composer" className="sr-only">
