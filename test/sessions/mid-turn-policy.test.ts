@@ -71,9 +71,17 @@ function conversation(messages: ChatMessage[]): string[] {
   return messages.filter((message) => message.role === 'user' || message.role === 'assistant').map((message) => `${message.role}: ${message.content}`);
 }
 
-async function history(sessionId: string): Promise<{ role: string; content: string; turn_id: string | null; reply_to: string | null; status: string | null }[]> {
+async function history(
+  sessionId: string,
+): Promise<{ role: string; content: string; turn_id: string | null; reply_to: string | null; status: string | null }[]> {
   const page = await request(`${hub.api}/sessions/${sessionId}/messages?limit=100`, { headers: { authorization: `Bearer ${token}` } });
-  return page.body.data.items.map((item: any) => ({ role: item.role, content: item.content, turn_id: item.turn_id, reply_to: item.reply_to, status: item.status }));
+  return page.body.data.items.map((item: any) => ({
+    role: item.role,
+    content: item.content,
+    turn_id: item.turn_id,
+    reply_to: item.reply_to,
+    status: item.status,
+  }));
 }
 
 /** What a client needs to show a queued conversation (issue 33): each question's turn and whether it waits, each reply's question. */

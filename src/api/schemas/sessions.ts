@@ -71,7 +71,7 @@ export const messageSchema = z
       .enum(['answered', 'waiting'])
       .nullable()
       .describe(
-        'A user message: `waiting` until its turn has ended (it runs, or it is queued behind a running turn: chat channels\' mid-turn `queue`/`collect`), then `answered`; null on other messages. In the history only.',
+        "A user message: `waiting` until its turn has ended (it runs, or it is queued behind a running turn: chat channels' mid-turn `queue`/`collect`), then `answered`; null on other messages. In the history only.",
       ),
     created_at: z.iso.datetime(),
   })

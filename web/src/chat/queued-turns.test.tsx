@@ -18,7 +18,14 @@ const frame = (body: Omit<SessionFrame, 'seq' | 'session_id' | 'ts'>): Transcrip
   replayed: true,
 });
 const run = (actions: TranscriptAction[], from: Transcript = emptyTranscript) => actions.reduce(transcriptReducer, from);
-const base = { session_id: 's', tool_calls: [], token_counts: { input_tokens: 0, output_tokens: 0, total_tokens: 0 }, workflow_id: null, workflow: null, routing_reason: null };
+const base = {
+  session_id: 's',
+  tool_calls: [],
+  token_counts: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+  workflow_id: null,
+  workflow: null,
+  routing_reason: null,
+};
 const question = (id: string, status: 'answered' | 'waiting', turnId = id): Message => ({
   ...base,
   id,
@@ -75,7 +82,10 @@ describe('messages queued mid-turn, after a reload', () => {
 
   it('after the first turn ended (its reply stored after the queued questions): the reply moves under its question and the replay adds no second bubble', () => {
     // Stored order: the reply of m1 was written after m2 and m3 arrived.
-    const history = { type: 'history', messages: [question('m1', 'answered'), question('m2', 'waiting'), question('m3', 'waiting'), reply('r1', 'm1', 'first answer')] } as const;
+    const history = {
+      type: 'history',
+      messages: [question('m1', 'answered'), question('m2', 'waiting'), question('m3', 'waiting'), reply('r1', 'm1', 'first answer')],
+    } as const;
     expect(shown(run([history]))).toEqual(['question m1', '> first answer', 'question m2 (queued)', 'question m3 (queued)']);
     const state = run([history, ...turn('m1', 'first answer', 'r1'), ...turn('m2', 'second answer', null)]);
     expect(shown(state)).toEqual(['question m1', '> first answer', 'question m2', '> second answer', 'question m3 (queued)']);
@@ -99,13 +109,22 @@ describe('messages queued mid-turn, after a reload', () => {
   });
 
   it('collect: the waiting questions answered together, the reply once under the last of them', () => {
-    const waiting = { type: 'history', messages: [question('m1', 'answered'), question('m2', 'waiting'), question('m3', 'waiting'), reply('r1', 'm1', 'first answer')] } as const;
+    const waiting = {
+      type: 'history',
+      messages: [question('m1', 'answered'), question('m2', 'waiting'), question('m3', 'waiting'), reply('r1', 'm1', 'first answer')],
+    } as const;
     const live = run([waiting, ...turn('m2', 'both answered', null, ['m3'])]);
     expect(shown(live)).toEqual(['question m1', '> first answer', 'question m2', 'question m3', '> both answered']);
     // Reloaded once the merged turn ended: m3 is filed under m2's turn.
     const after = {
       type: 'history',
-      messages: [question('m1', 'answered'), question('m2', 'answered'), question('m3', 'answered', 'm2'), reply('r1', 'm1', 'first answer'), reply('r2', 'm2', 'both answered')],
+      messages: [
+        question('m1', 'answered'),
+        question('m2', 'answered'),
+        question('m3', 'answered', 'm2'),
+        reply('r1', 'm1', 'first answer'),
+        reply('r2', 'm2', 'both answered'),
+      ],
     } as const;
     const reloaded = run([after, ...turn('m2', 'both answered', 'r2', ['m3'])]);
     expect(shown(reloaded)).toEqual(['question m1', '> first answer', 'question m2', 'question m3', '> both answered']);

@@ -170,7 +170,9 @@ function unqueue(items: TranscriptItem[], frame: SessionFrame): TranscriptItem[]
   const answered = (item: UserItem) => item.id === turnId || item.turnId === turnId || answers.has(item.id);
   if (!items.some((item) => item.kind === 'user' && item.queued && answered(item))) return items;
   // A message merged into the turn (`answers`) belongs to it from now on: its reply goes under it.
-  return items.map((item) => (item.kind === 'user' && item.queued && answered(item) ? { ...item, queued: false, turnId: answers.has(item.id) ? turnId : item.turnId } : item));
+  return items.map((item) =>
+    item.kind === 'user' && item.queued && answered(item) ? { ...item, queued: false, turnId: answers.has(item.id) ? turnId : item.turnId } : item,
+  );
 }
 
 function applyFrame(state: Transcript, frame: SessionFrame, replayed: boolean): Transcript {
