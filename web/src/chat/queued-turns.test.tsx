@@ -17,6 +17,7 @@ const frame = (body: Omit<SessionFrame, 'seq' | 'session_id' | 'ts'>): Transcrip
   frame: { ...body, seq: (seq += 1), session_id: 's', ts: new Date().toISOString() } as SessionFrame,
   replayed: true,
 });
+const historyOf = (...messages: Message[]): TranscriptAction => ({ type: 'history', messages });
 const run = (actions: TranscriptAction[], from: Transcript = emptyTranscript) => actions.reduce(transcriptReducer, from);
 const base = {
   session_id: 's',
@@ -74,7 +75,7 @@ afterEach(cleanup);
 
 describe('messages queued mid-turn, after a reload', () => {
   it('during the first turn: its reply once, under its question; the two behind it Queued', () => {
-    const history = { type: 'history', messages: [question('m1', 'waiting'), question('m2', 'waiting'), question('m3', 'waiting')] } as const;
+    const history = historyOf(question('m1', 'waiting'), question('m2', 'waiting'), question('m3', 'waiting'));
     const state = run([history, ...turn('m1', 'first answer', null)]);
     expect(shown(state)).toEqual(['question m1', '> first answer', 'question m2 (queued)', 'question m3 (queued)']);
     expect(state.running).toBe(true);
@@ -82,56 +83,44 @@ describe('messages queued mid-turn, after a reload', () => {
 
   it('after the first turn ended (its reply stored after the queued questions): the reply moves under its question and the replay adds no second bubble', () => {
     // Stored order: the reply of m1 was written after m2 and m3 arrived.
-    const history = {
-      type: 'history',
-      messages: [question('m1', 'answered'), question('m2', 'waiting'), question('m3', 'waiting'), reply('r1', 'm1', 'first answer')],
-    } as const;
+    const history = historyOf(question('m1', 'answered'), question('m2', 'waiting'), question('m3', 'waiting'), reply('r1', 'm1', 'first answer'));
     expect(shown(run([history]))).toEqual(['question m1', '> first answer', 'question m2 (queued)', 'question m3 (queued)']);
     const state = run([history, ...turn('m1', 'first answer', 'r1'), ...turn('m2', 'second answer', null)]);
     expect(shown(state)).toEqual(['question m1', '> first answer', 'question m2', '> second answer', 'question m3 (queued)']);
   });
 
   it('queue: every turn answered, reloaded again: each question and each reply once, in order', () => {
-    const history = {
-      type: 'history',
-      messages: [
-        question('m1', 'answered'),
-        question('m2', 'answered'),
-        question('m3', 'answered'),
-        reply('r1', 'm1', 'first answer'),
-        reply('r2', 'm2', 'second answer'),
-        reply('r3', 'm3', 'third answer'),
-      ],
-    } as const;
+    const history = historyOf(
+      question('m1', 'answered'),
+      question('m2', 'answered'),
+      question('m3', 'answered'),
+      reply('r1', 'm1', 'first answer'),
+      reply('r2', 'm2', 'second answer'),
+      reply('r3', 'm3', 'third answer'),
+    );
     // The replay buffer still holds the last turns: they add nothing.
     const state = run([history, ...turn('m2', 'second answer', 'r2'), ...turn('m3', 'third answer', 'r3')]);
     expect(shown(state)).toEqual(['question m1', '> first answer', 'question m2', '> second answer', 'question m3', '> third answer']);
   });
 
   it('collect: the waiting questions answered together, the reply once under the last of them', () => {
-    const waiting = {
-      type: 'history',
-      messages: [question('m1', 'answered'), question('m2', 'waiting'), question('m3', 'waiting'), reply('r1', 'm1', 'first answer')],
-    } as const;
+    const waiting = historyOf(question('m1', 'answered'), question('m2', 'waiting'), question('m3', 'waiting'), reply('r1', 'm1', 'first answer'));
     const live = run([waiting, ...turn('m2', 'both answered', null, ['m3'])]);
     expect(shown(live)).toEqual(['question m1', '> first answer', 'question m2', 'question m3', '> both answered']);
     // Reloaded once the merged turn ended: m3 is filed under m2's turn.
-    const after = {
-      type: 'history',
-      messages: [
-        question('m1', 'answered'),
-        question('m2', 'answered'),
-        question('m3', 'answered', 'm2'),
-        reply('r1', 'm1', 'first answer'),
-        reply('r2', 'm2', 'both answered'),
-      ],
-    } as const;
+    const after = historyOf(
+      question('m1', 'answered'),
+      question('m2', 'answered'),
+      question('m3', 'answered', 'm2'),
+      reply('r1', 'm1', 'first answer'),
+      reply('r2', 'm2', 'both answered'),
+    );
     const reloaded = run([after, ...turn('m2', 'both answered', 'r2', ['m3'])]);
     expect(shown(reloaded)).toEqual(['question m1', '> first answer', 'question m2', 'question m3', '> both answered']);
   });
 
   it('shows each bubble once and the waiting ones as Queued in the page', () => {
-    const history = { type: 'history', messages: [question('m1', 'waiting'), question('m2', 'waiting'), question('m3', 'waiting')] } as const;
+    const history = historyOf(question('m1', 'waiting'), question('m2', 'waiting'), question('m3', 'waiting'));
     const state = run([history, ...turn('m1', 'first answer', null)]);
     render(<TranscriptView items={state.items} onExample={() => undefined} />);
     expect(screen.getAllByRole('article', { name: 'You' }).map((article) => article.querySelector('.bubble')?.textContent)).toEqual([
