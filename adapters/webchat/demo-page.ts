@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Router, type RequestHandler } from 'express';
 
 /** Where the demo lives: the page, the widget bundle and the page's script. */
@@ -32,10 +33,22 @@ const CONTENT_SECURITY_POLICY = [
  */
 const THIRD_PARTY_FONT_IMPORT = /@import url\(https:\/\/fonts\.googleapis\.com\/[^)]*\);?/g;
 
+/**
+ * Where `npm run extras:install` puts the widget (extras/webchat-widget, a part of its own: ~550
+ * packages the default install leaves out), found from this file compiled (`dist/adapters/webchat`)
+ * or from source (`adapters/webchat`, under jest); a copy the hub's own node_modules resolves also counts.
+ */
+function widgetSearchPaths(): string[] {
+  let root = __dirname;
+  while (!existsSync(path.join(root, 'package.json')) && path.dirname(root) !== root) root = path.dirname(root);
+  if (path.basename(root) === 'dist') root = path.dirname(root);
+  return [path.join(root, 'extras', 'webchat-widget'), root];
+}
+
 /** The widget bundle of the rasa-webchat package (React included) without its font imports, or null when it is not installed. */
 function widgetBundle(): string | null {
   try {
-    return readFileSync(require.resolve('rasa-webchat/lib/index.js'), 'utf8').replace(THIRD_PARTY_FONT_IMPORT, '');
+    return readFileSync(require.resolve('rasa-webchat/lib/index.js', { paths: widgetSearchPaths() }), 'utf8').replace(THIRD_PARTY_FONT_IMPORT, '');
   } catch {
     return null;
   }
@@ -159,8 +172,9 @@ const NOT_INSTALLED_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Switchboard: webchat demo unavailable</title></head>
 <body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 4rem auto; line-height: 1.5">
 <h1>The widget package is not installed</h1>
-<p>The demo page serves the widget from the npm package <code>rasa-webchat</code>, a development
-dependency of the hub. Run <code>npm install</code> (without <code>--omit=dev</code>) and reload this page.
+<p>The demo page serves the widget from the npm package <code>rasa-webchat</code>, which the default
+install leaves out. Run <code>npm run extras:install</code> (it installs <code>extras/webchat-widget</code>),
+restart the hub and reload this page.
 The channel itself works without it: your site loads the widget from its own copy.</p>
 </body></html>
 `;

@@ -82,6 +82,12 @@ export interface MessageView {
   /** A reply: the workflow that answered (its name then) and why it was picked, as its `done` said; else null. */
   workflow: string | null;
   routing_reason: string | null;
+  /** A user message: the turn that answers it (its own id, or the turn it was merged into by mid-turn `collect`); else null. Optional: older hubs. */
+  turn_id?: string | null;
+  /** A reply: the turn (user message id) it answers; else null. Optional: older hubs. */
+  reply_to?: string | null;
+  /** A user message in the history: `waiting` until its turn ended (running or queued), then `answered`; else null. */
+  status?: 'answered' | 'waiting' | null;
   created_at: string;
 }
 

@@ -52,8 +52,23 @@ export function messageView(row: Omit<MessageRecord, 'ordinal' | 'token_count' |
     token_counts: tokenCounts(row.input_tokens, row.output_tokens),
     workflow_id: row.workflow_id,
     ...routingOf(row),
+    ...turnOf(row),
+    /** Set by the history (it knows how far the session's turns answered); null elsewhere. */
+    status: null as 'answered' | 'waiting' | null,
     created_at: row.created_at.toISOString(),
   };
+}
+
+/**
+ * Which turn a message belongs to: a user message, the turn that answers it (its own id, or the
+ * turn of an earlier waiting message that answered it too: mid-turn `collect`); a reply, the turn it
+ * answers. Clients place a reply under its question with it (a reply stored after messages that
+ * queued meanwhile is listed after them) and match a turn's frames to it after a reload.
+ */
+function turnOf(row: Pick<MessageRecord, 'id' | 'role' | 'reply_to' | 'turn_id'>): { turn_id: string | null; reply_to: string | null } {
+  if (row.role === 'user') return { turn_id: row.turn_id ?? row.id, reply_to: null };
+  if (row.role === 'assistant') return { turn_id: null, reply_to: row.reply_to ?? null };
+  return { turn_id: null, reply_to: null };
 }
 
 /**

@@ -156,7 +156,11 @@ export class SessionService {
   }
 
   async history(principal: Principal, id: string, options: ListOptions) {
-    await this.visible(principal, id);
+    const session = await this.visible(principal, id);
+    // A user message after the last one a turn answered is owed: running, or queued behind the running turn.
+    const answeredThrough = session.answered_through ?? 0;
+    const status = (row: { role: string; ordinal: number }): 'answered' | 'waiting' | null =>
+      row.role !== 'user' ? null : row.ordinal > answeredThrough ? 'waiting' : 'answered';
     const { models } = this.deps;
     const where = { session_id: id };
     const total = await models.Message.count({ where });
@@ -173,7 +177,7 @@ export class SessionService {
     });
     const workflowOf = new Map(replies.map((reply) => [reply.reply_to!, reply.workflow_id]));
     return page(
-      rows.map((row) => ({ row, view: { ...messageView(row), workflow_id: row.workflow_id ?? workflowOf.get(row.id) ?? null } })),
+      rows.map((row) => ({ row, view: { ...messageView(row), workflow_id: row.workflow_id ?? workflowOf.get(row.id) ?? null, status: status(row) } })),
       options.limit,
       total,
     );

@@ -6,6 +6,7 @@ import { CHANNELS } from '../../adapters';
 import { loadConfig } from '../../src/config';
 import { parseCaseFile } from '../../src/workflows/testing/case-files';
 import { TEST_JWT_SECRET, testEnv } from '../helpers/env';
+import { EXTRA_INSTALL_TIMEOUT_MS, ensureExtra } from '../helpers/extras';
 import { REPO_ROOT, readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
 import { createTestIdp } from '../helpers/saml-idp';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
@@ -21,6 +22,10 @@ import { parseSamplePage, samplePageFiles, type Sample, type SamplePage } from '
 const pages = samplePageFiles().map(parseSamplePage);
 const ADMIN = { username: 'ada', email: 'ada@example.com', password: 'correct horse battery' };
 const hubs: ServiceProcess[] = [];
+
+// The webchat guide's demo page needs the widget package, which the default install leaves out: the
+// guide has the reader run `npm run extras:install`; this does the same before any hub starts.
+beforeAll(() => ensureExtra('webchat-widget'), EXTRA_INSTALL_TIMEOUT_MS);
 
 afterAll(async () => {
   for (const hub of hubs) {

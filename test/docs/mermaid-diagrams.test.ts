@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { EXTRA_INSTALL_TIMEOUT_MS, ensureExtra } from '../helpers/extras';
 import { REPO_ROOT } from '../helpers/process';
 import { launchBrowser } from '../web/browser';
 
@@ -8,11 +9,11 @@ import { launchBrowser } from '../web/browser';
  * Every Mermaid diagram of the docs, rendered by the site's own renderer (the `mermaid` package
  * vitepress-plugin-mermaid loads in the browser) in Debian's chromium: a diagram the site would
  * show as "Syntax error" fails here, naming its page and line (issue 33: a `;` in docs/slack.md did).
+ * The site's packages are not part of the default install: installed here on first use (docs/).
  */
 jest.setTimeout(60_000);
 
 const DOCS = path.join(REPO_ROOT, 'docs');
-const MERMAID = require.resolve('mermaid/dist/mermaid.min.js', { paths: [DOCS, REPO_ROOT] });
 
 interface Diagram {
   file: string;
@@ -47,12 +48,14 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
+  ensureExtra('docs');
+  const mermaid = require.resolve('mermaid/dist/mermaid.min.js', { paths: [DOCS] });
   browser = await launchBrowser();
   page = await browser.newPage();
   await page.setContent('<!doctype html><html><body><div id="out"></div></body></html>');
-  await page.addScriptTag({ path: MERMAID });
+  await page.addScriptTag({ path: mermaid });
   await page.evaluate(() => (globalThis as any).mermaid.initialize({ startOnLoad: false }));
-});
+}, 60_000 + EXTRA_INSTALL_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();

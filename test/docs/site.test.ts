@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { EXTRA_INSTALL_TIMEOUT_MS, ensureExtra } from '../helpers/extras';
 import { REPO_ROOT } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 
@@ -8,6 +9,7 @@ import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
  * Builds the documentation site (VitePress, as `npm run docs:build` does, into a temp dir) and
  * checks every internal link of the built HTML: the page exists and so does the `#anchor`.
  * VitePress itself fails the build on a link to a missing page; it does not check anchors.
+ * The site is not part of the default install: installed here on first use, as `npm run docs:build` does.
  */
 
 let outDir: string;
@@ -24,9 +26,10 @@ function run(command: string, args: string[]): Promise<{ code: number; output: s
 }
 
 beforeAll(async () => {
+  ensureExtra('docs');
   outDir = makeTempDir('switchboard-docs-site-');
-  build = await run('npm', ['run', '--silent', '--workspace=docs', 'build', '--', '--outDir', outDir]);
-}, 240_000);
+  build = await run('npm', ['run', '--silent', '--prefix', 'docs', 'build', '--', '--outDir', outDir]);
+}, 240_000 + EXTRA_INSTALL_TIMEOUT_MS);
 
 afterAll(removeTempDirs);
 

@@ -71,9 +71,25 @@ function conversation(messages: ChatMessage[]): string[] {
   return messages.filter((message) => message.role === 'user' || message.role === 'assistant').map((message) => `${message.role}: ${message.content}`);
 }
 
-async function history(sessionId: string): Promise<{ role: string; content: string }[]> {
+async function history(
+  sessionId: string,
+): Promise<{ role: string; content: string; turn_id: string | null; reply_to: string | null; status: string | null }[]> {
   const page = await request(`${hub.api}/sessions/${sessionId}/messages?limit=100`, { headers: { authorization: `Bearer ${token}` } });
-  return page.body.data.items.map((item: any) => ({ role: item.role, content: item.content }));
+  return page.body.data.items.map((item: any) => ({
+    role: item.role,
+    content: item.content,
+    turn_id: item.turn_id,
+    reply_to: item.reply_to,
+    status: item.status,
+  }));
+}
+
+/** What a client needs to show a queued conversation (issue 33): each question's turn and whether it waits, each reply's question. */
+async function turnsShown(sessionId: string, names: Record<string, string>): Promise<string[]> {
+  const name = (id: string | null) => (id === null ? '-' : (names[id] ?? id));
+  return (await history(sessionId)).map((row) =>
+    row.role === 'user' ? `${row.content} [turn ${name(row.turn_id)}, ${row.status}]` : `${row.role} replies to ${name(row.reply_to)} [${row.status}]`,
+  );
 }
 
 /** Holds the next turn at its second token until `release`. */
@@ -98,6 +114,13 @@ it('queue (the chat default): messages sent during a turn are stored, acknowledg
   expect(second.sessionId).toBe(first.sessionId);
   // Stored at once (nothing accepted is lost), before any of them is answered.
   expect((await history(first.sessionId)).map((row) => row.content)).toEqual(['first question', 'second question', 'third question']);
+  const names = { [first.userMessageId]: 'first', [second.userMessageId]: 'second', [third.userMessageId]: 'third' };
+  // The history says which wait (the running one and the two queued behind it).
+  expect(await turnsShown(first.sessionId, names)).toEqual([
+    'first question [turn first, waiting]',
+    'second question [turn second, waiting]',
+    'third question [turn third, waiting]',
+  ]);
 
   const outcomes = [
     outcomeOf(first.sessionId, first.userMessageId),
@@ -107,6 +130,15 @@ it('queue (the chat default): messages sent during a turn are stored, acknowledg
   release();
   const ended = await Promise.all(outcomes);
   expect(ended.map((outcome) => outcome.kind)).toEqual(['done', 'done', 'done']);
+  // The first reply is stored after the questions that queued meanwhile; `reply_to` says whose it is.
+  expect(await turnsShown(first.sessionId, names)).toEqual([
+    'first question [turn first, answered]',
+    'second question [turn second, answered]',
+    'third question [turn third, answered]',
+    'assistant replies to first [null]',
+    'assistant replies to second [null]',
+    'assistant replies to third [null]',
+  ]);
   expect(provider.requests).toHaveLength(3);
   // Each turn sees the answered turns before it, and never a message still waiting behind it.
   expect(conversation(provider.requests[1]!.messages)).toEqual(['user: first question', 'assistant: Hello there, friend.', 'user: second question']);
@@ -158,6 +190,14 @@ it('collect: messages sent during a turn are answered together by the next turn;
     'user: and this',
     'assistant: Hello there, friend.',
     'assistant: Hello there, friend.',
+  ]);
+  // The merged message is filed under the turn that answered it.
+  expect(await turnsShown(first.sessionId, { [first.userMessageId]: 'first', [second.userMessageId]: 'second', [third.userMessageId]: 'third' })).toEqual([
+    'start [turn first, answered]',
+    'also this [turn second, answered]',
+    'and this [turn second, answered]',
+    'assistant replies to first [null]',
+    'assistant replies to second [null]',
   ]);
   // Both are answered: the next message starts at once and its prompt groups each reply with its messages.
   const later = await say('c1', 'next');

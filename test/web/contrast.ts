@@ -1,4 +1,4 @@
-import type { Locator } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 /** WCAG AA for normal-size text. */
 export const MIN_TEXT_CONTRAST = 4.5;
@@ -14,64 +14,67 @@ export interface ContrastReading {
  * The contrast ratio (WCAG 2) between an element's text colour and the background it is painted on:
  * the element's own background composited over its ancestors' down to the first opaque one (the
  * page's canvas is taken as white, never reached in practice: the shell paints its background).
- * Runs in the page (playwright serialises the function), so it reads the browser's computed colours.
+ * `pseudo` reads a pseudo-element's colour instead (`::placeholder`). Runs in the page (playwright
+ * serialises the function), so it reads the browser's computed colours.
  */
-export function readContrast(element: Locator): Promise<ContrastReading> {
+function contrastInPage(node: any, pseudo: string | null): ContrastReading {
   // Runs in the browser; the hub's tsconfig has no DOM types, so its globals are reached loosely.
-  return element.evaluate((node: any) => {
-    const getComputedStyle = (target: any): { color: string; backgroundColor: string } => (globalThis as any).getComputedStyle(target);
-    type Rgba = [number, number, number, number];
-    const parse = (value: string): Rgba => {
-      const rgb = /^rgba?\(([^)]+)\)$/.exec(value);
-      if (rgb) {
-        const parts = rgb[1]
-          .split(/[\s,/]+/)
-          .filter(Boolean)
-          .map(Number);
-        return [parts[0], parts[1], parts[2], parts[3] ?? 1];
-      }
-      // color-mix() and friends compute to color(srgb r g b / a) with channels in 0..1.
-      const srgb = /^color\(srgb ([^)]+)\)$/.exec(value);
-      if (srgb) {
-        const parts = srgb[1]
-          .split(/[\s/]+/)
-          .filter(Boolean)
-          .map(Number);
-        return [parts[0] * 255, parts[1] * 255, parts[2] * 255, parts[3] ?? 1];
-      }
-      throw new Error(`unreadable colour ${value}`);
-    };
-    const over = (top: Rgba, bottom: Rgba): Rgba => {
-      const alpha = top[3] + bottom[3] * (1 - top[3]);
-      if (alpha === 0) return [0, 0, 0, 0];
-      const mix = (index: number) => (top[index] * top[3] + bottom[index] * bottom[3] * (1 - top[3])) / alpha;
-      return [mix(0), mix(1), mix(2), alpha];
-    };
-    const layers: Rgba[] = [];
-    for (let current: any = node; current; current = current.parentElement) {
-      const layer = parse(getComputedStyle(current).backgroundColor);
-      if (layer[3] > 0) layers.push(layer);
-      if (layer[3] >= 1) break;
+  const getComputedStyle = (target: any, of?: string): { color: string; backgroundColor: string } => (globalThis as any).getComputedStyle(target, of);
+  type Rgba = [number, number, number, number];
+  const parse = (value: string): Rgba => {
+    const rgb = /^rgba?\(([^)]+)\)$/.exec(value);
+    if (rgb) {
+      const parts = rgb[1]
+        .split(/[\s,/]+/)
+        .filter(Boolean)
+        .map(Number);
+      return [parts[0], parts[1], parts[2], parts[3] ?? 1];
     }
-    let background: Rgba = [255, 255, 255, 1];
-    for (const layer of layers.reverse()) background = over(layer, background);
-    const color = over(parse(getComputedStyle(node).color), background);
-    const luminance = (value: Rgba) => {
-      const channel = (c: number) => {
-        const s = c / 255;
-        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-      };
-      return 0.2126 * channel(value[0]) + 0.7152 * channel(value[1]) + 0.0722 * channel(value[2]);
+    // color-mix() and friends compute to color(srgb r g b / a) with channels in 0..1.
+    const srgb = /^color\(srgb ([^)]+)\)$/.exec(value);
+    if (srgb) {
+      const parts = srgb[1]
+        .split(/[\s/]+/)
+        .filter(Boolean)
+        .map(Number);
+      return [parts[0] * 255, parts[1] * 255, parts[2] * 255, parts[3] ?? 1];
+    }
+    throw new Error(`unreadable colour ${value}`);
+  };
+  const over = (top: Rgba, bottom: Rgba): Rgba => {
+    const alpha = top[3] + bottom[3] * (1 - top[3]);
+    if (alpha === 0) return [0, 0, 0, 0];
+    const mix = (index: number) => (top[index] * top[3] + bottom[index] * bottom[3] * (1 - top[3])) / alpha;
+    return [mix(0), mix(1), mix(2), alpha];
+  };
+  const layers: Rgba[] = [];
+  for (let current: any = node; current; current = current.parentElement) {
+    const layer = parse(getComputedStyle(current).backgroundColor);
+    if (layer[3] > 0) layers.push(layer);
+    if (layer[3] >= 1) break;
+  }
+  let background: Rgba = [255, 255, 255, 1];
+  for (const layer of layers.reverse()) background = over(layer, background);
+  // Text is drawn with the element's opacity too (a disabled-looking but enabled control, a faded note).
+  let opacity = 1;
+  for (let current: any = node; current; current = current.parentElement) opacity *= Number((globalThis as any).getComputedStyle(current).opacity);
+  const ink = parse(getComputedStyle(node, pseudo ?? undefined).color);
+  const color = over([ink[0], ink[1], ink[2], ink[3] * opacity], background);
+  const luminance = (value: Rgba) => {
+    const channel = (c: number) => {
+      const s = c / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
     };
-    const [light, dark] = [luminance(color), luminance(background)].sort((a, b) => b - a);
-    const css = (value: Rgba) => `rgb(${value.slice(0, 3).map(Math.round).join(', ')})`;
-    return {
-      text: (node.textContent ?? '').trim(),
-      color: css(color),
-      background: css(background),
-      ratio: Math.round(((light + 0.05) / (dark + 0.05)) * 100) / 100,
-    };
-  });
+    return 0.2126 * channel(value[0]) + 0.7152 * channel(value[1]) + 0.0722 * channel(value[2]);
+  };
+  const [light, dark] = [luminance(color), luminance(background)].sort((a, b) => b - a);
+  const css = (value: Rgba) => `rgb(${value.slice(0, 3).map(Math.round).join(', ')})`;
+  const text = pseudo ? String(node.placeholder ?? '') : String(node.value && node.tagName !== 'BUTTON' ? node.value : (node.textContent ?? ''));
+  return { text: text.trim().slice(0, 60), color: css(color), background: css(background), ratio: Math.round(((light + 0.05) / (dark + 0.05)) * 100) / 100 };
+}
+
+export function readContrast(element: Locator, pseudo: string | null = null): Promise<ContrastReading> {
+  return element.evaluate(contrastInPage, pseudo);
 }
 
 /**
@@ -88,5 +91,61 @@ export async function lowContrastButtons(buttons: Locator): Promise<(ContrastRea
     const hovered = await readContrast(button);
     if (hovered.ratio < MIN_TEXT_CONTRAST) failures.push({ ...hovered, state: 'hover' });
   }
+  return failures;
+}
+
+/** Controls a pointer or the keyboard can reach: judged at rest, hovered and focused. */
+const INTERACTIVE = 'a[href], button, [role="tab"], select, input, textarea, summary, [tabindex="0"]';
+
+/**
+ * Every text the page shows under `root` (issue 33: not only `.btn`): each visible element holding
+ * text of its own — links, nav entries, tabs, badges, status chips, table cells, notes — and every
+ * input's value and placeholder, at rest; the controls also hovered and focused. Disabled controls
+ * are left out (WCAG exempts them). Returns those below 4.5:1, saying where and in which state.
+ */
+export async function lowContrastText(page: Page, root = 'body', { states = true } = {}): Promise<(ContrastReading & { state: string; element: string })[]> {
+  const marked = await page.locator(root).evaluate((scope: any, interactive: string) => {
+    const window = globalThis as any;
+    const visible = (element: any) => {
+      const style = window.getComputedStyle(element);
+      return element.getClientRects().length > 0 && style.visibility !== 'hidden' && !element.closest('[aria-hidden="true"], .sr-only');
+    };
+    const disabled = (element: any) => element.matches(':disabled') || element.closest('[aria-disabled="true"], fieldset:disabled') !== null;
+    const ownText = (element: any) => Array.from(element.childNodes as any[]).some((child: any) => child.nodeType === 3 && child.textContent.trim() !== '');
+    for (const old of Array.from(window.document.querySelectorAll('[data-contrast-id]')) as any[]) old.removeAttribute('data-contrast-id');
+    const found: { id: string; pseudo: string | null; interactive: boolean; element: string }[] = [];
+    let next = 0;
+    for (const element of Array.from(scope.querySelectorAll('*')) as any[]) {
+      if (['SCRIPT', 'STYLE', 'svg', 'OPTION'].includes(element.tagName) || !visible(element) || disabled(element)) continue;
+      const field =
+        ['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tagName) && !['checkbox', 'radio', 'range', 'color', 'file', 'hidden'].includes(element.type);
+      const named =
+        element.tagName.toLowerCase() +
+        (element.className && typeof element.className === 'string' ? `.${element.className.trim().split(/\s+/).join('.')}` : '');
+      if (!ownText(element) && !field && !element.matches(interactive)) continue;
+      const id = `c${next++}`;
+      element.setAttribute('data-contrast-id', id);
+      const isInteractive = element.matches(interactive);
+      if (ownText(element) || (field && element.value) || (isInteractive && !field && element.textContent.trim() !== ''))
+        found.push({ id, pseudo: null, interactive: isInteractive, element: named });
+      if (field && element.placeholder && !element.value) found.push({ id, pseudo: '::placeholder', interactive: false, element: named });
+    }
+    return found;
+  }, INTERACTIVE);
+  const failures: (ContrastReading & { state: string; element: string })[] = [];
+  const judge = (reading: ContrastReading, state: string, element: string) => {
+    if (reading.ratio < MIN_TEXT_CONTRAST) failures.push({ ...reading, state, element });
+  };
+  for (const entry of marked) {
+    const locator = page.locator(`[data-contrast-id="${entry.id}"]`);
+    judge(await readContrast(locator, entry.pseudo), entry.pseudo ? 'placeholder' : 'rest', entry.element);
+    if (!states || !entry.interactive) continue;
+    await locator.hover({ force: true, trial: false }).catch(() => undefined);
+    judge(await readContrast(locator), 'hover', entry.element);
+    await locator.focus();
+    judge(await readContrast(locator), 'focus', entry.element);
+    await locator.blur();
+  }
+  await page.mouse.move(0, 0);
   return failures;
 }

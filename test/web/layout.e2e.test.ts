@@ -7,12 +7,14 @@ import { jsonBody, request } from '../helpers/http';
 import { REPO_ROOT, readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { ConsoleWatch, launchBrowser, screenshot } from './browser';
-import { lowContrastButtons, readContrast, MIN_TEXT_CONTRAST } from './contrast';
+import { lowContrastButtons, lowContrastText, readContrast, MIN_TEXT_CONTRAST } from './contrast';
 
 /**
  * The shell at desktop (1280×800) and phone (390×844) size in both themes, on the built hub with no
- * SAML: contrast of every button at rest and hovered, the phone's menu, nothing wider than the
- * screen, tables scrolling inside themselves, and no SAML link on the sign-in page.
+ * SAML: contrast of every button at rest and hovered and of every text the pages show (links,
+ * inputs and placeholders, badges, nav entries, tabs, status chips, chat bubbles; controls also
+ * hovered and focused), the phone's menu, nothing wider than the screen, tables scrolling inside
+ * themselves, and no SAML link on the sign-in page.
  */
 jest.setTimeout(90_000);
 
@@ -24,6 +26,7 @@ const watch = new ConsoleWatch();
 let hub: ServiceProcess;
 let base: string;
 let browser: Browser;
+let chatPath: string;
 
 beforeAll(async () => {
   execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/build-web.js')], { cwd: REPO_ROOT, stdio: 'inherit' });
@@ -36,6 +39,11 @@ beforeAll(async () => {
   for (const name of ['Quarterly infrastructure review with the platform team', 'Incident 4711 follow-up and rollback rehearsal']) {
     expect((await request(`${base}/api/v1/sessions`, { method: 'POST', ...jsonBody({ name }, auth) })).status).toBe(201);
   }
+  // A conversation with a tool call, a reply and its meta line, for the chat page's colours.
+  const chat = await request(`${base}/api/v1/sessions`, { method: 'POST', ...jsonBody({ name: 'Colours' }, auth) });
+  chatPath = `/sessions/${chat.body.data.id as string}`;
+  const answered = await request(`${base}/api/v1${chatPath}/messages?sync=true`, { method: 'POST', ...jsonBody({ text: 'what time is it in Tokyo?' }, auth) });
+  expect(answered.status).toBe(200);
   browser = await launchBrowser();
 });
 
@@ -94,7 +102,41 @@ async function overflowing(page: Page): Promise<string[]> {
   });
 }
 
+/** The pages a new user opens, each waited for by something it shows. */
+const PAGES: [string, (page: Page) => Promise<void>][] = [
+  ['/sessions', (page) => page.getByRole('table').waitFor()],
+  ['chat', (page) => page.getByRole('article', { name: 'Agent' }).first().waitFor()],
+  ['/workflows', (page) => page.getByRole('heading', { name: 'Workflows' }).first().waitFor()],
+  ['/knowledge', (page) => page.getByRole('heading', { name: 'Knowledge' }).first().waitFor()],
+  ['/api-keys', (page) => page.getByRole('heading', { name: 'API keys' }).first().waitFor()],
+  ['/admin/users', (page) => page.getByRole('table').waitFor()],
+  ['/admin/channels', (page) => page.getByRole('button', { name: 'Test the web connection' }).waitFor()],
+];
+
 describe.each(THEMES)('the shell in the %s theme', (theme) => {
+  it('keeps every text readable: links, inputs, badges, nav entries, tabs, chips, at rest, hovered and focused', async () => {
+    const context = await browser.newContext({ viewport: SIZES.desktop, colorScheme: theme });
+    const page = watch.watch(await context.newPage());
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${base}/sign-in`);
+    await page.getByRole('textbox', { name: 'Username' }).waitFor();
+    const failures: unknown[] = (await lowContrastText(page)).map((failure) => ({ page: '/sign-in', ...failure }));
+    await page.getByRole('textbox', { name: 'Username' }).fill(ADMIN.username);
+    await page.getByRole('textbox', { name: 'Password' }).fill(ADMIN.password);
+    failures.push(...(await lowContrastText(page, 'form', { states: false })).map((failure) => ({ page: '/sign-in filled', ...failure })));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/sessions$/);
+    for (const [route, ready] of PAGES) {
+      await page.goto(`${base}${route === 'chat' ? chatPath : route}`);
+      await ready(page);
+      failures.push(...(await lowContrastText(page)).map((failure) => ({ page: route, ...failure })));
+      await screenshot(page, `contrast-desktop-${theme}-${route.replace(/\W+/g, '-').replace(/^-/, '')}`);
+    }
+    expect(failures).toEqual([]);
+    await context.close();
+    expect(watch.take()).toEqual([]);
+  });
+
   it('keeps every button readable (at rest and hovered) at desktop size', async () => {
     const { context, page } = await signedIn('desktop', theme);
     const primary = page.getByRole('button', { name: 'New session' });
@@ -137,6 +179,8 @@ describe.each(THEMES)('the shell in the %s theme', (theme) => {
     await screenshot(page, `layout-phone-${theme}-menu-open`);
     // The open menu covers the page: its own buttons are the ones to read.
     expect(await lowContrastButtons(page.locator('#sidebar-panel .btn'))).toEqual([]);
+    // …and every text of it: nav entries (the current one included), the user's name and role, hovered and focused.
+    expect(await lowContrastText(page, '#sidebar-panel')).toEqual([]);
 
     // Following a link closes the menu.
     await page.getByRole('link', { name: 'API keys' }).click();

@@ -60,6 +60,19 @@ export const messageSchema = z
       .describe(
         'A reply: why its workflow was picked (`metadata`, `contact`, `trigger`, `default_workflow`, `session`, `default`, `command`), as its `done` said.',
       ),
+    turn_id: z
+      .uuid()
+      .nullable()
+      .describe(
+        'A user message: the turn that answers it, its own id or, when it waited and was answered together with earlier ones (mid-turn `collect`), that turn; null on other messages.',
+      ),
+    reply_to: z.uuid().nullable().describe('A reply: the turn (user message id) it answers; null on other messages.'),
+    status: z
+      .enum(['answered', 'waiting'])
+      .nullable()
+      .describe(
+        "A user message: `waiting` until its turn has ended (it runs, or it is queued behind a running turn: chat channels' mid-turn `queue`/`collect`), then `answered`; null on other messages. In the history only.",
+      ),
     created_at: z.iso.datetime(),
   })
   .meta({ id: 'Message' });

@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
+import { EXTRA_INSTALL_TIMEOUT_MS, ensureExtra } from '../../helpers/extras';
 import { removeTempDirs } from '../../helpers/temp-dir';
 import { ConsoleWatch, launchBrowser, newContext, screenshot } from '../../web/browser';
 import { startWebchatHarness, type WebchatHarness } from './webchat-harness';
@@ -6,7 +7,8 @@ import { startWebchatHarness, type WebchatHarness } from './webchat-harness';
 /**
  * The demo page end to end: the hub serves /webchat/demo with the rasa-webchat widget from its npm
  * package, headless Chromium (Debian's, never downloaded) opens it and chats through the widget as
- * a visitor would; a reload keeps the conversation's session.
+ * a visitor would; a reload keeps the conversation's session. The widget's package is not part of the
+ * default install (extras/webchat-widget): installed here on first use, as `npm run extras:install` does.
  */
 jest.setTimeout(60_000);
 
@@ -16,11 +18,12 @@ let page: Page;
 const watch = new ConsoleWatch();
 
 beforeAll(async () => {
+  ensureExtra('webchat-widget');
   harness = await startWebchatHarness();
   browser = await launchBrowser();
   page = watch.watch(await (await newContext(browser, 'light')).newPage());
   page.setDefaultTimeout(15_000);
-});
+}, 60_000 + EXTRA_INSTALL_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();

@@ -7,7 +7,7 @@ export function historyAssistant(message: Message): AssistantItem {
   const parts: AssistantPart[] = message.tool_calls.map((call) => ({ kind: 'tool', call: historyToolCall(call) }));
   if (message.content) parts.unshift({ kind: 'text', text: message.content });
   const routing = message.routing_reason ? { workflow: message.workflow ?? null, reason: message.routing_reason } : null;
-  return { kind: 'assistant', id: message.id, turnId: null, parts, streaming: false, done: null, error: null, routing };
+  return { kind: 'assistant', id: message.id, turnId: null, parts, streaming: false, done: null, error: null, routing, replyTo: message.reply_to ?? null };
 }
 
 /**
@@ -47,12 +47,17 @@ export function adoptStoredReply(state: Transcript, frame: SessionFrame): Transc
   if (!CONTENT_FRAMES.has(frame.type) || frame.type === 'pong') return state;
   const turnId = frame.payload.turn_id;
   if (!turnId || state.items.some((item) => item.kind === 'assistant' && item.turnId === turnId)) return state;
-  const userIndex = state.items.findIndex((item) => item.kind === 'user' && item.id === turnId);
-  const stored = userIndex === -1 ? undefined : state.items[userIndex + 1];
+  // The stored reply of the turn: named by `reply_to`, else (older hubs) the bubble right after the question.
+  let index = state.items.findIndex((item) => item.kind === 'assistant' && item.replyTo === turnId);
+  if (index === -1) {
+    const userIndex = state.items.findIndex((item) => item.kind === 'user' && item.id === turnId);
+    index = userIndex === -1 ? -1 : userIndex + 1;
+  }
+  const stored = index === -1 ? undefined : state.items[index];
   if (stored?.kind !== 'assistant' || stored.turnId !== null || stored.done) return state;
   const items = [...state.items];
   const text = stored.parts.map((part) => (part.kind === 'text' ? part.text : '')).join('');
-  items[userIndex + 1] = { ...stored, turnId, streaming: true, stored: { pending: text } };
+  items[index] = { ...stored, turnId, streaming: true, stored: { pending: text } };
   return { ...state, items };
 }
 

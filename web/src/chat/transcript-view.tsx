@@ -27,6 +27,7 @@ export function TranscriptView({ items, onExample }: { items: TranscriptItem[]; 
             return (
               <article key={item.id} className={`message user ${item.pending ? 'pending' : ''}`} aria-label="You">
                 <div className="bubble">{item.text}</div>
+                {item.queued && <div className="message-meta muted small queued-note">Queued: waits for the running turn</div>}
               </article>
             );
           case 'assistant':

@@ -26,6 +26,10 @@ export interface UserItem {
   id: string;
   text: string;
   pending: boolean;
+  /** From the history: the turn that answers it (its own id, or the collecting turn it was merged into). */
+  turnId?: string;
+  /** Stored, but its turn has not started: it waits behind the running turn (chat channels' mid-turn `queue`/`collect`). */
+  queued?: boolean;
 }
 
 export interface AssistantItem {
@@ -39,6 +43,8 @@ export interface AssistantItem {
   error: { code: string; message: string } | null;
   /** From history (where `done` is not kept): the workflow that answered and why, as stored with the reply. */
   routing?: { workflow: string | null; reason: string } | null;
+  /** From the history: the turn (user message id) this reply answers. */
+  replyTo?: string | null;
   /** Built from the history, then followed live (transcript-history.ts): the stored text replayed tokens have not yet repeated. */
   stored?: { pending: string };
 }
@@ -109,21 +115,13 @@ function reduce(state: Transcript, action: TranscriptAction): Transcript {
   }
 }
 
-/** History from REST, oldest first. Live items not yet stored (a running turn) stay after it. */
+/**
+ * History from REST, oldest first; each reply placed under the question(s) of its turn (a reply is
+ * stored after the messages that queued while it ran). Live items not yet stored (a running turn) stay after it.
+ */
 function mergeHistory(state: Transcript, messages: Message[]): Transcript {
   const stored = new Set(messages.map((message) => message.id));
-  const fromHistory: TranscriptItem[] = [];
-  for (const message of messages) {
-    if (message.role === 'user') fromHistory.push({ kind: 'user', id: message.id, text: message.content, pending: false });
-    else if (message.role === 'assistant') {
-      // A turn stores one message per tool round plus the reply: shown as one bubble, as it streamed.
-      const previous = fromHistory.at(-1);
-      const item = historyAssistant(message);
-      if (previous?.kind === 'assistant')
-        fromHistory[fromHistory.length - 1] = { ...item, parts: [...previous.parts, ...item.parts], routing: item.routing ?? previous.routing };
-      else fromHistory.push(item);
-    } else if (message.role === 'system') fromHistory.push({ kind: 'notice', id: message.id, tone: 'info', text: message.content });
-  }
+  const fromHistory = repliesUnderTheirTurns(historyItems(messages));
   const live = state.items.filter((item) => {
     if (item.kind === 'user') return !stored.has(item.id);
     if (item.kind === 'assistant') return !stored.has(item.id) && !(item.done && stored.has(item.done.message_id));
@@ -132,8 +130,55 @@ function mergeHistory(state: Transcript, messages: Message[]): Transcript {
   return { ...state, items: [...fromHistory, ...live] };
 }
 
+function historyItems(messages: Message[]): TranscriptItem[] {
+  const items: TranscriptItem[] = [];
+  for (const message of messages) {
+    if (message.role === 'user') {
+      const turnId = message.turn_id ?? message.id;
+      items.push({ kind: 'user', id: message.id, text: message.content, pending: false, turnId, queued: message.status === 'waiting' });
+    } else if (message.role === 'assistant') {
+      // A turn stores one message per tool round plus the reply: shown as one bubble, as it streamed.
+      const previous = items.at(-1);
+      const item = historyAssistant(message);
+      if (previous?.kind === 'assistant' && (previous.replyTo ?? null) === (item.replyTo ?? null))
+        items[items.length - 1] = { ...item, parts: [...previous.parts, ...item.parts], routing: item.routing ?? previous.routing };
+      else items.push(item);
+    } else if (message.role === 'system') items.push({ kind: 'notice', id: message.id, tone: 'info', text: message.content });
+  }
+  return items;
+}
+
+/** Moves each reply right after the last question of its turn (when the page holds it). */
+function repliesUnderTheirTurns(items: TranscriptItem[]): TranscriptItem[] {
+  const placed = items.filter((item) => !(item.kind === 'assistant' && item.replyTo && lastOfTurn(items, item.replyTo) !== -1));
+  for (const item of items) {
+    if (item.kind !== 'assistant' || !item.replyTo || placed.includes(item)) continue;
+    placed.splice(lastOfTurn(placed, item.replyTo) + 1, 0, item);
+  }
+  return placed;
+}
+
+/** The index of the newest user item a turn answers (its own message, or one merged into it); -1 when none. */
+function lastOfTurn(items: TranscriptItem[], turnId: string): number {
+  return items.findLastIndex((item) => item.kind === 'user' && (item.id === turnId || item.turnId === turnId));
+}
+
+/** A turn's frame says it started (or ended): the messages it answers no longer wait. */
+function unqueue(items: TranscriptItem[], frame: SessionFrame): TranscriptItem[] {
+  if (frame.type === 'pong' || !frame.payload.turn_id) return items;
+  const turnId = frame.payload.turn_id;
+  const answers = new Set(frame.type === 'agent_state' ? (frame.payload.answers ?? []) : []);
+  const answered = (item: UserItem) => item.id === turnId || item.turnId === turnId || answers.has(item.id);
+  if (!items.some((item) => item.kind === 'user' && item.queued && answered(item))) return items;
+  // A message merged into the turn (`answers`) belongs to it from now on: its reply goes under it.
+  return items.map((item) =>
+    item.kind === 'user' && item.queued && answered(item) ? { ...item, queued: false, turnId: answers.has(item.id) ? turnId : item.turnId } : item,
+  );
+}
+
 function applyFrame(state: Transcript, frame: SessionFrame, replayed: boolean): Transcript {
   const { turns, endedWithoutDone } = trackTurn(state.turns, frame);
+  state = { ...state, items: unqueue(state.items, frame) };
   state = adoptStoredReply(state, frame);
   if (frame.type === 'token') {
     const echo = echoOfStoredText(state, frame.payload.text, frame.payload.turn_id ?? null);
@@ -271,8 +316,8 @@ function withLiveTurn(state: Transcript, turnId: string | null, change: (item: A
   const items = [...state.items];
   if (index === -1) {
     const fresh: AssistantItem = { kind: 'assistant', id: `turn-${turnId ?? items.length}`, turnId, parts: [], streaming: true, done: null, error: null };
-    // With a turn id, the reply goes right after its user message (a replay may arrive after later items).
-    const userIndex = turnId ? items.findIndex((item) => item.kind === 'user' && item.id === turnId) : -1;
+    // With a turn id, the reply goes right after its user message(s) (a replay may arrive after later items).
+    const userIndex = turnId ? lastOfTurn(items, turnId) : -1;
     if (userIndex !== -1) items.splice(userIndex + 1, 0, change(fresh));
     else items.push(change(fresh));
   } else {
