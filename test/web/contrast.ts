@@ -104,6 +104,16 @@ const INTERACTIVE = 'a[href], button, [role="tab"], select, input, textarea, sum
  * are left out (WCAG exempts them). Returns those below 4.5:1, saying where and in which state.
  */
 export async function lowContrastText(page: Page, root = 'body', { states = true } = {}): Promise<(ContrastReading & { state: string; element: string })[]> {
+  // A page that re-renders while it is read (a live list refreshed, a status that changed) drops the
+  // marks: the pass is read again from the start, a few times, then it is an error of its own.
+  for (let pass = 1; ; pass += 1) {
+    const failures = await contrastPass(page, root, states);
+    if (failures !== 'rerendered') return failures;
+    if (pass === 4) throw new Error(`the page kept re-rendering while its contrast was read (${pass} passes)`);
+  }
+}
+
+async function contrastPass(page: Page, root: string, states: boolean): Promise<(ContrastReading & { state: string; element: string })[] | 'rerendered'> {
   const marked = await page.locator(root).evaluate((scope: any, interactive: string) => {
     const window = globalThis as any;
     const visible = (element: any) => {
@@ -136,15 +146,30 @@ export async function lowContrastText(page: Page, root = 'body', { states = true
   const judge = (reading: ContrastReading, state: string, element: string) => {
     if (reading.ratio < MIN_TEXT_CONTRAST) failures.push({ ...reading, state, element });
   };
+  // The element may be replaced between the check and the read: that too is a re-render.
+  const read = async (locator: Locator, pseudo: string | null = null): Promise<ContrastReading | null> => {
+    if ((await locator.count()) === 0) return null;
+    return readContrast(locator.first(), pseudo).catch(async (error: unknown) => {
+      if ((await locator.count()) === 0) return null;
+      throw error;
+    });
+  };
   for (const entry of marked) {
     const locator = page.locator(`[data-contrast-id="${entry.id}"]`);
-    judge(await readContrast(locator, entry.pseudo), entry.pseudo ? 'placeholder' : 'rest', entry.element);
+    const rest = await read(locator, entry.pseudo);
+    if (rest === null) return 'rerendered';
+    judge(rest, entry.pseudo ? 'placeholder' : 'rest', entry.element);
     if (!states || !entry.interactive) continue;
     await locator.hover({ force: true, trial: false }).catch(() => undefined);
-    judge(await readContrast(locator), 'hover', entry.element);
-    await locator.focus();
-    judge(await readContrast(locator), 'focus', entry.element);
-    await locator.blur();
+    const hovered = await read(locator);
+    if (hovered === null) return 'rerendered';
+    judge(hovered, 'hover', entry.element);
+    if ((await locator.count()) === 0) return 'rerendered';
+    await locator.focus().catch(() => undefined);
+    const focused = await read(locator);
+    if (focused === null) return 'rerendered';
+    judge(focused, 'focus', entry.element);
+    await locator.blur().catch(() => undefined);
   }
   await page.mouse.move(0, 0);
   return failures;
