@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startService, type RunningService } from '../../src/main';
@@ -6,6 +6,7 @@ import { FakeSlackApi, type SlackApiCall } from '../fakes/slack-api';
 import { ScriptedProvider } from '../fakes/scripted-provider';
 import { TestTools } from '../fakes/test-tools';
 import { auditRows } from '../helpers/audit';
+import { ChatWebhooks } from '../helpers/chat-webhooks';
 import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
 import { testEnv } from '../helpers/env';
 import { jsonBody, request } from '../helpers/http';
@@ -87,15 +88,7 @@ async function click(question: SlackApiCall, user: string): Promise<void> {
     message: { ts: 'question-ts', text: question.args.text },
     actions: [{ type: 'button', action_id: button.action_id, block_id: 'b', value: button.value, action_ts: '1' }],
   };
-  const form = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  const timestamp = Math.floor(Date.now() / 1000);
-  const signature = `v0=${createHmac('sha256', SIGNING_SECRET).update(`v0:${timestamp}:${form}`).digest('hex')}`;
-  const answer = await request(`${base}/channels/slack/interactions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature },
-    body: form,
-  });
-  expect(answer.status).toBe(200);
+  await new ChatWebhooks(SIGNING_SECRET, 'unused').slackClick(base.replace(/\/api\/v1$/, ''), payload);
 }
 
 async function until<T>(find: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {

@@ -351,15 +351,7 @@ test('a tool confirmation of an event turn is asked with buttons in the delivery
     message: { ts: 'confirm-ts', text: question.args.text },
     actions: [{ type: 'button', action_id: allow.action_id, block_id: 'b', value: allow.value, action_ts: '1' }],
   };
-  const form = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  const timestamp = Math.floor(Date.now() / 1000);
-  const signature = `v0=${createHmac('sha256', SIGNING_SECRET).update(`v0:${timestamp}:${form}`).digest('hex')}`;
-  const clicked = await request(`${base}/channels/slack/interactions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature },
-    body: form,
-  });
-  expect(clicked.status).toBe(200);
+  await new ChatWebhooks(SIGNING_SECRET, 'unused').slackClick(root, payload);
   const done = await delivery(answer.body.data.delivery_id);
   expect(tools.runs).toEqual([{ tool: 'save_note', input: { text: 'deploy 31' } }]);
   expect(shown('Noted the deploy.')!.ts).toBe(done.platform_message_id);
