@@ -6,7 +6,7 @@ import { testEnv } from '../helpers/env';
 import { jsonBody, request } from '../helpers/http';
 import { REPO_ROOT, readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
-import { ConsoleWatch, launchBrowser, screenshot } from './browser';
+import { ConsoleWatch, launchBrowser, screenshot, signInThroughForm } from './browser';
 
 /**
  * The Approvals page is live (issue 30): on the built hub with its builtin model, a request under an
@@ -60,11 +60,7 @@ async function signIn(username: string, size: keyof typeof SIZES, theme: 'light'
   const context = await browser.newContext({ viewport: SIZES[size], colorScheme: theme });
   const page = watch.watch(await context.newPage());
   page.setDefaultTimeout(10_000);
-  await page.goto(`${base}/sign-in`);
-  await page.getByRole('textbox', { name: 'Username' }).fill(username);
-  await page.getByRole('textbox', { name: 'Password' }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/sessions$/);
+  await signInThroughForm(page, base, username, PASSWORD);
   return page;
 }
 

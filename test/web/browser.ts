@@ -56,3 +56,12 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
 }
+
+/** Signs in through the Web UI's form and waits for the sessions page it lands on. */
+export async function signInThroughForm(page: Page, base: string, username: string, password: string): Promise<void> {
+  await page.goto(`${base}/sign-in`);
+  await page.getByRole('textbox', { name: 'Username' }).fill(username);
+  await page.getByRole('textbox', { name: 'Password' }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/sessions$/);
+}

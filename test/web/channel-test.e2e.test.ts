@@ -12,7 +12,7 @@ import { LogCapture } from '../helpers/log-capture';
 import { REPO_ROOT } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { registerUser } from '../helpers/users';
-import { ConsoleWatch, launchBrowser, screenshot } from './browser';
+import { ConsoleWatch, launchBrowser, screenshot, signInThroughForm } from './browser';
 
 /**
  * The admin page's "Test connection" (POST /admin/channels/{name}/test, issue 33) in the browser:
@@ -64,11 +64,7 @@ async function channelsPage(size: keyof typeof SIZES, theme: 'light' | 'dark'): 
   const context = await browser.newContext({ viewport: SIZES[size], colorScheme: theme });
   const page = watch.watch(await context.newPage());
   page.setDefaultTimeout(15_000);
-  await page.goto(`${base}/sign-in`);
-  await page.getByRole('textbox', { name: 'Username' }).fill('root');
-  await page.getByRole('textbox', { name: 'Password' }).fill('pw-root-long-enough');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/sessions$/);
+  await signInThroughForm(page, base, 'root', 'pw-root-long-enough');
   await page.goto(`${base}/admin/channels`);
   await page.getByRole('button', { name: 'Test the telegram connection' }).waitFor();
   return { context, page };

@@ -8,7 +8,7 @@ import { testEnv } from '../helpers/env';
 import { jsonBody, request } from '../helpers/http';
 import { REPO_ROOT, readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
-import { ConsoleWatch, launchBrowser, screenshot } from './browser';
+import { ConsoleWatch, launchBrowser, screenshot, signInThroughForm } from './browser';
 import { lowContrastButtons, readContrast, MIN_TEXT_CONTRAST } from './contrast';
 
 /**
@@ -90,11 +90,7 @@ async function open(size: keyof typeof SIZES, theme: 'light' | 'dark'): Promise<
   const context = await browser.newContext({ viewport: SIZES[size], colorScheme: theme });
   const page = watch.watch(await context.newPage());
   page.setDefaultTimeout(15_000);
-  await page.goto(`${base}/sign-in`);
-  await page.getByRole('textbox', { name: 'Username' }).fill(ADMIN.username);
-  await page.getByRole('textbox', { name: 'Password' }).fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/sessions$/);
+  await signInThroughForm(page, base, ADMIN.username, ADMIN.password);
   if (size === 'phone') await page.getByRole('button', { name: 'Open menu' }).click();
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Events' }).click();
   await page.waitForURL(/\/events$/);

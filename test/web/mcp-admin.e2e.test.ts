@@ -7,7 +7,7 @@ import { testEnv } from '../helpers/env';
 import { REPO_ROOT, readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { TEST_SERVER } from '../mcp/mcp-servers';
-import { ConsoleWatch, launchBrowser, newContext, screenshot } from './browser';
+import { ConsoleWatch, launchBrowser, newContext, screenshot, signInThroughForm } from './browser';
 
 /**
  * Admin → MCP servers in the browser: a hub process with our test MCP server, the server's state
@@ -51,11 +51,7 @@ afterAll(async () => {
 });
 
 it('shows the MCP servers, restarts one and approves a changed tool', async () => {
-  await page.goto(`${base}/sign-in`);
-  await page.getByRole('textbox', { name: 'Username' }).fill('ada');
-  await page.getByRole('textbox', { name: 'Password' }).fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/sessions$/);
+  await signInThroughForm(page, base, 'ada', 'correct horse battery');
   await page.getByRole('link', { name: 'Admin' }).click();
   await page.getByRole('link', { name: 'MCP servers' }).click();
   const server = page.getByRole('region', { name: 'MCP server test' });

@@ -1,27 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionFrame } from '../../../src/protocol/frames';
-import type { Message } from '../api/types';
-import { emptyTranscript, transcriptReducer, type AssistantItem, type Transcript, type TranscriptAction } from './transcript';
+import { type AssistantItem, type TranscriptAction } from './transcript';
+import { frame, message, run } from './transcript-fixtures';
 
-let seq = 0;
-const frame = (body: Omit<SessionFrame, 'seq' | 'session_id' | 'ts'>): TranscriptAction => ({
-  type: 'frame',
-  frame: { ...body, seq: (seq += 1), session_id: 's', ts: new Date().toISOString() } as SessionFrame,
-});
-const run = (actions: TranscriptAction[], from: Transcript = emptyTranscript) => actions.reduce(transcriptReducer, from);
-const message = (id: string, role: Message['role'], content: string, extra: Partial<Message> = {}): Message => ({
-  id,
-  session_id: 's',
-  role,
-  content,
-  tool_calls: [],
-  token_counts: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
-  workflow_id: null,
-  workflow: null,
-  routing_reason: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-  ...extra,
-});
 const done = (messageId: string, text: string): TranscriptAction =>
   frame({ type: 'done', payload: { message_id: messageId, text, total_tokens: 5, input_tokens: 3, output_tokens: 2, duration_ms: 40, tool_calls: 0 } });
 
