@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { canonicalJson } from '../audit/digest';
 
 /** What is pinned of a tool's definition: its name, description and input schema. */
 export interface PinnedDefinition {
@@ -12,17 +13,6 @@ export interface PinnedDefinition {
 export function definitionHash(definition: PinnedDefinition): string {
   const canonical = canonicalJson({ name: definition.name, description: definition.description ?? '', inputSchema: definition.inputSchema ?? null });
   return createHash('sha256').update(canonical).digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
 }
 
 /** The pinned hashes, shared by every process of a hub (the database). */
