@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 
 export interface Child {
   process: ChildProcess;
@@ -15,6 +16,9 @@ export function spawnNode(script: string, env: Record<string, string>, cwd: stri
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
   child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
+  // BENCH_CHILD_LOG=<file>: every child's output is also appended there (with BENCH_NODE_ARGS=--trace-gc, say).
+  const log = process.env.BENCH_CHILD_LOG;
+  if (log) for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => appendFileSync(log, chunk));
   return {
     process: child,
     waitFor: (text, timeoutMs = 30_000) =>

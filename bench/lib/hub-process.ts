@@ -119,7 +119,9 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `switchboard-bench-${options.variant}-`));
   const model = { BENCH_ANSWER_TOKENS: String(options.answerTokens ?? 20), BENCH_TOKEN_DELAY_MS: String(options.tokenDelayMs ?? 0) };
   const children: Child[] = [];
-  const nodeArguments = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  // BENCH_NODE_ARGS adds Node flags to every hub process (e.g. `--trace-gc` to see pauses).
+  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const nodeArguments = [...extra, ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [])];
   let database: ThrowAwayDatabase | null = null;
   let modelServer: Child | null = null;
   const prefix = uniquePrefix(options.variant);
