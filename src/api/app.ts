@@ -82,7 +82,8 @@ export function createApp(options: AppOptions): App {
   app.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(bodyGuard());
 
-  const api = new ApiRouter({ guard: options.guard, before: options.before });
+  const answerError = errorHandler(logger);
+  const api = new ApiRouter({ guard: options.guard, before: options.before, onError: answerError });
   registerHealthRoutes(api, options);
   for (const register of options.modules ?? []) register(api);
   const openapi = buildOpenApiDocument(api.registry);
@@ -90,7 +91,7 @@ export function createApp(options: AppOptions): App {
   app.use(API_PREFIX, docsRouter(openapi));
   app.use(API_PREFIX, api.finish());
   app.use(notFound());
-  app.use(errorHandler(logger));
+  app.use(answerError);
   return { express: app, openapi };
 }
 

@@ -1,6 +1,6 @@
 import './schemas/openapi-zod';
 import { OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { z, type ZodType } from 'zod';
 import { AppError, ERROR_STATUS, type ErrorCode, type FieldIssues } from '../core/errors';
 import type { Principal, RateLimitKey } from '../core/principal';
@@ -83,6 +83,12 @@ export interface ApiRouterOptions {
   guard?: AccessGuard;
   /** Extra per-request middleware run before validation (e.g. rate limiting), given the endpoint. */
   before?: (endpoint: Endpoint) => RequestHandler[];
+  /**
+   * Answers what an endpoint's handler throws, right there (the app's error handler). Without it the
+   * error travels on through `next`, and express tests every later route's path on the way (a busy
+   * endpoint's 409s cost a few hundred regex matches each).
+   */
+  onError?: ErrorRequestHandler;
 }
 
 /** Where the API router is mounted (api/app.ts); endpoint paths are relative to it. */
@@ -90,6 +96,14 @@ const API_PATH_PREFIX = '/api/v1';
 
 // DELETE may carry a body too (e.g. `DELETE /sessions/{id}/messages {keep_last}`); its schema makes it optional.
 const METHODS_WITH_BODY = new Set<HttpMethod>(['post', 'put', 'patch', 'delete']);
+/** `/sessions/:id` → `sessions`; a path whose first segment is a parameter or pattern has none. */
+const FIRST_LITERAL_SEGMENT = /^\/([A-Za-z0-9_.~-]+)(?=\/|$)/;
+/** A request path's first segment, lower-cased (express matches paths case-insensitively). */
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return (end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase();
+}
+
 const IMPLIED_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'];
 
 /**
@@ -100,6 +114,15 @@ export class ApiRouter {
   readonly router = Router();
   readonly registry = new OpenAPIRegistry();
   private readonly methodsByPath = new Map<string, Set<string>>();
+  /**
+   * Endpoints by the first segment of their path (`/sessions/…` → `sessions`), a router each, chosen
+   * by a map lookup in finish(): a request is tested against its segment's routes only, not against
+   * every route registered before its own (two paths with different first segments never match the
+   * same request, so the order that matters is kept).
+   */
+  private readonly bySegment = new Map<string, Router>();
+  /** Endpoints whose path starts with a parameter (none today): tested after the segment's. */
+  private readonly unsegmented = Router();
 
   constructor(private readonly options: ApiRouterOptions = {}) {
     this.registry.register('ErrorEnvelope', errorEnvelopeSchema);
@@ -127,15 +150,17 @@ export class ApiRouter {
     ];
     const guard = this.options.guard;
     const access = endpoint.access;
-    handlers.push(async (req, res) => {
+    const onError = this.options.onError;
+    const run = async (req: Request, res: Response) => {
       const principal = access === 'public' ? null : await guard!(req, access as Exclude<Access, 'public'>);
       const input = { ...parseInput(endpoint, req, res), principal } as HandlerInput<TBody, TQuery, TParams, TAccess>;
       const result = await endpoint.handler(input);
       if (endpoint.raw) return;
       if (result instanceof Reply) sendData(res, result.status, result.data);
       else sendData(res, endpoint.response.status, result ?? null);
-    });
-    this.router[endpoint.method](expressPath, ...handlers);
+    };
+    handlers.push(onError ? (req, res, next) => run(req, res).catch((error: unknown) => onError(error, req, res, next)) : run);
+    this.routerFor(expressPath)[endpoint.method](expressPath, ...handlers);
     this.trackMethod(expressPath, endpoint.method);
     this.registry.registerPath(describe(endpoint));
     return this;
@@ -151,7 +176,7 @@ export class ApiRouter {
       if (allow.includes('GET')) allow.push('HEAD');
       allow.push('OPTIONS');
       const allowHeader = allow.join(', ');
-      this.router.all(expressPath, (req, res) => {
+      this.routerFor(expressPath).all(expressPath, (req, res) => {
         res.setHeader('Allow', allowHeader);
         if (req.method === 'OPTIONS') {
           res.status(204).end();
@@ -163,7 +188,24 @@ export class ApiRouter {
         });
       });
     }
+    const bySegment = this.bySegment;
+    this.router.use((req, res, next) => {
+      const router = bySegment.get(firstSegment(req.path));
+      if (router) router(req, res, next);
+      else next();
+    });
+    this.router.use(this.unsegmented);
     return this.router;
+  }
+
+  /** The router an express path goes on: its first segment's (with the whole path: nothing is mounted). */
+  private routerFor(expressPath: string): Router {
+    const segment = FIRST_LITERAL_SEGMENT.exec(expressPath);
+    if (!segment) return this.unsegmented;
+    const key = segment[1]!.toLowerCase();
+    let router = this.bySegment.get(key);
+    if (!router) this.bySegment.set(key, (router = Router()));
+    return router;
   }
 
   private trackMethod(expressPath: string, method: HttpMethod): void {

@@ -26,7 +26,24 @@ function meta(res: Response): Meta {
 
 export function sendData<T>(res: Response, status: number, data: T): void {
   const body: Envelope<T> = { data, error: null, meta: meta(res) };
-  res.status(status).json(body);
+  writeJson(res, status, body);
+}
+
+/**
+ * Writes a JSON body straight to the response: what express's `res.json` → `res.send` would write
+ * here (no ETag, no freshness: API answers are not cached by validators; app.ts), without its
+ * per-call content negotiation. Node leaves the body out of HEAD answers; 204 has none.
+ */
+function writeJson(res: Response, status: number, body: unknown): void {
+  res.statusCode = status;
+  if (status === 204) {
+    res.end();
+    return;
+  }
+  const json = JSON.stringify(body);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.end(json);
 }
 
 export function sendError(res: Response, error: AppError): void {
@@ -36,5 +53,5 @@ export function sendError(res: Response, error: AppError): void {
     error: { code: error.code, message: error.message, details: error.details },
     meta: meta(res),
   };
-  res.status(error.status).json(body);
+  writeJson(res, error.status, body);
 }

@@ -62,7 +62,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const known = error instanceof AppError ? error : (fromLibrary(error) ?? AppError.from(error));
     if (known.status >= 500) {
-      logger.error({ err: known.cause ?? known, request_id: res.locals.requestId, method: req.method, path: req.path }, known.message);
+      logger.error({ err: known.cause ?? known, request_id: res.locals.requestId, method: req.method, path: req.baseUrl + req.path }, known.message);
     }
     sendError(res, known);
   };
