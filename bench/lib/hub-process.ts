@@ -24,6 +24,11 @@ export interface HubUnderTest {
    * `env: { SERVICE_METRICS_ENABLED: 'true', SERVICE_METRICS_PORT: '0' }`): the API first.
    */
   metricsUrls: string[];
+  /**
+   * With the model over HTTP: the model server's own times (ms, request arrival → first event) since
+   * the last call, which clears them; with the in-process model none.
+   */
+  modelTimes(): Promise<number[]>;
   /** The API process and, when separate, the worker processes (for SIGKILL tests). */
   children: Child[];
   /** Scaled only: starts one more worker process (it joins `children`). */
@@ -75,19 +80,23 @@ async function startModelServer(
   model: 'openai' | 'anthropic',
   tokens: Record<string, string>,
   cwd: string,
-): Promise<{ child: Child; env: Record<string, string> }> {
+): Promise<{ child: Child; env: Record<string, string>; timesUrl: string }> {
   const child = spawnNode(path.join(__dirname, 'model-server-entry.js'), { ...tokens, BENCH_MODEL_VENDOR: model }, cwd);
   let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
+  const [url, timesPort] = await new Promise<[string, string]>((resolve, reject) => {
     child.process.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /bench model ready (\S+)\n/.exec(output);
-      if (match) resolve(match[1]!);
+      const match = /bench model ready (\S+) times (\d+)\n/.exec(output);
+      if (match) resolve([match[1]!, match[2]!]);
     });
     child.waitFor('bench model ready').catch(reject);
   });
   // Provider settings as an operator gives them; a short silence limit would only hide a stalled stream.
-  return { child, env: { SERVICE_LLM_PROVIDER: model, SERVICE_LLM_BASE_URL: url, SERVICE_LLM_MODEL: `bench-${model}`, SERVICE_LLM_API_KEY: 'bench-key' } };
+  return {
+    child,
+    env: { SERVICE_LLM_PROVIDER: model, SERVICE_LLM_BASE_URL: url, SERVICE_LLM_MODEL: `bench-${model}`, SERVICE_LLM_API_KEY: 'bench-key' },
+    timesUrl: `http://127.0.0.1:${timesPort}/`,
+  };
 }
 
 const READY = /bench (?:hub|floor) ready (\d+)(?: metrics (\d+))?\n/;
@@ -146,6 +155,7 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
         dataDir,
         env: {},
         addWorker: () => Promise.reject(new Error(`${options.variant} has no separate workers`)),
+        modelTimes: () => Promise.resolve([]),
         sessions: async (count) => {
           const ids = Array.from({ length: count }, () => crypto.randomUUID());
           return { ids, urls: ids.map((id) => `ws://127.0.0.1:${port}/ws/v1/sessions/${id}`) };
@@ -161,9 +171,11 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
         ? { SERVICE_METRICS_ENABLED: 'true', SERVICE_METRICS_PORT: '0', SERVICE_METRICS_TOKEN: 'bench-metrics-token-0123456789' }
         : {};
     let extra: Record<string, string> = { ...metrics, ...options.env };
+    let modelTimesUrl: string | null = null;
     if (options.model && options.model !== 'in-process') {
       const server = await startModelServer(options.model, model, dataDir);
       modelServer = server.child;
+      modelTimesUrl = server.timesUrl;
       extra = { ...extra, ...server.env };
     }
     if (options.variant === 'scaled') {
@@ -213,6 +225,7 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
       dataDir,
       env,
       addWorker,
+      modelTimes: async () => (modelTimesUrl ? ((await (await fetch(modelTimesUrl)).json()) as number[]) : []),
       sessions: async (count) => {
         const ids = await createSessions(`${base}/api/v1`, user.token, count);
         return { ids, urls: ids.map((id) => `ws://127.0.0.1:${api.port}/ws/v1/sessions/${id}`) };

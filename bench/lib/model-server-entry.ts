@@ -5,8 +5,10 @@
  * finish, the `stream_options.include_usage` usage chunk and `data: [DONE]`; `anthropic`:
  * message_start, content_block_start, a content_block_delta per token, content_block_stop,
  * message_delta with usage, message_stop. One write per event (BENCH_TOKEN_DELAY_MS apart; 0: at
- * once). Prints `bench model ready <base URL>`.
+ * once). Prints `bench model ready <base URL> times <port>`.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { anthropicTextReply, FakeAnthropicServer } from '../../test/fakes/anthropic-server';
 import { FakeOpenAiServer, openAiTextReply } from '../../test/fakes/openai-server';
 import { wordTokens } from './models';
@@ -18,7 +20,16 @@ const delayMs = Number(process.env.BENCH_TOKEN_DELAY_MS ?? '0');
 const server = vendor === 'openai' ? new FakeOpenAiServer() : new FakeAnthropicServer();
 const reply =
   vendor === 'openai' ? openAiTextReply(tokens, { prompt: 40, completion: tokens.length }) : anthropicTextReply(tokens, { input: 40, output: tokens.length });
-server.answerEvery({ ...reply, ...(delayMs > 0 ? { delayMs } : {}) }, { record: false });
+// The server's own time per request (arrival → first event written), read and cleared by the bench
+// over a second port (`GET /`): the model's time, which the first-token goal excludes.
+let times: number[] = [];
+server.answerEvery({ ...reply, ...(delayMs > 0 ? { delayMs } : {}) }, { record: false, onFirstEvent: (ms) => times.push(ms) });
+const timesServer = http.createServer((_request, response) => {
+  response.end(JSON.stringify(times));
+  times = [];
+});
 
-void server.start().then((url) => process.stdout.write(`bench model ready ${url}\n`));
+void Promise.all([server.start(), new Promise<void>((resolve) => timesServer.listen(0, '127.0.0.1', resolve))]).then(([url]) =>
+  process.stdout.write(`bench model ready ${url} times ${(timesServer.address() as AddressInfo).port}\n`),
+);
 process.on('SIGTERM', () => void server.stop().then(() => process.exit(0)));

@@ -45,6 +45,8 @@ export class ScriptedHttpServer {
   private standing: { reply: ScriptedReply; rendered: string[] } | null = null;
   /** Off: requests are counted, not kept (a benchmark sends thousands). */
   private record = true;
+  /** The server's own time from a request's arrival to its stream's first event (the bench's model time). */
+  private onFirstEvent: ((msSinceRequest: number) => void) | null = null;
   /** Requests received (also when not recorded). */
   received = 0;
   /** TCP connections accepted (a client that keeps its connection alive opens one). */
@@ -80,9 +82,10 @@ export class ScriptedHttpServer {
    * Every request the queue has no reply for gets `reply`, its events rendered once; `record: false`
    * keeps no request (a benchmark's model server answers thousands of turns).
    */
-  answerEvery(reply: ScriptedReply, options: { record?: boolean } = {}): void {
+  answerEvery(reply: ScriptedReply, options: { record?: boolean; onFirstEvent?: (msSinceRequest: number) => void } = {}): void {
     this.standing = { reply, rendered: reply.kind === 'stream' ? reply.events.map(renderEvent) : [] };
     this.record = options.record ?? true;
+    this.onFirstEvent = options.onFirstEvent ?? null;
   }
 
   /** How many scripted replies are still waiting for a request. */
@@ -108,6 +111,7 @@ export class ScriptedHttpServer {
   }
 
   private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const arrived = performance.now();
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -148,7 +152,10 @@ export class ScriptedHttpServer {
       }
       // One write per event, as a vendor's server flushes each token.
       response.write(rendered?.[index] ?? renderEvent(event));
-      if (index === 0) for (const resolve of this.firstEventSent.splice(0)) resolve();
+      if (index === 0) {
+        this.onFirstEvent?.(performance.now() - arrived);
+        for (const resolve of this.firstEventSent.splice(0)) resolve();
+      }
     }
     if (!reply.hang) response.end();
   }
