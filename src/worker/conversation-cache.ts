@@ -11,16 +11,21 @@ export const CONVERSATION_CACHE_DEFAULTS = {
    */
   maxBytes: 32 * 1024 * 1024,
   /**
-   * Messages kept in all (a few kilobytes each: about 15 MB), whatever the number of sessions: a
-   * session's window is bounded only by the context window (hundreds of messages), so a bound in
-   * sessions alone let a worker's memory grow with every long session it ran (the soak run's workers
-   * grew for its whole 10 minutes). Ten 500-message sessions still fit.
+   * Messages kept in all, whatever the number of sessions: a session's window is bounded only by the
+   * context window (hundreds of messages), so a bound in sessions alone let a worker's memory grow
+   * with every long session it ran (the soak run's workers grew for its whole 10 minutes). A short
+   * message held with its ids and dates measured ~1.6 KB of heap, so this is ~26 MB of short ones.
+   * Thirty-two 500-message sessions fit: at 5,000 (ten), sixteen long sessions taking turns in
+   * rotation missed on every turn (least recently used goes first) and read 500 rows each time.
    */
-  maxMessages: 5_000,
+  maxMessages: 16_000,
 };
 
-/** What a kept message costs besides its text: the record's object, its fields and dates. */
-const MESSAGE_OVERHEAD_BYTES = 512;
+/**
+ * What a kept message costs besides its text: the record's object, its ids (strings of their own),
+ * fields and date; measured ~1.6 KB of heap for a message of 60 characters (Node 20).
+ */
+const MESSAGE_OVERHEAD_BYTES = 1_536;
 /** Each message's estimate, made once (the same records are kept turn after turn). */
 const sizes = new WeakMap<MessageRecord, number>();
 

@@ -96,3 +96,13 @@ it('keeps at most maxSessions sessions', () => {
   cache.keep('c', at, rows(1));
   expect([cache.readAfter('a'), cache.readAfter('b'), cache.readAfter('c'), cache.messages]).toEqual([undefined, 1, 1, 2]);
 });
+
+it('holds sixteen 500-message sessions taking turns in rotation with the default limits (the turn-cost history load)', () => {
+  const cache = new ConversationCache();
+  const sessions = Array.from({ length: 16 }, (_, index) => `long-${index}`);
+  const history = (sessionId: string) =>
+    Array.from({ length: 500 }, (_, index) => message(sessionId, index + 1, { content: 'Please summarise the incident report from last night.' }));
+  for (let round = 0; round < 2; round += 1) for (const sessionId of sessions) cache.keep(sessionId, at, history(sessionId));
+  // Least recently used goes first: had the limits held fewer than sixteen, every turn of the rotation would miss.
+  expect(sessions.map((sessionId) => cache.readAfter(sessionId))).toEqual(sessions.map(() => 500));
+});
