@@ -127,7 +127,12 @@ function corsForAllowedOrigins(config: Readonly<Config>): RequestHandler {
     maxAge: 600,
   });
   // Only a real preflight is CORS's to answer; a plain OPTIONS reaches the router (204 + Allow).
+  // A request without Origin is not a cross-origin one: it gets only the `Vary` a cache needs.
   return (req, res, next) => {
+    if (req.headers.origin === undefined) {
+      res.setHeader('Vary', 'Origin');
+      return next();
+    }
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] === undefined) return next();
     return handler(req, res, next);
   };

@@ -19,8 +19,16 @@ export const UNKNOWN_CLIENT = 'unknown';
 
 export function createClientIpResolver(trustedProxyCidrs: readonly string[]): ClientIpResolver {
   if (trustedProxyCidrs.length === 0) {
-    // Nothing trusted: X-Forwarded-For is never read.
-    return (req) => normaliseIp(req.socket.remoteAddress) ?? UNKNOWN_CLIENT;
+    // Nothing trusted: X-Forwarded-For is never read, and a kept-alive connection's peer is read once.
+    const peers = new WeakMap<object, string>();
+    return (req) => {
+      let address = peers.get(req.socket);
+      if (address === undefined) {
+        address = normaliseIp(req.socket.remoteAddress) ?? UNKNOWN_CLIENT;
+        if (address !== UNKNOWN_CLIENT) peers.set(req.socket, address);
+      }
+      return address;
+    };
   }
   const trust = proxyaddr.compile([...trustedProxyCidrs]);
   return (req) => {
