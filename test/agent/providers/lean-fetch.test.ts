@@ -44,7 +44,11 @@ describe('the providers’ lean fetch', () => {
 
   it('sends the given headers with host and content-length', async () => {
     seen.length = 0;
-    const response = await createLeanFetch()(`${base}/y`, { method: 'POST', headers: new Headers({ 'X-Custom': 'one', Accept: 'application/json' }), body: 'héllo' });
+    const response = await createLeanFetch()(`${base}/y`, {
+      method: 'POST',
+      headers: new Headers({ 'X-Custom': 'one', Accept: 'application/json' }),
+      body: 'héllo',
+    });
     await response.text();
     expect(seen[0]).toMatchObject({ 'x-custom': 'one', accept: 'application/json', host: base.slice('http://'.length), 'content-length': '6' });
   });
