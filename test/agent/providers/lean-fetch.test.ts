@@ -38,6 +38,8 @@ describe('the providers’ lean fetch', () => {
     expect(lean.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
     expect(lean.headers.has('Content-Type')).toBe(true);
     expect(lean.headers.get('missing')).toBeNull();
+    // Serialized (an SDK error keeps the headers) it shows no cookie, as Headers shows nothing.
+    expect(JSON.stringify(lean.headers)).toBe(JSON.stringify(standard.headers));
     expect(await lean.text()).toBe('hello');
     await standard.text();
   });
