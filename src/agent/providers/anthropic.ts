@@ -41,6 +41,7 @@ export class AnthropicProvider implements LlmProvider {
       timeout: options.timeoutMs,
       maxRetries: options.maxRetries,
       logLevel: 'off',
+      openTelemetry: false,
       fetch: createLeanFetch(),
     });
   }

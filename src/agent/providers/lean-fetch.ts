@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { LeanHeaders } from './lean-headers';
 
 /**
  * The `fetch` the vendor SDKs are given (their `fetch` option): the request over Node's own
@@ -9,37 +10,76 @@ import https from 'node:https';
  * the WHATWG fetch (Request/Response/Headers objects, web streams, abort-signal plumbing), which a
  * profile of the hub under turn load put at about half a millisecond a turn. Requests this does not
  * handle (a body that is not text or bytes, a `Request` object) go to the global fetch.
+ *
+ * Per request it does no more than the request needs: the SDK's headers go to Node as one flat array
+ * (written as they are, no per-header `setHeader`), the URL of a string seen before is reused, the
+ * abort listener is removed when the request closes (no `signal` option, whose stream-end tracking
+ * costs more than the request's own listeners), and the response headers are a plain map
+ * (`LeanHeaders`) rather than a WHATWG `Headers` filled one validated append at a time.
  */
 export function createLeanFetch(): typeof fetch {
   const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+  const urls = new UrlCache();
   const lean = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const body = init.body;
     const simpleBody = body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
-    const url = typeof input === 'string' || input instanceof URL ? new URL(input) : null;
+    const url = typeof input === 'string' ? urls.get(input) : input instanceof URL ? input : null;
     if (!url || !simpleBody || (url.protocol !== 'http:' && url.protocol !== 'https:')) return fetch(input, init);
     return send(url, init, body ?? null, agents[url.protocol]);
   };
   return lean as typeof fetch;
 }
 
+/** Parsed URLs by their text: an SDK calls the same few endpoints, so each is parsed once. */
+class UrlCache {
+  private readonly parsed = new Map<string, URL>();
+
+  get(text: string): URL {
+    let url = this.parsed.get(text);
+    if (url) return url;
+    url = new URL(text);
+    // Bounded: URLs with changing queries (not the providers' own calls) only cost a parse each.
+    if (this.parsed.size >= 32) this.parsed.clear();
+    this.parsed.set(text, url);
+    return url;
+  }
+}
+
 function send(url: URL, init: RequestInit, body: string | Uint8Array | null, agent: http.Agent): Promise<Response> {
   const signal = init.signal ?? undefined;
   if (signal?.aborted) return Promise.reject(abortError());
-  const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, name) => (headers[name] = value));
-  if (body !== null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  const headers = flatHeaders(init.headers, url, body);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    // `signal`: an abort destroys the request and its response (an AbortError before the headers).
-    const request = client.request(url, { method: init.method ?? 'GET', headers, agent, signal }, (response) => {
+    const request = client.request(url, { method: init.method ?? 'GET', headers, agent }, (response) => {
       resolve(new LeanResponse(response, url.href) as unknown as Response);
     });
+    if (signal) {
+      // An abort destroys the request and its response (an AbortError before the headers).
+      const onAbort = () => request.destroy(abortError());
+      signal.addEventListener('abort', onAbort, { once: true });
+      request.once('close', () => signal.removeEventListener('abort', onAbort));
+    }
     request.once('error', (error: Error) => {
       // The SDKs tell an abort by its name; anything else is a connection failure, as fetch reports it.
       reject(error.name === 'AbortError' ? abortError() : new TypeError('fetch failed', { cause: error }));
     });
     request.end(body ?? undefined);
   });
+}
+
+/** The request headers as Node's flat [name, value, …] array, with `host` and `content-length` as fetch adds them. */
+function flatHeaders(init: RequestInit['headers'], url: URL, body: string | Uint8Array | null): string[] {
+  const flat: string[] = [];
+  let host = false;
+  // The SDKs hand a Headers; anything else is read through one.
+  (init instanceof Headers ? init : new Headers(init)).forEach((value, name) => {
+    if (name === 'host') host = true;
+    if (name !== 'content-length') flat.push(name, value);
+  });
+  if (!host) flat.push('host', url.host);
+  if (body !== null) flat.push('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
+  return flat;
 }
 
 function abortError(): Error {
@@ -50,7 +90,7 @@ function abortError(): Error {
 export class LeanResponse {
   readonly status: number;
   readonly ok: boolean;
-  readonly headers = new Headers();
+  readonly headers: Headers;
   readonly redirected = false;
   readonly bodyUsed = false;
 
@@ -60,8 +100,7 @@ export class LeanResponse {
   ) {
     this.status = body.statusCode ?? 0;
     this.ok = this.status >= 200 && this.status < 300;
-    const raw = body.rawHeaders;
-    for (let index = 0; index + 1 < raw.length; index += 2) this.headers.append(raw[index]!, raw[index + 1]!);
+    this.headers = new LeanHeaders(body.rawHeaders) as unknown as Headers;
   }
 
   async text(): Promise<string> {
