@@ -58,35 +58,3 @@ it('a job that fails halfway rolls its batch back; the other jobs are written ag
   expect(stored).not.toContain('half');
   expect(stored.filter((value) => value === 'b1')).toHaveLength(1);
 });
-
-it('a lone statement on an idle writer runs on its own (no BEGIN/COMMIT); one arriving mid-batch joins the next batch', async () => {
-  await writer.idle();
-  const execs: string[] = [];
-  const exec = connection.exec.bind(connection);
-  connection.exec = (sql: string) => {
-    execs.push(sql);
-    return exec(sql);
-  };
-  try {
-    const alone = await writer.writeOne('INSERT INTO t (v) VALUES (?)', ['one-alone']);
-    expect(alone.changes).toBe(1);
-    expect(execs).toEqual([]);
-    // Started while the lone statement runs: both wait for it, then share one transaction, in order.
-    const first = writer.writeOne('INSERT INTO t (v) VALUES (?)', ['one-first']);
-    const outcomes = await Promise.allSettled([
-      first,
-      writer.write((execute) => execute('INSERT INTO t (v) VALUES (?)', ['one-batched'])),
-      writer.writeOne('INSERT INTO t (v) VALUES (?)', ['one-alone']), // duplicate: refused alone
-      writer.writeOne('INSERT INTO t (v) VALUES (?)', ['one-last']),
-    ]);
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    expect(execs).toEqual(['BEGIN IMMEDIATE', 'COMMIT']);
-    const stored = await values();
-    expect(stored.slice(-4)).toEqual(['one-alone', 'one-first', 'one-batched', 'one-last']);
-    // A refused lone statement leaves the writer usable.
-    await expect(writer.writeOne('INSERT INTO t (v) VALUES (?)', ['one-last'])).rejects.toThrow(/UNIQUE/);
-    expect((await writer.writeOne('INSERT INTO t (v) VALUES (?)', ['one-after'])).changes).toBe(1);
-  } finally {
-    connection.exec = exec;
-  }
-});

@@ -38,32 +38,6 @@ export class GroupCommitWriter {
     });
   }
 
-  /**
-   * One statement that is a whole write by itself (SQLite makes it atomic). With nothing being
-   * written it runs at once on its own, one round trip to the database thread instead of three
-   * (`BEGIN`, it, `COMMIT`): an accepted message on a quiet hub. Otherwise it joins the next batch.
-   */
-  writeOne(sql: string, parameters: readonly unknown[]): Promise<RunResult> {
-    if (this.writing || this.queue.length > 0) return this.write((execute) => execute(sql, parameters));
-    this.writing = true;
-    this.counters.writes += 1;
-    const done = () => {
-      if (this.queue.length > 0) void this.drain();
-      else this.writing = false;
-    };
-    return this.connection.run(sql, parameters).then(
-      (result) => {
-        this.counters.commits += 1;
-        done();
-        return result;
-      },
-      (error: unknown) => {
-        done();
-        throw error;
-      },
-    );
-  }
-
   /** Resolves once everything queued so far is written. */
   async idle(): Promise<void> {
     while (this.writing || this.queue.length > 0) await new Promise((resolve) => setImmediate(resolve));

@@ -104,7 +104,9 @@ export class SqliteTurnStore implements TurnStore {
 
   async insertTurnMessage(message: NewMessage): Promise<MessageRecord | null> {
     const createdAt = new Date();
-    const result = await this.writer.writeOne(SQL.insertTurnMessage, [...messageValues(message, toSqliteDate(createdAt)), message.session_id]);
+    const result = await this.writer.write((execute) =>
+      execute(SQL.insertTurnMessage, [...messageValues(message, toSqliteDate(createdAt)), message.session_id]),
+    );
     return result.changes === 1 ? { ...message, ordinal: result.lastID, created_at: createdAt } : null;
   }
 
@@ -181,25 +183,29 @@ export class SqliteTurnStore implements TurnStore {
   }
 
   async deleteMessage(id: string): Promise<void> {
-    await this.writer.writeOne(SQL.deleteMessage, [id]);
+    await this.writer.write((execute) => execute(SQL.deleteMessage, [id]));
   }
 
   async claimToolRun(run: { turnId: string; toolCallId: string; sessionId: string; name: string }): Promise<boolean> {
-    const result = await this.writer.writeOne(SQL.claimToolRun, [run.turnId, run.toolCallId, run.sessionId, run.name, 'running', toSqliteDate(new Date())]);
+    const result = await this.writer.write((execute) =>
+      execute(SQL.claimToolRun, [run.turnId, run.toolCallId, run.sessionId, run.name, 'running', toSqliteDate(new Date())]),
+    );
     return result.changes === 1;
   }
 
   async finishToolRun(turnId: string, toolCallId: string, ok: boolean): Promise<void> {
-    await this.writer.writeOne(SQL.finishToolRun, [ok ? 'done' : 'failed', turnId, toolCallId]);
+    await this.writer.write((execute) => execute(SQL.finishToolRun, [ok ? 'done' : 'failed', turnId, toolCallId]));
   }
 
   async saveSessionTools(sessionId: string, activeTools: string[], toolState: ToolState): Promise<void> {
-    await this.writer.writeOne(SQL.saveSessionTools, [JSON.stringify(activeTools), JSON.stringify(toolState), toSqliteDate(new Date()), sessionId]);
+    await this.writer.write((execute) =>
+      execute(SQL.saveSessionTools, [JSON.stringify(activeTools), JSON.stringify(toolState), toSqliteDate(new Date()), sessionId]),
+    );
   }
 
   async createSession(session: NewSession): Promise<SessionRecord> {
     const now = new Date();
-    const result = await this.writer.writeOne(SQL.createSession, sessionValues(session, toSqliteDate(now)));
+    const result = await this.writer.write((execute) => execute(SQL.createSession, sessionValues(session, toSqliteDate(now))));
     return {
       ...session,
       ordinal: result.lastID,
@@ -225,7 +231,7 @@ export class SqliteTurnStore implements TurnStore {
   }
 
   async changeOwedMessage(id: string, text: string | null, tokenCount: number): Promise<boolean> {
-    const result = await this.writer.writeOne(text === null ? SQL.deleteOwed : SQL.editOwed, text === null ? [id] : [text, tokenCount, id]);
+    const result = await this.writer.write((execute) => (text === null ? execute(SQL.deleteOwed, [id]) : execute(SQL.editOwed, [text, tokenCount, id])));
     return result.changes === 1;
   }
 
