@@ -5,6 +5,7 @@ import { z, type ZodType } from 'zod';
 import { AppError, ERROR_STATUS, type ErrorCode, type FieldIssues } from '../core/errors';
 import type { Principal, RateLimitKey } from '../core/principal';
 import { sendData } from './envelope';
+import { SegmentRoutes } from './segment-routes';
 import { parameterIssues } from './middleware/input-guard';
 import { errorEnvelopeSchema, successEnvelope } from './schemas/envelope';
 
@@ -96,14 +97,6 @@ const API_PATH_PREFIX = '/api/v1';
 
 // DELETE may carry a body too (e.g. `DELETE /sessions/{id}/messages {keep_last}`); its schema makes it optional.
 const METHODS_WITH_BODY = new Set<HttpMethod>(['post', 'put', 'patch', 'delete']);
-/** `/sessions/:id` → `sessions`; a path whose first segment is a parameter or pattern has none. */
-const FIRST_LITERAL_SEGMENT = /^\/([A-Za-z0-9_.~-]+)(?=\/|$)/;
-/** A request path's first segment, lower-cased (express matches paths case-insensitively). */
-function firstSegment(path: string): string {
-  const end = path.indexOf('/', 1);
-  return (end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase();
-}
-
 const IMPLIED_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'];
 
 /**
@@ -114,15 +107,8 @@ export class ApiRouter {
   readonly router = Router();
   readonly registry = new OpenAPIRegistry();
   private readonly methodsByPath = new Map<string, Set<string>>();
-  /**
-   * Endpoints by the first segment of their path (`/sessions/…` → `sessions`), a router each, chosen
-   * by a map lookup in finish(): a request is tested against its segment's routes only, not against
-   * every route registered before its own (two paths with different first segments never match the
-   * same request, so the order that matters is kept).
-   */
-  private readonly bySegment = new Map<string, Router>();
-  /** Endpoints whose path starts with a parameter (none today): tested after the segment's. */
-  private readonly unsegmented = Router();
+  /** Endpoints by their path's first segment (the lookup that finds a request's routes). */
+  private readonly segments = new SegmentRoutes();
 
   constructor(private readonly options: ApiRouterOptions = {}) {
     this.registry.register('ErrorEnvelope', errorEnvelopeSchema);
@@ -160,7 +146,7 @@ export class ApiRouter {
       else sendData(res, endpoint.response.status, result ?? null);
     };
     handlers.push(onError ? (req, res, next) => run(req, res).catch((error: unknown) => onError(error, req, res, next)) : run);
-    this.routerFor(expressPath)[endpoint.method](expressPath, ...handlers);
+    this.segments.routerFor(expressPath)[endpoint.method](expressPath, ...handlers);
     this.trackMethod(expressPath, endpoint.method);
     this.registry.registerPath(describe(endpoint));
     return this;
@@ -176,7 +162,7 @@ export class ApiRouter {
       if (allow.includes('GET')) allow.push('HEAD');
       allow.push('OPTIONS');
       const allowHeader = allow.join(', ');
-      this.routerFor(expressPath).all(expressPath, (req, res) => {
+      this.segments.routerFor(expressPath).all(expressPath, (req, res) => {
         res.setHeader('Allow', allowHeader);
         if (req.method === 'OPTIONS') {
           res.status(204).end();
@@ -188,24 +174,8 @@ export class ApiRouter {
         });
       });
     }
-    const bySegment = this.bySegment;
-    this.router.use((req, res, next) => {
-      const router = bySegment.get(firstSegment(req.path));
-      if (router) router(req, res, next);
-      else next();
-    });
-    this.router.use(this.unsegmented);
+    this.router.use(...this.segments.handlers());
     return this.router;
-  }
-
-  /** The router an express path goes on: its first segment's (with the whole path: nothing is mounted). */
-  private routerFor(expressPath: string): Router {
-    const segment = FIRST_LITERAL_SEGMENT.exec(expressPath);
-    if (!segment) return this.unsegmented;
-    const key = segment[1]!.toLowerCase();
-    let router = this.bySegment.get(key);
-    if (!router) this.bySegment.set(key, (router = Router()));
-    return router;
   }
 
   private trackMethod(expressPath: string, method: HttpMethod): void {
