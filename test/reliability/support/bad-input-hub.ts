@@ -198,14 +198,19 @@ export class BadInputHub {
     const script = `
       const http = require('node:http');
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      // Beats on a fixed grid from the start: a late timer (this process starved of CPU on a busy
+      // machine) is caught up, not carried into every later beat.
+      const origin = Date.now();
+      let beat = 0;
       const probe = () => {
         const started = Date.now();
+        beat += 1;
         let done = false;
         const finish = (status) => { if (done) return; done = true; process.stdout.write(JSON.stringify({ ms: Date.now() - started, status }) + '\\n'); };
         const req = http.get({ host: '127.0.0.1', port: ${this.port}, path: '/api/v1/health', agent }, (res) => { res.resume(); res.on('end', () => finish(res.statusCode)); });
         req.on('error', () => finish(0));
         req.setTimeout(30000, () => { finish(-1); req.destroy(); });
-        setTimeout(probe, Math.max(0, 200 - (Date.now() - started)));
+        setTimeout(probe, Math.max(0, origin + beat * 200 - Date.now()));
       };
       probe();`;
     this.prober = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
