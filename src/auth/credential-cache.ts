@@ -40,6 +40,8 @@ interface Timed<T> {
 export class CredentialCache {
   private readonly users = new Map<string, Timed<CachedUser>>();
   private readonly keys = new Map<string, Timed<CachedApiKey>>();
+  /** Bumped by every `forget`: a read that was in flight across one may hold what was just revoked, so it is not kept. */
+  private generation = 0;
 
   constructor(private readonly limits = CREDENTIAL_CACHE_DEFAULTS) {}
 
@@ -53,6 +55,7 @@ export class CredentialCache {
 
   /** Drops what is known of the user (and of all their keys, or only `apiKeyId`). */
   forget(userId: string, apiKeyId?: string): void {
+    this.generation += 1;
     if (!apiKeyId) this.users.delete(userId);
     for (const [hash, entry] of this.keys) {
       if (entry.value === null || (entry.value.user_id === userId && (!apiKeyId || entry.value.id === apiKeyId))) this.keys.delete(hash);
@@ -63,7 +66,9 @@ export class CredentialCache {
     const now = Date.now();
     const cached = map.get(key);
     if (cached && now - cached.at < this.limits.ttlMs) return cached.value;
+    const generation = this.generation;
     const value = await load();
+    if (generation !== this.generation) return value;
     if (map.size >= this.limits.maxEntries) map.delete(map.keys().next().value!);
     map.set(key, { value, at: now });
     return value;
