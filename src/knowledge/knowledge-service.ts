@@ -82,9 +82,7 @@ export class KnowledgeService implements KnowledgeCollections, KnowledgeSearch {
         );
         const rows = chunks.map((text, position) => ({ id: chunkId(id, position), document_id: id, position, text }));
         // In batches: one INSERT of a whole large document is built on the event loop at once.
-        for (let start = 0; start < rows.length; start += KNOWLEDGE_DEFAULTS.insertBatchRows) {
-          await this.models.Chunk.bulkCreate(rows.slice(start, start + KNOWLEDGE_DEFAULTS.insertBatchRows), { transaction });
-        }
+        for (const batch of insertBatches(rows)) await this.models.Chunk.bulkCreate(batch, { transaction });
         await this.indexes.addOffThread(
           collection.id,
           transaction,
@@ -246,4 +244,22 @@ export class KnowledgeService implements KnowledgeCollections, KnowledgeSearch {
     });
     return next;
   }
+}
+
+/** Chunk rows in INSERT-sized batches: at most insertBatchRows rows and (past the first row) insertBatchChars of text each. */
+export function insertBatches<T extends { text: string }>(rows: readonly T[]): T[][] {
+  const batches: T[][] = [];
+  let batch: T[] = [];
+  let chars = 0;
+  for (const row of rows) {
+    if (batch.length > 0 && (batch.length >= KNOWLEDGE_DEFAULTS.insertBatchRows || chars + row.text.length > KNOWLEDGE_DEFAULTS.insertBatchChars)) {
+      batches.push(batch);
+      batch = [];
+      chars = 0;
+    }
+    batch.push(row);
+    chars += row.text.length;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }
