@@ -73,7 +73,8 @@ describe.each(testProfiles())('authentication (%s)', (profile) => {
     expect(listed.items.map((item: { key_prefix: string }) => item.key_prefix)).toEqual([key.slice(0, 12)]);
 
     expect((await user.delete(`/auth/api-keys/${created.body.data.id}`)).status).toBe(204);
-    expect((await me(key)).status).toBe(401);
+    // The whole answer, so a failure shows what came instead of the 401.
+    expect(await me(key)).toMatchObject({ status: 401, body: { error: { code: 'UNAUTHORIZED' } } });
     expect((await socket.closed).code).toBe(4001);
     expect((await me(user.token)).status).toBe(200); // the user's token lives on
   });
