@@ -60,6 +60,8 @@ export class RedisTurnQueue implements TurnQueue {
       maxStalledCount: 2,
     });
     this.worker.on('error', (error) => this.logger.warn({ err: error.message }, 'turn worker error'));
+    // A job whose lock was not renewed in time (its worker died, or was starved past turn_lock_s) goes back to the queue.
+    this.worker.on('stalled', (jobId) => this.logger.warn({ job_id: jobId }, 'a turn stalled (its lock expired); another attempt takes it over'));
     this.worker.on('failed', (job, error) => {
       void (async () => {
         if (job && options.onGiveUp && (await finalFailure(job))) await options.onGiveUp(job.data, error);

@@ -163,7 +163,7 @@ it(
       ].join('\n'),
     );
     // A turn that ended in an error: the hub's error lines say why (a failure's message carries them).
-    if (verdict.errors.length > 0) console.log(`error lines of the hub's processes:\n${cluster.errors().slice(-20_000)}`);
+    if (verdict.errors.length > 0) console.log(`error and warning lines of the hub's processes:\n${cluster.errors().slice(-20_000)}`);
     expect(verdict.failures).toEqual([]);
     expect(verdict.errors).toEqual([]);
     expect(kills).toHaveLength(TARGETS);

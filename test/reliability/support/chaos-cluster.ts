@@ -237,7 +237,7 @@ export class ChaosCluster {
     await this.stop();
   }
 
-  /** What every process wrote to stderr, and their error log lines (for a failure's message). */
+  /** What every process wrote to stderr, and their error and warning log lines (for a failure's message). */
   errors(): string {
     return this.all
       .map((child) =>
@@ -246,7 +246,7 @@ export class ChaosCluster {
           ...child
             .stdout()
             .split('\n')
-            .filter((line) => /"level":"(error|fatal)"/.test(line)),
+            .filter((line) => /"level":"(error|fatal|warn)"/.test(line)),
         ]
           .filter(Boolean)
           .join('\n'),
