@@ -6,7 +6,8 @@ import { TurnPresenter } from './turn-presenter';
 
 /**
  * The first message a delivery's surface put in the chat: the channel's send calls report each
- * message id they got; the first is the receipt (told to the deliverer at once).
+ * message id they got, and wait; the first is the receipt (told to the deliverer, and recorded,
+ * before the surface edits or sends anything else).
  */
 export class FirstMessage {
   private receipt: DeliveryReceipt | null = null;
@@ -16,10 +17,11 @@ export class FirstMessage {
     private readonly receiptOf: (messageId: string) => DeliveryReceipt,
   ) {}
 
-  seen(messageId: string | number | null | undefined): void {
+  /** Resolves once the first message's id is recorded (at once for any later message). */
+  async seen(messageId: string | number | null | undefined): Promise<void> {
     if (this.receipt || messageId === null || messageId === undefined || messageId === '') return;
     this.receipt = this.receiptOf(String(messageId));
-    this.request.onPosted(this.receipt);
+    await this.request.onPosted(this.receipt);
   }
 
   get(): DeliveryReceipt | null {

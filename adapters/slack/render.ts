@@ -18,8 +18,8 @@ export interface RenderOptions {
   /** `channels.slack.thread_status`: show "is thinking…" / "is running <tool>…" in threads. */
   threadStatus: boolean;
   logger: Logger;
-  /** Told the ts of each message this surface posts (an event's delivery takes the first as its receipt). */
-  onPosted?: (ts: string | undefined) => void;
+  /** Told the ts of each message this surface posts (an event's delivery records the first as its receipt); the surface waits for it before its next call. */
+  onPosted?: (ts: string | undefined) => Promise<void>;
   /** An approval's text with Slack user groups named by their handles (`@sre-oncall`); absent: as it is. */
   approverNames?: (text: string) => Promise<string>;
 }
@@ -47,7 +47,7 @@ export function slackSurface(calls: SlackCalls, target: ReplyTarget, options: Re
   const threadArgs = target.threadTs ? { thread_ts: target.threadTs } : {};
   const post = async (text: string) => {
     const answer = (await calls.send('chat.postMessage', { channel: target.channel, ...threadArgs, text })) as { ts?: string };
-    options.onPosted?.(answer.ts);
+    await options.onPosted?.(answer.ts);
     return answer;
   };
   const cadence: ReplyCadence = {

@@ -71,19 +71,19 @@ function replyTo(thread: string | null) {
 }
 
 /** The sender, telling `seen` the id of every message it sends (drafts and edits make none). */
-function recording(sender: TelegramSender, seen: (id: number) => void): TelegramCalls {
+function recording(sender: TelegramSender, seen: (id: number) => Promise<void>): TelegramCalls {
   return {
     get draftsRefused() {
       return sender.draftsRefused;
     },
     send: async (chat, text, extra) => {
       const sent = await sender.send(chat, text, extra);
-      seen(sent.message_id);
+      await seen(sent.message_id);
       return sent;
     },
     interimSend: async (chat, text, extra) => {
       const id = await sender.interimSend(chat, text, extra);
-      if (id !== null) seen(id);
+      if (id !== null) await seen(id);
       return id;
     },
     edit: (...args) => sender.edit(...args),

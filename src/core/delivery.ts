@@ -47,8 +47,11 @@ export interface LiveDeliveryRequest {
   turnId: string;
   /** What the chat is told when the turn fails or is cancelled (instead of the channel's own apology). */
   failureNote(outcome: { kind: 'error'; code: string } | { kind: 'cancelled' }): string;
-  /** Told at once when the first message reached the chat (its id is recorded before anything else). */
-  onPosted(receipt: DeliveryReceipt): void;
+  /**
+   * Told at once when the first message reached the chat; the surface waits for it before its next
+   * call, so the id is recorded before anything else (a delivery resumed after a crash finds it).
+   */
+  onPosted(receipt: DeliveryReceipt): Promise<void>;
 }
 
 /** A turn being shown in the delivery chat (the channel's own presenter: native streaming, edits, or posts). */

@@ -115,8 +115,12 @@ export class EventDeliverer {
         sessionId: row.session_id!,
         turnId: row.turn_id!,
         failureNote: (outcome) => failureNote(row, outcome),
-        // Recorded at once: a delivery resumed after a crash finds the message it started.
-        onPosted: (receipt) => void row.update({ platform_message_id: receipt.messageId }).catch(() => undefined),
+        // Recorded before the surface goes on: a delivery resumed after a crash finds the message it started.
+        onPosted: async (receipt) => {
+          await row
+            .update({ platform_message_id: receipt.messageId })
+            .catch((error: unknown) => this.options.logger.warn({ err: error, delivery_id: row.id }, 'events: the started message could not be recorded'));
+        },
       });
     } catch (error) {
       this.options.logger.warn({ err: error, delivery_id: row.id }, 'events: the answer cannot be shown live; it is posted once done');

@@ -239,3 +239,34 @@ describe('Retry-After', () => {
     expect(logs.text).toContain('Slack answered 429');
   });
 });
+
+describe("an event delivery's first message", () => {
+  it('is recorded before the surface goes on: no edit of it goes out until onPosted has resolved', async () => {
+    const target: ReplyTarget = { channel: 'C-recorded', threadTs: null, recipient: { userId: '', teamId: 'T1' } };
+    const logger = pino({ level: 'debug' }, logs);
+    let release!: () => void;
+    const recording = new Promise<void>((resolve) => (release = resolve));
+    const recorded: string[] = [];
+    const onPosted = async (ts: string | undefined) => {
+      await recording; // a slow database write
+      recorded.push(ts ?? '');
+    };
+    const surface = slackSurface(new SlackOutbox(GENEROUS, logger).calls(client, 'T1'), target, { ...OPTIONS, nativeStreaming: false, logger, onPosted });
+    const presenter = new TurnPresenter(surface, { logger, channel: 'slack', sessionId: 'S1' });
+    presenter.frame(state('thinking'));
+    for (const text of ['Hello', ' there', ', friend']) {
+      presenter.frame(token(text));
+      await sleep(60);
+    }
+    await slack.waitFor((call) => call.method === 'chat.postMessage' && call.args.channel === 'C-recorded');
+    await sleep(300); // several edit intervals: an edit would have gone out by now
+    expect(callsIn('C-recorded')).not.toContain('chat.update');
+    release();
+    void presenter.end(done('Hello there, friend.'));
+    await presenter.settled();
+    const [message] = slack.workspace.messagesIn('C-recorded');
+    expect(recorded).toEqual([message!.ts]);
+    expect(message!.text).toBe('Hello there, friend.');
+    expect(callsIn('C-recorded')).toContain('chat.update');
+  });
+});
