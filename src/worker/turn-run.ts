@@ -84,8 +84,10 @@ export class TurnRun {
 
   /** Gone, redelivered after its reply was stored, or answered by a `collect` turn: it ends without running again. */
   private async endUnrun(loaded: Exclude<LoadedTurn, Runnable>): Promise<void> {
-    await this.deps.turns.finish(this.turn, null);
+    const finished = await this.deps.turns.finish(this.turn, null);
     if (loaded.kind === 'answered') {
+      // Not ours: another attempt of this turn (one that ran alongside, after a takeover) released it and says `done` itself.
+      if (!finished?.ours) return await this.deps.turns.doneIfMissing(this.turn, loaded.reply);
       const done = donePayload(loaded.reply, { durationMs: Date.now() - this.started, toolCalls: Number(loaded.reply.metadata?.tool_calls ?? 0) });
       await this.deps.turns.announce(this.events, { kind: 'done', done });
     } else if (loaded.kind === 'gone') this.deps.logger.warn({ job: this.job }, 'the session or message of a turn is gone; the turn ends');
@@ -142,6 +144,14 @@ export class TurnRun {
     if (!finished.reply) {
       loader.forget(this.turn.sessionId);
       this.deps.logger.warn({ job: this.job }, 'the turn was answered meanwhile (redelivered); this answer is dropped');
+      return;
+    }
+    if (!finished.ours) {
+      // Stored, but another attempt of this turn (taken over while this one ran) released it: that
+      // attempt says `done`, this one only if the log still lacks it.
+      loader.forget(this.turn.sessionId);
+      await turns.doneIfMissing(this.turn, finished.reply);
+      this.ended('done', 'done');
       return;
     }
     const kept = keptConversation(answered, loaded.messages, finished.reply, finished.waiting);

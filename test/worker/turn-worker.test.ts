@@ -401,3 +401,51 @@ it('a redelivered turn counts the tool rounds it stored against its limit: past 
   expect(end?.payload).toMatchObject({ tool_call_id: 'r2', error: expect.stringMatching(/tool-round limit \(1\)/) });
   expect((await framesOf(session.id)).some((frame) => frame.type === 'done')).toBe(true);
 });
+
+it('an attempt taken over while it ran, whose turn the other attempt released, does not say done a second time', async () => {
+  const session = await newSession();
+  const message = await accept(session.id, 'taken over');
+  const job = { sessionId: session.id, userMessageId: message.id };
+  await worker.handle(job, { signal });
+  const firstDone = (await framesOf(session.id)).filter((frame) => frame.type === 'done');
+  expect(firstDone).toHaveLength(1);
+  // The turn was listed again (a sweep after a Redis restart read it before the reply was stored),
+  // so a second attempt takes it; the first attempt releases it before the second one gets there.
+  expect(await registry.claim(session.id, message.id)).toBe(true);
+  const releasedByTheOther = Object.assign(Object.create(registry) as InProcessTurnRegistry, {
+    release: async (sessionId: string, turnId: string) => {
+      await registry.release(sessionId, turnId);
+      return false;
+    },
+  });
+  const service = new TurnService({
+    store,
+    registry: releasedByTheOther,
+    queue: { name: 'in-process', enqueue: async () => undefined } as never,
+    events,
+    control,
+    logger,
+    hasWorkflow: async () => false,
+    pickup: new PickupWatch({ registry, events, workers: new InProcessWorkerPresence(), logger }, { warnAfterMs: 60_000, sweepMs: 60_000 }),
+  });
+  const { config } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: makeTempDir() });
+  const second = new TurnWorker({
+    store,
+    presence: new InProcessWorkerPresence(),
+    heartbeatMs: 60_000,
+    queue,
+    control,
+    provider,
+    logger,
+    concurrency: 1,
+    sessionTools: new SessionTools(tools),
+    agent: config.agent,
+    contextWindow: config.llm.context_window,
+    routing: new RoutingService(models, CHANNELS),
+    turns: service.lifecycle,
+    midTurnDefault: () => 'queue',
+  });
+  await second.handle(job, { signal });
+  expect((await framesOf(session.id)).filter((frame) => frame.type === 'done')).toHaveLength(1);
+  expect(await registry.get(session.id)).toBeNull();
+});
