@@ -97,7 +97,8 @@ const API_PATH_PREFIX = '/api/v1';
 
 // DELETE may carry a body too (e.g. `DELETE /sessions/{id}/messages {keep_last}`); its schema makes it optional.
 const METHODS_WITH_BODY = new Set<HttpMethod>(['post', 'put', 'patch', 'delete']);
-const IMPLIED_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'];
+// Any endpoint can meet a database or Redis that is down: 503 SERVICE_UNAVAILABLE (AppError.from).
+const IMPLIED_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 
 /**
  * Collects endpoints into an express router and an OpenAPI registry. Paths that exist answer other

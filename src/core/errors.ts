@@ -1,5 +1,6 @@
 // The closed set of codes is part of the wire protocol (src/protocol/error-codes.ts): clients read it too.
 import { ERROR_STATUS, type ErrorCode } from '../protocol/error-codes';
+import { isBackingServiceUnreachable } from './unreachable';
 
 export { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../protocol/error-codes';
 
@@ -49,12 +50,25 @@ export class AppError extends Error {
     return new AppError('VALIDATION_ERROR', message, { details: { fields } });
   }
 
-  /** Wraps anything thrown into an AppError; unknown errors become INTERNAL_ERROR with a generic message. */
+  /**
+   * Wraps anything thrown into an AppError: a database or Redis that cannot be reached is a 503
+   * SERVICE_UNAVAILABLE with Retry-After (the request can simply be sent again); anything else
+   * unknown is INTERNAL_ERROR with a generic message.
+   */
   static from(error: unknown): AppError {
     if (error instanceof AppError) return error;
+    if (isBackingServiceUnreachable(error)) {
+      return new AppError('SERVICE_UNAVAILABLE', 'A service the hub depends on cannot be reached right now; try again in a moment.', {
+        headers: { 'Retry-After': String(BACKING_SERVICE_RETRY_AFTER_S) },
+        cause: error,
+      });
+    }
     return new AppError('INTERNAL_ERROR', 'An internal error occurred.', { cause: error });
   }
 }
+
+/** Retry-After of a 503 for a database or Redis that cannot be reached (a restart or failover takes seconds). */
+export const BACKING_SERVICE_RETRY_AFTER_S = 2;
 
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;

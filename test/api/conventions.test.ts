@@ -1,3 +1,5 @@
+import { createServer, type AddressInfo } from 'node:net';
+import { Client } from 'pg';
 import { z } from 'zod';
 import { JSON_BODY_LIMIT_BYTES, type ApiModule } from '../../src/api/app';
 import { AppError } from '../../src/core/errors';
@@ -30,6 +32,19 @@ const conventionsModule: ApiModule = (api) => {
     response: { status: 200, description: 'item' },
     handler: ({ params }) => {
       throw new AppError('NOT_FOUND', `No item ${params.id}.`);
+    },
+  });
+  api.add({
+    method: 'get',
+    path: '/test/database-down',
+    summary: 'reads a PostgreSQL that is not there',
+    tags: ['test'],
+    access: 'public',
+    response: { status: 200, description: 'never' },
+    handler: async () => {
+      const client = new Client({ host: '127.0.0.1', port: await closedPort(), user: 'admin', password: 'hunter2', connectionTimeoutMillis: 5_000 });
+      await client.connect();
+      return {};
     },
   });
   api.add({
@@ -199,6 +214,25 @@ describe('errors in the envelope', () => {
     expect(JSON.stringify(response.body)).not.toContain('hunter2');
     const logged = app.logs.entries().find((entry) => entry.request_id === response.body.meta.request_id);
     expect(logged).toMatchObject({ level: 'error', path: '/api/v1/test/boom' });
+  });
+});
+
+/** A loopback port nothing listens on (taken, then let go). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('a database that cannot be reached', () => {
+  it('is a 503 SERVICE_UNAVAILABLE with Retry-After, not a 500: the request can be sent again', async () => {
+    const response = await request(`${app.url}/api/v1/test/database-down`);
+    expect(response.status).toBe(503);
+    expectErrorEnvelope(response.body, 'SERVICE_UNAVAILABLE');
+    expect(response.headers.get('retry-after')).toBe('2');
+    expect(JSON.stringify(response.body)).not.toContain('hunter2');
   });
 });
 
