@@ -102,14 +102,19 @@ it(
 
     const verdict = await verifyTurns(cluster.databaseUrl, sent, cluster.effects);
     const reconnects = sessions.reduce((sum, session) => sum + session.reconnects, 0);
+    // An outage is a 503 with Retry-After (the clients send again), never a 500.
+    const unavailable = cluster.answered(503).length;
+    const internal = cluster.answered(500);
     console.log(
       [
         `chaos (infrastructure): ${verdict.turns} turns, ${verdict.done} done, ${verdict.errors.length} ended in error ${JSON.stringify(verdict.errors)}`,
         `  sessions going on after the fault (ms): Redis restart ${recovery.redis}, PostgreSQL back after ${PG_OUTAGE_MS} ms ${recovery.postgres}, API process killed ${recovery.api}`,
         `  the killed API process held ${held} of ${SESSIONS} sockets; client reconnects ${reconnects}; side-effect calls ${cluster.effects.hits.length}`,
+        `  answers 503 (service unavailable) ${unavailable}, 500 ${internal.length}`,
       ].join('\n'),
     );
     expect(verdict.failures).toEqual([]);
+    expect(internal.slice(0, 5)).toEqual([]);
     expect(held).toBeGreaterThan(0);
     expect(reconnects).toBeGreaterThanOrEqual(held); // the killed API process's sockets came back elsewhere
   },
