@@ -240,7 +240,12 @@ export class ChaosCluster {
   /** The request log lines of answers with this status, from every process (e.g. 500s during an outage). */
   answered(status: number): string[] {
     const marker = `"res":{"status":${status}}`;
-    return this.all.flatMap((child) => child.stdout().split('\n').filter((line) => line.includes(marker)));
+    return this.all.flatMap((child) =>
+      child
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes(marker)),
+    );
   }
 
   /** What every process wrote to stderr, and their error and warning log lines (for a failure's message). */
