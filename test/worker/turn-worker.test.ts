@@ -44,7 +44,6 @@ beforeAll(async () => {
   models = initModels(database.sequelize);
   store = await SqliteTurnStore.open(database.file!);
   // The worker is driven by hand here (handle), so redelivery can be staged exactly.
-  const { config } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: makeTempDir() });
   const routing = new RoutingService(models, CHANNELS);
   const presence = new InProcessWorkerPresence();
   turns = new TurnService({
@@ -57,7 +56,13 @@ beforeAll(async () => {
     hasWorkflow: (name) => routing.hasWorkflow(name),
     pickup: new PickupWatch({ registry, events, workers: presence, logger }, { warnAfterMs: 60_000, sweepMs: 60_000 }),
   });
-  worker = new TurnWorker({
+  worker = workerFor(turns, presence);
+});
+
+/** A worker driven by hand (handle) that takes and ends the turns it is handed through `service`'s lifecycle (whose queue queues nowhere here). */
+function workerFor(service: TurnService, presence = new InProcessWorkerPresence()): TurnWorker {
+  const { config } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: makeTempDir() });
+  return new TurnWorker({
     store,
     presence,
     heartbeatMs: 60_000,
@@ -69,12 +74,11 @@ beforeAll(async () => {
     sessionTools: new SessionTools(tools),
     agent: config.agent,
     contextWindow: config.llm.context_window,
-    routing,
-    // Takes and ends the turns it is handed through the service's lifecycle (whose queue queues nowhere here).
-    turns: turns.lifecycle,
+    routing: new RoutingService(models, CHANNELS),
+    turns: service.lifecycle,
     midTurnDefault: () => 'queue',
   });
-});
+}
 
 afterAll(async () => {
   await store.close();
@@ -428,23 +432,7 @@ it('an attempt taken over while it ran, whose turn the other attempt released, d
     hasWorkflow: async () => false,
     pickup: new PickupWatch({ registry, events, workers: new InProcessWorkerPresence(), logger }, { warnAfterMs: 60_000, sweepMs: 60_000 }),
   });
-  const { config } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: makeTempDir() });
-  const second = new TurnWorker({
-    store,
-    presence: new InProcessWorkerPresence(),
-    heartbeatMs: 60_000,
-    queue,
-    control,
-    provider,
-    logger,
-    concurrency: 1,
-    sessionTools: new SessionTools(tools),
-    agent: config.agent,
-    contextWindow: config.llm.context_window,
-    routing: new RoutingService(models, CHANNELS),
-    turns: service.lifecycle,
-    midTurnDefault: () => 'queue',
-  });
+  const second = workerFor(service);
   await second.handle(job, { signal });
   expect((await framesOf(session.id)).filter((frame) => frame.type === 'done')).toHaveLength(1);
   expect(await registry.get(session.id)).toBeNull();
