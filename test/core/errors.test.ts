@@ -30,7 +30,7 @@ describe('the closed set of error codes', () => {
     expect(AppError.from(refused)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503, headers: { 'Retry-After': '2' } });
     const pgRefused = await new Client({ host: '127.0.0.1', port: 1 }).connect().catch((error: unknown) => error);
     expect(AppError.from(pgRefused).code).toBe('SERVICE_UNAVAILABLE');
-    const dropped = Object.assign(new Error('Connection terminated unexpectedly'), {});
+    const dropped = new Error('Connection terminated unexpectedly');
     expect(AppError.from(dropped).code).toBe('SERVICE_UNAVAILABLE');
     // A fault of ours is not mistaken for one.
     expect(AppError.from(new TypeError("Cannot read properties of undefined (reading 'id')")).code).toBe('INTERNAL_ERROR');
