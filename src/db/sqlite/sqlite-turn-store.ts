@@ -24,7 +24,7 @@ import {
   sessionValues,
 } from '../turn-store-rows';
 import { fromSqliteDate, SqliteConnection, toSqliteDate } from './connection';
-import { GroupCommitWriter } from './group-commit';
+import { SqliteWriteThread, type WriteStep } from './write-thread';
 
 export const SQLITE_TURN_STORE_DEFAULTS = {
   /** Read connections: a turn's conversation is read beside the writer, never queued behind it. */
@@ -76,37 +76,38 @@ const SQL = {
     WHERE m.role = 'user' AND s.archived_at IS NULL ORDER BY m.ordinal`,
 };
 
-/** The embedded database's hot path: one group-committing writer, a few readers, WAL, synchronous=NORMAL. */
+/**
+ * The embedded database's hot path: one group-committing writer in a thread of its own
+ * (write-thread.ts), a few readers, WAL, synchronous=NORMAL.
+ */
 export class SqliteTurnStore implements TurnStore {
   readonly dialect = 'sqlite' as const;
-  readonly statements: StatementCount = { reads: 0, writes: 0, commits: 0, messagesRead: 0 };
-  private readonly writer: GroupCommitWriter;
   private nextReader = 0;
 
   private constructor(
-    private readonly writeConnection: SqliteConnection,
+    private readonly writer: SqliteWriteThread,
     private readonly readers: SqliteConnection[],
-  ) {
-    this.writer = new GroupCommitWriter(writeConnection, this.statements);
-  }
+    readonly statements: StatementCount,
+  ) {}
 
-  /** Opens the store on a migrated SQLite file. */
+  /** Opens the store on a migrated SQLite file (the writer first: it puts the file in WAL mode). */
   static async open(file: string, limits = SQLITE_TURN_STORE_DEFAULTS): Promise<SqliteTurnStore> {
-    const writer = await SqliteConnection.open(file, { readOnly: false, busyTimeoutMs: limits.busyTimeoutMs });
-    // WAL lets readers run beside the writer; NORMAL syncs at checkpoints, not at every commit
-    // (a power cut may lose the last commits, never corrupt the file: SQLite's documented trade).
-    await writer.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
-    const readers = await Promise.all(
-      Array.from({ length: limits.readers }, () => SqliteConnection.open(file, { readOnly: true, busyTimeoutMs: limits.busyTimeoutMs })),
-    );
-    return new SqliteTurnStore(writer, readers);
+    const statements: StatementCount = { reads: 0, writes: 0, commits: 0, messagesRead: 0 };
+    const writer = await SqliteWriteThread.open(file, limits.busyTimeoutMs, statements);
+    try {
+      const readers = await Promise.all(
+        Array.from({ length: limits.readers }, () => SqliteConnection.open(file, { readOnly: true, busyTimeoutMs: limits.busyTimeoutMs })),
+      );
+      return new SqliteTurnStore(writer, readers, statements);
+    } catch (error) {
+      await writer.close();
+      throw error;
+    }
   }
 
   async insertTurnMessage(message: NewMessage): Promise<MessageRecord | null> {
     const createdAt = new Date();
-    const result = await this.writer.write((execute) =>
-      execute(SQL.insertTurnMessage, [...messageValues(message, toSqliteDate(createdAt)), message.session_id]),
-    );
+    const result = await this.writeOne(SQL.insertTurnMessage, [...messageValues(message, toSqliteDate(createdAt)), message.session_id]);
     return result.changes === 1 ? { ...message, ordinal: result.lastID, created_at: createdAt } : null;
   }
 
@@ -135,17 +136,15 @@ export class SqliteTurnStore implements TurnStore {
 
   async endTurn(end: TurnEnd): Promise<{ reply: MessageRecord | null; updatedAt: Date }> {
     const now = new Date();
-    return this.writer.write(async (execute) => {
-      let reply: MessageRecord | null = null;
-      if (end.reply) {
-        const inserted = await execute(SQL.insertReply, messageValues(end.reply, toSqliteDate(now)));
-        if (inserted.changes === 0) return { reply: null, updatedAt: now }; // replied before (a redelivered turn): nothing is counted twice
-        reply = { ...end.reply, ordinal: inserted.lastID, created_at: now };
-      }
-      const workflowChanged = end.activeWorkflowId !== undefined;
-      const memory = end.memory;
-      for (const id of end.merged ?? []) await execute(SQL.mergeIntoTurn, [end.turnId, id]);
-      await execute(SQL.endTurn, [
+    const steps: WriteStep[] = [];
+    // Replied before (a redelivered turn): the insert changes nothing, and nothing is counted twice.
+    if (end.reply) steps.push({ sql: SQL.insertReply, parameters: messageValues(end.reply, toSqliteDate(now)), stopUnlessChanged: true });
+    const workflowChanged = end.activeWorkflowId !== undefined;
+    const memory = end.memory;
+    for (const id of end.merged ?? []) steps.push({ sql: SQL.mergeIntoTurn, parameters: [end.turnId, id] });
+    steps.push({
+      sql: SQL.endTurn,
+      parameters: [
         end.usage.inputTokens,
         end.usage.outputTokens,
         end.answeredThrough ?? end.turnId,
@@ -159,53 +158,49 @@ export class SqliteTurnStore implements TurnStore {
         memory ? toSqliteDate(now) : null,
         toSqliteDate(now),
         end.sessionId,
-      ]);
-      if (!end.reply && end.usage.inputTokens + end.usage.outputTokens > 0) {
-        await execute(SQL.usageWithoutReply, [usageDay(now), end.turnId, end.usage.inputTokens, end.usage.outputTokens, end.sessionId]);
-      }
-      return { reply, updatedAt: now };
+      ],
     });
+    if (!end.reply && end.usage.inputTokens + end.usage.outputTokens > 0) {
+      steps.push({ sql: SQL.usageWithoutReply, parameters: [usageDay(now), end.turnId, end.usage.inputTokens, end.usage.outputTokens, end.sessionId] });
+    }
+    const [inserted] = await this.writer.write(steps);
+    if (!end.reply) return { reply: null, updatedAt: now };
+    return { reply: inserted!.changes === 0 ? null : { ...end.reply, ordinal: inserted!.lastID, created_at: now }, updatedAt: now };
   }
 
   async insertMessages(messages: NewMessage[]): Promise<void> {
     const createdAt = toSqliteDate(new Date());
-    await this.writer.write(async (execute) => {
-      for (const message of messages) await execute(SQL.insertMessage, messageValues(message, createdAt));
-    });
+    await this.writer.write(messages.map((message) => ({ sql: SQL.insertMessage, parameters: messageValues(message, createdAt) })));
   }
 
   async finishToolRound(roundId: string, calls: unknown[], results: NewMessage[]): Promise<void> {
     const createdAt = toSqliteDate(new Date());
-    await this.writer.write(async (execute) => {
-      await execute(SQL.setToolCalls, [JSON.stringify(calls), roundId]);
-      for (const message of results) await execute(SQL.insertMessage, messageValues(message, createdAt));
-    });
+    await this.writer.write([
+      { sql: SQL.setToolCalls, parameters: [JSON.stringify(calls), roundId] },
+      ...results.map((message) => ({ sql: SQL.insertMessage, parameters: messageValues(message, createdAt) })),
+    ]);
   }
 
   async deleteMessage(id: string): Promise<void> {
-    await this.writer.write((execute) => execute(SQL.deleteMessage, [id]));
+    await this.writeOne(SQL.deleteMessage, [id]);
   }
 
   async claimToolRun(run: { turnId: string; toolCallId: string; sessionId: string; name: string }): Promise<boolean> {
-    const result = await this.writer.write((execute) =>
-      execute(SQL.claimToolRun, [run.turnId, run.toolCallId, run.sessionId, run.name, 'running', toSqliteDate(new Date())]),
-    );
+    const result = await this.writeOne(SQL.claimToolRun, [run.turnId, run.toolCallId, run.sessionId, run.name, 'running', toSqliteDate(new Date())]);
     return result.changes === 1;
   }
 
   async finishToolRun(turnId: string, toolCallId: string, ok: boolean): Promise<void> {
-    await this.writer.write((execute) => execute(SQL.finishToolRun, [ok ? 'done' : 'failed', turnId, toolCallId]));
+    await this.writeOne(SQL.finishToolRun, [ok ? 'done' : 'failed', turnId, toolCallId]);
   }
 
   async saveSessionTools(sessionId: string, activeTools: string[], toolState: ToolState): Promise<void> {
-    await this.writer.write((execute) =>
-      execute(SQL.saveSessionTools, [JSON.stringify(activeTools), JSON.stringify(toolState), toSqliteDate(new Date()), sessionId]),
-    );
+    await this.writeOne(SQL.saveSessionTools, [JSON.stringify(activeTools), JSON.stringify(toolState), toSqliteDate(new Date()), sessionId]);
   }
 
   async createSession(session: NewSession): Promise<SessionRecord> {
     const now = new Date();
-    const result = await this.writer.write((execute) => execute(SQL.createSession, sessionValues(session, toSqliteDate(now))));
+    const result = await this.writeOne(SQL.createSession, sessionValues(session, toSqliteDate(now)));
     return {
       ...session,
       ordinal: result.lastID,
@@ -231,7 +226,7 @@ export class SqliteTurnStore implements TurnStore {
   }
 
   async changeOwedMessage(id: string, text: string | null, tokenCount: number): Promise<boolean> {
-    const result = await this.writer.write((execute) => (text === null ? execute(SQL.deleteOwed, [id]) : execute(SQL.editOwed, [text, tokenCount, id])));
+    const result = await (text === null ? this.writeOne(SQL.deleteOwed, [id]) : this.writeOne(SQL.editOwed, [text, tokenCount, id]));
     return result.changes === 1;
   }
 
@@ -241,8 +236,13 @@ export class SqliteTurnStore implements TurnStore {
   }
 
   async close(): Promise<void> {
-    await this.writer.idle();
-    await Promise.all([this.writeConnection, ...this.readers].map((connection) => connection.close()));
+    await this.writer.close();
+    await Promise.all(this.readers.map((connection) => connection.close()));
+  }
+
+  private async writeOne(sql: string, parameters: readonly unknown[]): Promise<{ lastID: number; changes: number }> {
+    const [result] = await this.writer.write([{ sql, parameters }]);
+    return result!;
   }
 
   private read<T>(sql: string, parameters: readonly unknown[]): Promise<T[]> {

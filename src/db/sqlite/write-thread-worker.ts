@@ -1,0 +1,80 @@
+import type { MessagePort } from 'node:worker_threads';
+import { SqliteConnection, type RunResult } from './connection';
+import { GroupCommitWriter, type GroupCommitCounters } from './group-commit';
+
+/** One statement of a write; with `stopUnlessChanged`, a statement that changed no row ends the write there. */
+export interface WriteStep {
+  sql: string;
+  parameters: readonly unknown[];
+  stopUnlessChanged?: boolean;
+}
+
+export type WriteRequest = { id: number; steps: WriteStep[] } | { id: number; close: true };
+
+export type WriteReply = { id: number; counters: GroupCommitCounters } & (
+  | { ok: true; results: RunResult[] }
+  | { ok: false; error: { message: string; code?: string; errno?: number } }
+);
+
+export interface WriteThreadData {
+  file: string;
+  busyTimeoutMs: number;
+}
+
+/**
+ * The embedded database's write connection, in a thread of its own (see write-thread.ts): opens the
+ * file, then runs each write's statements through the group commit and answers with their results.
+ * Its event loop does nothing else, so one statement follows another at once instead of waiting for
+ * a turn of the hub's loop each. Answers `{ id: 0, ok }` once the connection is ready.
+ */
+export async function serveWrites(port: MessagePort, data: WriteThreadData): Promise<void> {
+  let connection: SqliteConnection;
+  const counters: GroupCommitCounters = { writes: 0, commits: 0 };
+  try {
+    connection = await SqliteConnection.open(data.file, { readOnly: false, busyTimeoutMs: data.busyTimeoutMs });
+    // WAL lets readers run beside the writer; NORMAL syncs at checkpoints, not at every commit
+    // (a power cut may lose the last commits, never corrupt the file: SQLite's documented trade).
+    await connection.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
+  } catch (error) {
+    port.postMessage({ id: 0, counters, ok: false, error: shape(error) } satisfies WriteReply);
+    return;
+  }
+  const writer = new GroupCommitWriter(connection, counters);
+  port.postMessage({ id: 0, counters, ok: true, results: [] } satisfies WriteReply);
+  port.on('message', (request: WriteRequest) => {
+    if ('close' in request) {
+      void writer
+        .idle()
+        .then(() => connection.close())
+        .then(
+          () => port.postMessage({ id: request.id, counters, ok: true, results: [] } satisfies WriteReply),
+          (error: unknown) => port.postMessage({ id: request.id, counters, ok: false, error: shape(error) } satisfies WriteReply),
+        );
+      return;
+    }
+    writer.write((execute) => runSteps(execute, request.steps)).then(
+      (results) => port.postMessage({ id: request.id, counters, ok: true, results } satisfies WriteReply),
+      (error: unknown) => port.postMessage({ id: request.id, counters, ok: false, error: shape(error) } satisfies WriteReply),
+    );
+  });
+}
+
+async function runSteps(execute: (sql: string, parameters: readonly unknown[]) => Promise<RunResult>, steps: WriteStep[]): Promise<RunResult[]> {
+  const results: RunResult[] = [];
+  for (const step of steps) {
+    const result = await execute(step.sql, step.parameters);
+    results.push(result);
+    if (step.stopUnlessChanged && result.changes === 0) break;
+  }
+  return results;
+}
+
+/** What crosses back of an error: its message and SQLite's code and errno (a cloned Error keeps neither). */
+function shape(error: unknown): { message: string; code?: string; errno?: number } {
+  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown };
+  return {
+    message: error instanceof Error ? error.message : String(error),
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(typeof errno === 'number' ? { errno } : {}),
+  };
+}
