@@ -25,7 +25,8 @@ export interface WriteThreadData {
  * The embedded database's write connection, in a thread of its own (see write-thread.ts): opens the
  * file, then runs each write's statements through the group commit and answers with their results.
  * Its event loop does nothing else, so one statement follows another at once instead of waiting for
- * a turn of the hub's loop each. Answers `{ id: 0, ok }` once the connection is ready.
+ * a turn of the hub's loop each. Both ways a message is an array (see Coalesced); `{ id: 0, ok }`
+ * says the connection is ready.
  */
 export async function serveWrites(port: MessagePort, data: WriteThreadData): Promise<void> {
   let connection: SqliteConnection;
@@ -36,27 +37,46 @@ export async function serveWrites(port: MessagePort, data: WriteThreadData): Pro
     // (a power cut may lose the last commits, never corrupt the file: SQLite's documented trade).
     await connection.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
   } catch (error) {
-    port.postMessage({ id: 0, counters, ok: false, error: shape(error) } satisfies WriteReply);
+    port.postMessage([{ id: 0, counters, ok: false, error: shape(error) }] satisfies WriteReply[]);
     return;
   }
   const writer = new GroupCommitWriter(connection, counters);
-  port.postMessage({ id: 0, counters, ok: true, results: [] } satisfies WriteReply);
-  port.on('message', (request: WriteRequest) => {
-    if ('close' in request) {
-      void writer
-        .idle()
-        .then(() => connection.close())
-        .then(
-          () => port.postMessage({ id: request.id, counters, ok: true, results: [] } satisfies WriteReply),
-          (error: unknown) => port.postMessage({ id: request.id, counters, ok: false, error: shape(error) } satisfies WriteReply),
-        );
-      return;
-    }
-    writer.write((execute) => runSteps(execute, request.steps)).then(
-      (results) => port.postMessage({ id: request.id, counters, ok: true, results } satisfies WriteReply),
-      (error: unknown) => port.postMessage({ id: request.id, counters, ok: false, error: shape(error) } satisfies WriteReply),
+  port.postMessage([{ id: 0, counters, ok: true, results: [] }] satisfies WriteReply[]);
+  // Replies that settle in one turn of this loop (a batch's jobs commit together) go back as one message.
+  const replies = new Coalesced<WriteReply>((batch) => port.postMessage(batch));
+  const answer = (id: number, work: Promise<RunResult[]>) =>
+    work.then(
+      (results) => replies.push({ id, counters, ok: true, results }),
+      (error: unknown) => replies.push({ id, counters, ok: false, error: shape(error) }),
     );
+  port.on('message', (requests: WriteRequest[]) => {
+    for (const request of requests) {
+      if ('close' in request) void answer(request.id, writer.idle().then(() => connection.close().then(() => [])));
+      else void answer(request.id, writer.write((execute) => runSteps(execute, request.steps)));
+    }
   });
+}
+
+/**
+ * Items pushed during one turn of the event loop, handed over together at its end (`setImmediate`
+ * runs right after the loop's I/O callbacks: no extra turn): one message per batch instead of one
+ * per write, each side of the thread.
+ */
+export class Coalesced<T> {
+  private items: T[] = [];
+
+  constructor(private readonly send: (items: T[]) => void) {}
+
+  push(item: T): void {
+    if (this.items.length === 0) setImmediate(() => this.flush());
+    this.items.push(item);
+  }
+
+  private flush(): void {
+    const items = this.items;
+    this.items = [];
+    this.send(items);
+  }
 }
 
 async function runSteps(execute: (sql: string, parameters: readonly unknown[]) => Promise<RunResult>, steps: WriteStep[]): Promise<RunResult[]> {

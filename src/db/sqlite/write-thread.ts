@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { compiledModule } from '../../offload/off-thread';
 import type { RunResult } from './connection';
 import type { GroupCommitCounters } from './group-commit';
-import type { WriteReply, WriteRequest, WriteStep, WriteThreadData } from './write-thread-worker';
+import { Coalesced, type WriteReply, type WriteRequest, type WriteStep, type WriteThreadData } from './write-thread-worker';
 
 export type { WriteStep } from './write-thread-worker';
 
@@ -30,12 +30,15 @@ export class SqliteWriteThread {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private stopped: Error | null = null;
+  private readonly outbox = new Coalesced<WriteRequest>((requests) => this.worker.postMessage(requests));
 
   private constructor(
     private readonly worker: Worker,
     private readonly counters: GroupCommitCounters,
   ) {
-    worker.on('message', (reply: WriteReply) => this.settle(reply));
+    worker.on('message', (replies: WriteReply[]) => {
+      for (const reply of replies) this.settle(reply);
+    });
     worker.on('error', (error) => this.stop(new Error(`the SQLite writer thread failed: ${error.message}`)));
     worker.on('exit', (code) => this.stop(new Error(`the SQLite writer thread stopped (exit ${code})`)));
     // Held only while a write is in flight: an idle writer never keeps the process alive.
@@ -53,10 +56,10 @@ export class SqliteWriteThread {
         reject(error);
       };
       worker.once('error', failed);
-      worker.once('message', (ready: WriteReply) => {
+      worker.once('message', ([ready]: WriteReply[]) => {
         worker.off('error', failed);
-        if (ready.ok) return resolve(new SqliteWriteThread(worker, counters));
-        failed(toError(ready.error));
+        if (ready!.ok) return resolve(new SqliteWriteThread(worker, counters));
+        failed(toError(ready!.error));
       });
     });
   }
@@ -82,7 +85,7 @@ export class SqliteWriteThread {
     return new Promise((resolve, reject) => {
       if (this.pending.size === 0) this.worker.ref();
       this.pending.set(request.id, { resolve, reject });
-      this.worker.postMessage(request);
+      this.outbox.push(request);
     });
   }
 
