@@ -12,8 +12,7 @@ export interface WriteStep {
 export type WriteRequest = { id: number; steps: WriteStep[] } | { id: number; close: true };
 
 export type WriteReply = { id: number; counters: GroupCommitCounters } & (
-  | { ok: true; results: RunResult[] }
-  | { ok: false; error: { message: string; code?: string; errno?: number } }
+  { ok: true; results: RunResult[] } | { ok: false; error: { message: string; code?: string; errno?: number } }
 );
 
 export interface WriteThreadData {
@@ -51,8 +50,16 @@ export async function serveWrites(port: MessagePort, data: WriteThreadData): Pro
     );
   port.on('message', (requests: WriteRequest[]) => {
     for (const request of requests) {
-      if ('close' in request) void answer(request.id, writer.idle().then(() => connection.close().then(() => [])));
-      else void answer(request.id, writer.write((execute) => runSteps(execute, request.steps)));
+      if ('close' in request)
+        void answer(
+          request.id,
+          writer.idle().then(() => connection.close().then(() => [])),
+        );
+      else
+        void answer(
+          request.id,
+          writer.write((execute) => runSteps(execute, request.steps)),
+        );
     }
   });
 }

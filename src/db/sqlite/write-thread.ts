@@ -109,5 +109,9 @@ export class SqliteWriteThread {
 }
 
 function toError(shaped: { message: string; code?: string; errno?: number }): Error {
-  return Object.assign(new Error(shaped.message), shaped.code === undefined ? {} : { code: shaped.code }, shaped.errno === undefined ? {} : { errno: shaped.errno });
+  return Object.assign(
+    new Error(shaped.message),
+    shaped.code === undefined ? {} : { code: shaped.code },
+    shaped.errno === undefined ? {} : { errno: shaped.errno },
+  );
 }

@@ -1,0 +1,91 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { SqliteConnection } from '../../src/db/sqlite/connection';
+import { SqliteWriteThread } from '../../src/db/sqlite/write-thread';
+import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
+
+/** The embedded database's writer in a thread of its own: ordered, group-committed, answered with results. */
+let file: string;
+let reader: SqliteConnection;
+let writer: SqliteWriteThread;
+const counters = { writes: 0, commits: 0 };
+
+beforeAll(async () => {
+  file = path.join(makeTempDir(), 'thread.sqlite');
+  const setup = await SqliteConnection.open(file, { readOnly: false, busyTimeoutMs: 1000 });
+  await setup.exec('PRAGMA journal_mode = WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT UNIQUE NOT NULL)');
+  await setup.close();
+  writer = await SqliteWriteThread.open(file, 1000, counters);
+  reader = await SqliteConnection.open(file, { readOnly: true, busyTimeoutMs: 1000 });
+});
+
+afterAll(async () => {
+  await writer.close();
+  await reader.close();
+  removeTempDirs();
+});
+
+const insert = (value: string) => ({ sql: 'INSERT INTO t (v) VALUES (?)', parameters: [value] });
+const values = async () => (await reader.all<{ v: string }>('SELECT v FROM t ORDER BY id', [])).map((row) => row.v);
+
+it('writes sent together commit together; each is answered with its statements’ results, and the counters follow', async () => {
+  const before = { ...counters };
+  const results = await Promise.all(Array.from({ length: 20 }, (_, index) => writer.write([insert(`row-${index}`)])));
+  expect(results.map((result) => result.map((run) => run.changes))).toEqual(Array.from({ length: 20 }, () => [1]));
+  expect(new Set(results.map((result) => result[0]!.lastID)).size).toBe(20);
+  expect(counters.writes - before.writes).toBe(20);
+  expect(counters.commits - before.commits).toBeGreaterThanOrEqual(1);
+  expect(counters.commits - before.commits).toBeLessThanOrEqual(2);
+  expect(await values()).toHaveLength(20);
+});
+
+it('a statement marked stopUnlessChanged that changes nothing ends its write there', async () => {
+  const results = await writer.write([
+    { sql: 'INSERT INTO t (v) VALUES (?) ON CONFLICT (v) DO NOTHING', parameters: ['row-0'], stopUnlessChanged: true },
+    insert('never'),
+  ]);
+  expect(results.map((result) => result.changes)).toEqual([0]);
+  expect(await values()).not.toContain('never');
+});
+
+it("a failed write is refused with SQLite's code and message; the writes beside it commit, and a half-written one leaves nothing", async () => {
+  const outcomes = await Promise.allSettled([
+    writer.write([insert('a1')]),
+    writer.write([insert('half'), insert('row-1')]), // the second statement is a duplicate
+    writer.write([insert('a2')]),
+  ]);
+  expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  const error = (outcomes[1] as PromiseRejectedResult).reason as Error & { code?: string };
+  expect(error).toBeInstanceOf(Error);
+  expect(error.code).toBe('SQLITE_CONSTRAINT');
+  expect(error.message).toMatch(/UNIQUE constraint failed: t\.v/);
+  const stored = await values();
+  expect(stored).toEqual(expect.arrayContaining(['a1', 'a2']));
+  expect(stored).not.toContain('half');
+});
+
+it("commits while this thread's event loop never turns (the point of the thread)", () => {
+  const wal = `${file}-wal`;
+  const before = statSync(wal).size;
+  const written = writer.write(Array.from({ length: 50 }, (_, index) => insert(`busy-${index}`)));
+  // The request goes out at the end of this turn of the loop; hand it over, then hold the loop.
+  return new Promise<void>((resolve, reject) => {
+    setImmediate(() => {
+      const deadline = Date.now() + 10_000;
+      // Synchronous: no callback of this thread runs until the loop ends. The WAL grows at the commit.
+      while (statSync(wal).size <= before && Date.now() < deadline);
+      const grew = statSync(wal).size > before;
+      written.then(() => (grew ? resolve() : reject(new Error('the write did not commit while the event loop was held'))), reject);
+    });
+  });
+});
+
+it('after close, a write is refused with a clear error', async () => {
+  const other = await SqliteWriteThread.open(file, 1000, { writes: 0, commits: 0 });
+  await other.close();
+  await expect(other.write([insert('late')])).rejects.toThrow('the SQLite writer is closed');
+});
+
+it('a file it cannot open is refused at open, with the reason', async () => {
+  await expect(SqliteWriteThread.open(path.join(makeTempDir(), 'missing', 'x.sqlite'), 1000, { writes: 0, commits: 0 })).rejects.toThrow(/SQLITE_CANTOPEN/);
+});
