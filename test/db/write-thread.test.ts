@@ -1,7 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { SqliteConnection } from '../../src/db/sqlite/connection';
 import { SqliteWriteThread } from '../../src/db/sqlite/write-thread';
+import { REPO_ROOT } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 
 /** The embedded database's writer in a thread of its own: ordered, group-committed, answered with results. */
@@ -78,6 +81,41 @@ it("commits while this thread's event loop never turns (the point of the thread)
       written.then(() => (grew ? resolve() : reject(new Error('the write did not commit while the event loop was held'))), reject);
     });
   });
+});
+
+it('a thread that dies fails the writes it held, saying so; the next write starts another thread', async () => {
+  const held = writer.write([insert('lost-with-the-thread')]);
+  // A message the thread cannot read throws in it: the thread ends (as it would on a fault of its own).
+  (writer as unknown as { worker: Worker }).worker.postMessage(null);
+  await expect(held).rejects.toThrow(/the SQLite writer thread (failed|stopped)/);
+  const before = counters.writes;
+  const [result] = await writer.write([insert('after-the-restart')]);
+  expect(result!.changes).toBe(1);
+  expect(counters.writes).toBe(before + 1);
+  expect(await values()).toContain('after-the-restart');
+});
+
+/**
+ * A process that exits mid-write ends the thread while sqlite3 owes it callbacks, which aborts the
+ * process ("FATAL ERROR … napi_throw", status 134) unless the exit waits for them: it keeps its status.
+ */
+it.each([
+  ['process.exit(3)', 'process.exit(3)', 3],
+  ['an uncaught error', 'throw new Error("boom")', 1],
+])('a process that ends by %s in the middle of a write ends with its own status, not an abort', (_label, ending, status) => {
+  const script = `
+    const { SqliteWriteThread } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist/src/db/sqlite/write-thread.js'))});
+    (async () => {
+      const writer = await SqliteWriteThread.open(${JSON.stringify(file)}, 2000, { writes: 0, commits: 0 });
+      const insert = () => ({ sql: 'INSERT INTO t (v) VALUES (?)', parameters: ['exit-' + Math.random()] });
+      await writer.write([insert()]);
+      // Ten thousand statements: the thread is still writing them when the process ends, 30 ms on.
+      writer.write(Array.from({ length: 10000 }, insert)).catch(() => {});
+      setTimeout(() => { ${ending}; }, 30);
+    })();`;
+  const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
+  expect(child.stderr).not.toMatch(/FATAL ERROR/);
+  expect(child.status).toBe(status);
 });
 
 it('after close, a write is refused with a clear error', async () => {

@@ -5,11 +5,25 @@ export interface RunResult {
   changes: number;
 }
 
+/** Slots of a connection's shared statement counter (see `track`). */
+export const IN_FLIGHT = 0;
+export const STOPPING = 1;
+
 /** A promise-shaped sqlite3 connection with its prepared statements cached by SQL text. */
 export class SqliteConnection {
   private readonly statements = new Map<string, sqlite3.Statement>();
+  private shared: Int32Array | null = null;
 
   private constructor(private readonly database: sqlite3.Database) {}
+
+  /**
+   * Counts this connection's statements in flight in `shared[IN_FLIGHT]` and refuses new ones once
+   * `shared[STOPPING]` is set: the writer thread's, which must not be torn down while sqlite3 still
+   * owes it a callback (sqlite3 then aborts the whole process; see write-thread.ts).
+   */
+  track(shared: Int32Array): void {
+    this.shared = shared;
+  }
 
   static open(file: string, options: { readOnly: boolean; busyTimeoutMs: number }): Promise<SqliteConnection> {
     const mode = options.readOnly ? sqlite3.OPEN_READONLY : sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE;
@@ -23,13 +37,23 @@ export class SqliteConnection {
   }
 
   exec(sql: string): Promise<void> {
-    return new Promise((resolve, reject) => this.database.exec(sql, (error) => (error ? reject(error) : resolve())));
+    return new Promise((resolve, reject) => {
+      if (!this.begin(reject)) return;
+      this.database.exec(sql, (error) => {
+        this.end();
+        if (error) reject(error);
+        else resolve();
+      });
+    });
   }
 
   run(sql: string, parameters: readonly unknown[]): Promise<RunResult> {
     const statement = this.prepared(sql);
+    const end = () => this.end();
     return new Promise((resolve, reject) => {
+      if (!this.begin(reject)) return;
       statement.run(parameters, function (this: sqlite3.RunResult, error: Error | null) {
+        end();
         if (error) reject(error);
         else resolve({ lastID: this.lastID, changes: this.changes });
       });
@@ -38,13 +62,40 @@ export class SqliteConnection {
 
   all<T>(sql: string, parameters: readonly unknown[]): Promise<T[]> {
     const statement = this.prepared(sql);
-    return new Promise((resolve, reject) => statement.all(parameters, (error: Error | null, rows: T[]) => (error ? reject(error) : resolve(rows))));
+    return new Promise((resolve, reject) => {
+      if (!this.begin(reject)) return;
+      statement.all(parameters, (error: Error | null, rows: T[]) => {
+        this.end();
+        if (error) reject(error);
+        else resolve(rows);
+      });
+    });
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.statements.values()].map((statement) => new Promise<void>((resolve) => statement.finalize(() => resolve()))));
     this.statements.clear();
     await new Promise<void>((resolve, reject) => this.database.close((error) => (error ? reject(error) : resolve())));
+  }
+
+  private begin(reject: (error: Error) => void): boolean {
+    if (!this.shared) return true;
+    if (Atomics.load(this.shared, STOPPING) === 1) {
+      reject(new Error('the SQLite writer is stopping: the process exits'));
+      return false;
+    }
+    Atomics.add(this.shared, IN_FLIGHT, 1);
+    return true;
+  }
+
+  private end(): void {
+    const shared = this.shared;
+    if (!shared) return;
+    // Counted out only once sqlite3's native callback has returned: ending the thread inside it aborts too.
+    setImmediate(() => {
+      Atomics.sub(shared, IN_FLIGHT, 1);
+      Atomics.notify(shared, IN_FLIGHT);
+    });
   }
 
   private prepared(sql: string): sqlite3.Statement {

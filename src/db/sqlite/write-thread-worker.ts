@@ -18,6 +18,8 @@ export type WriteReply = { id: number; counters: GroupCommitCounters } & (
 export interface WriteThreadData {
   file: string;
   busyTimeoutMs: number;
+  /** Statements in flight and "stop", shared with the hub's thread (SqliteConnection.track). */
+  shared: Int32Array;
 }
 
 /**
@@ -32,6 +34,7 @@ export async function serveWrites(port: MessagePort, data: WriteThreadData): Pro
   const counters: GroupCommitCounters = { writes: 0, commits: 0 };
   try {
     connection = await SqliteConnection.open(data.file, { readOnly: false, busyTimeoutMs: data.busyTimeoutMs });
+    connection.track(data.shared);
     // WAL lets readers run beside the writer; NORMAL syncs at checkpoints, not at every commit
     // (a power cut may lose the last commits, never corrupt the file: SQLite's documented trade).
     await connection.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { compiledModule } from '../../offload/off-thread';
-import type { RunResult } from './connection';
+import { IN_FLIGHT, STOPPING, type RunResult } from './connection';
 import type { GroupCommitCounters } from './group-commit';
 import { Coalesced, type WriteReply, type WriteRequest, type WriteStep, type WriteThreadData } from './write-thread-worker';
 
@@ -24,44 +24,31 @@ interface Pending {
  * with dozens of requests for ~5 ms, storing one message took 20–30 such turns (~140 ms at 7,000
  * requests/s, against 5 ms for a refusal). Here a write costs the hub one message each way, and
  * the statements follow one another in a thread that does nothing else. Writes stay ordered and
- * group-committed exactly as before (the GroupCommitWriter runs in the thread).
+ * group-committed exactly as before (the GroupCommitWriter runs in the thread). A thread that dies
+ * fails the writes it held (their callers see why) and the next write starts another.
  */
 export class SqliteWriteThread {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
-  private stopped: Error | null = null;
-  private readonly outbox = new Coalesced<WriteRequest>((requests) => this.worker.postMessage(requests));
+  private worker: Worker | null = null;
+  private starting: Promise<Worker> | null = null;
+  private closed = false;
+  /** The counters of the threads that ended before this one (each thread counts from 0). */
+  private readonly base: GroupCommitCounters = { writes: 0, commits: 0 };
+  private readonly outbox = new Coalesced<WriteRequest>((requests) => this.worker?.postMessage(requests));
 
   private constructor(
-    private readonly worker: Worker,
+    private readonly data: WriteThreadData,
     private readonly counters: GroupCommitCounters,
-  ) {
-    worker.on('message', (replies: WriteReply[]) => {
-      for (const reply of replies) this.settle(reply);
-    });
-    worker.on('error', (error) => this.stop(new Error(`the SQLite writer thread failed: ${error.message}`)));
-    worker.on('exit', (code) => this.stop(new Error(`the SQLite writer thread stopped (exit ${code})`)));
-    // Held only while a write is in flight: an idle writer never keeps the process alive.
-    worker.unref();
-  }
+  ) {}
 
   /** Starts the thread and opens the write connection; `counters` follow the thread's statements and commits. */
-  static open(file: string, busyTimeoutMs: number, counters: GroupCommitCounters): Promise<SqliteWriteThread> {
-    const modulePath = compiledModule(path.join(__dirname, `write-thread-worker${path.extname(__filename)}`));
-    const data: WriteThreadData = { file, busyTimeoutMs };
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { modulePath, data } });
-    return new Promise((resolve, reject) => {
-      const failed = (error: Error) => {
-        void worker.terminate();
-        reject(error);
-      };
-      worker.once('error', failed);
-      worker.once('message', ([ready]: WriteReply[]) => {
-        worker.off('error', failed);
-        if (ready!.ok) return resolve(new SqliteWriteThread(worker, counters));
-        failed(toError(ready!.error));
-      });
-    });
+  static async open(file: string, busyTimeoutMs: number, counters: GroupCommitCounters): Promise<SqliteWriteThread> {
+    const shared = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+    const writer = new SqliteWriteThread({ file, busyTimeoutMs, shared }, counters);
+    await writer.start();
+    settleAtExit(shared);
+    return writer;
   }
 
   /** Runs the statements in order in one group commit; their results, up to the one that stopped it. */
@@ -71,41 +58,120 @@ export class SqliteWriteThread {
 
   /** Waits for every write sent so far, closes the connection and ends the thread. */
   async close(): Promise<void> {
-    if (this.stopped) return;
+    if (this.closed) return;
+    const worker = this.worker ?? (await this.starting?.catch(() => null));
     try {
-      await this.request({ id: this.nextId++, close: true });
+      if (worker) await this.request({ id: this.nextId++, close: true });
     } finally {
-      this.stop(new Error('the SQLite writer is closed'));
-      await this.worker.terminate();
+      this.closed = true;
+      WRITERS_AT_EXIT.delete(this.data.shared);
+      await worker?.terminate();
     }
   }
 
-  private request(request: WriteRequest): Promise<RunResult[]> {
-    if (this.stopped) return Promise.reject(this.stopped);
+  private async request(request: WriteRequest): Promise<RunResult[]> {
+    if (this.closed) throw new Error('the SQLite writer is closed');
+    const worker = this.worker ?? (await this.start());
     return new Promise((resolve, reject) => {
-      if (this.pending.size === 0) this.worker.ref();
+      if (this.pending.size === 0) worker.ref();
       this.pending.set(request.id, { resolve, reject });
       this.outbox.push(request);
     });
   }
 
+  private start(): Promise<Worker> {
+    this.starting ??= startThread(this.data).then(
+      (worker) => {
+        this.starting = null;
+        this.adopt(worker);
+        return worker;
+      },
+      (error: unknown) => {
+        this.starting = null;
+        throw error;
+      },
+    );
+    return this.starting;
+  }
+
+  private adopt(worker: Worker): void {
+    this.worker = worker;
+    worker.on('message', (replies: WriteReply[]) => {
+      for (const reply of replies) this.settle(reply);
+    });
+    worker.on('error', (error) => this.lost(worker, new Error(`the SQLite writer thread failed: ${error.message}`)));
+    worker.on('exit', (code) => this.lost(worker, new Error(`the SQLite writer thread stopped (exit ${code})`)));
+    // Held only while a write is in flight: an idle writer never keeps the process alive.
+    worker.unref();
+  }
+
   private settle(reply: WriteReply): void {
-    this.counters.writes = reply.counters.writes;
-    this.counters.commits = reply.counters.commits;
+    this.counters.writes = this.base.writes + reply.counters.writes;
+    this.counters.commits = this.base.commits + reply.counters.commits;
     const pending = this.pending.get(reply.id);
     if (!pending) return;
     this.pending.delete(reply.id);
-    if (this.pending.size === 0) this.worker.unref();
+    if (this.pending.size === 0) this.worker?.unref();
     if (reply.ok) pending.resolve(reply.results);
     else pending.reject(toError(reply.error));
   }
 
-  private stop(reason: Error): void {
-    if (this.stopped) return;
-    this.stopped = reason;
-    for (const pending of this.pending.values()) pending.reject(reason);
+  /** The thread ended (or failed): what it held is refused with the reason; the next write starts another. */
+  private lost(worker: Worker, reason: Error): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    this.base.writes = this.counters.writes;
+    this.base.commits = this.counters.commits;
+    const refused = [...this.pending.values()];
     this.pending.clear();
+    for (const pending of refused) pending.reject(this.closed ? new Error('the SQLite writer is closed') : reason);
   }
+}
+
+/** The shared counters of every open writer, settled when the process exits. */
+const WRITERS_AT_EXIT = new Set<Int32Array>();
+/** Longest an exiting process waits for a writer's statements in flight. */
+const EXIT_SETTLE_MS = 2_000;
+
+/**
+ * A process that exits (process.exit, an uncaught error) ends its worker threads, and a thread ended
+ * while sqlite3 still owes it a statement's callback aborts the whole process (node-sqlite3 #1666:
+ * "FATAL ERROR: Error::ThrowAsJavaScriptException napi_throw", exit 134 instead of the code asked
+ * for). So at exit every writer is told to start nothing more, and the exit waits (synchronously:
+ * an `exit` listener cannot await) until its statements in flight are back, at most EXIT_SETTLE_MS.
+ * A graceful stop closes the store first, and has nothing in flight here.
+ */
+function settleAtExit(shared: Int32Array): void {
+  if (WRITERS_AT_EXIT.size === 0 && process.listeners('exit').every((listener) => listener !== settleWriters)) process.on('exit', settleWriters);
+  WRITERS_AT_EXIT.add(shared);
+}
+
+function settleWriters(): void {
+  const deadline = Date.now() + EXIT_SETTLE_MS;
+  for (const shared of WRITERS_AT_EXIT) Atomics.store(shared, STOPPING, 1);
+  for (const shared of WRITERS_AT_EXIT) {
+    for (let inFlight = Atomics.load(shared, IN_FLIGHT); inFlight > 0 && Date.now() < deadline; inFlight = Atomics.load(shared, IN_FLIGHT)) {
+      Atomics.wait(shared, IN_FLIGHT, inFlight, Math.max(1, deadline - Date.now()));
+    }
+  }
+}
+
+/** A new thread with its connection open; rejects with the reason it could not open the file. */
+function startThread(data: WriteThreadData): Promise<Worker> {
+  const modulePath = compiledModule(path.join(__dirname, `write-thread-worker${path.extname(__filename)}`));
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { modulePath, data } });
+  return new Promise((resolve, reject) => {
+    const failed = (error: Error) => {
+      void worker.terminate();
+      reject(error);
+    };
+    worker.once('error', failed);
+    worker.once('message', ([ready]: WriteReply[]) => {
+      worker.off('error', failed);
+      if (ready!.ok) return resolve(worker);
+      failed(toError(ready!.error));
+    });
+  });
 }
 
 function toError(shaped: { message: string; code?: string; errno?: number }): Error {
