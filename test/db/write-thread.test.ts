@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { SqliteConnection } from '../../src/db/sqlite/connection';
@@ -83,16 +84,44 @@ it("commits while this thread's event loop never turns (the point of the thread)
   });
 });
 
+it('a write made in a busy turn of the event loop is answered at the end of that turn, not in the next', async () => {
+  const order: string[] = [];
+  const server = net.createServer();
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const client = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+  try {
+    await new Promise<void>((resolve) => {
+      // A socket's data callback, as a request's is: the turn's I/O phase, then its setImmediate phase.
+      server.once('connection', (socket) =>
+        socket.once('data', () => {
+          const written = writer.write([insert('in-a-busy-turn')]).then(() => order.push('write answered'));
+          const until = Date.now() + 50;
+          while (Date.now() < until); // the rest of a busy turn: the thread answers meanwhile
+          const ended = new Promise((turnEnded) => setImmediate(() => turnEnded(order.push('end of the turn'))));
+          void Promise.all([written, ended]).then(() => resolve());
+        }),
+      );
+      client.write('go');
+    });
+  } finally {
+    client.destroy();
+    server.close();
+  }
+  expect(order).toEqual(['write answered', 'end of the turn']);
+});
+
 it('a thread that dies fails the writes it held, saying so; the next write starts another thread', async () => {
-  const held = writer.write([insert('lost-with-the-thread')]);
-  // A message the thread cannot read throws in it: the thread ends (as it would on a fault of its own).
+  // A message the thread cannot read throws in it: the thread ends (as it would on a fault of its own)
+  // before it reads the write sent next.
   (writer as unknown as { worker: Worker }).worker.postMessage(null);
+  const held = writer.write([insert('lost-with-the-thread')]);
   await expect(held).rejects.toThrow(/the SQLite writer thread (failed|stopped)/);
   const before = counters.writes;
   const [result] = await writer.write([insert('after-the-restart')]);
   expect(result!.changes).toBe(1);
   expect(counters.writes).toBe(before + 1);
   expect(await values()).toContain('after-the-restart');
+  expect(await values()).not.toContain('lost-with-the-thread');
 });
 
 /**

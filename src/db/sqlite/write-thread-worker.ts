@@ -20,16 +20,19 @@ export interface WriteThreadData {
   busyTimeoutMs: number;
   /** Statements in flight and "stop", shared with the hub's thread (SqliteConnection.track). */
   shared: Int32Array;
+  /** Where the replies go: a port of their own, which the hub's thread can also read synchronously. */
+  replies: MessagePort;
 }
 
 /**
  * The embedded database's write connection, in a thread of its own (see write-thread.ts): opens the
  * file, then runs each write's statements through the group commit and answers with their results.
  * Its event loop does nothing else, so one statement follows another at once instead of waiting for
- * a turn of the hub's loop each. Both ways a message is an array (see Coalesced); `{ id: 0, ok }`
- * says the connection is ready.
+ * a turn of the hub's loop each. Requests come on `port`, replies go to `data.replies`, both ways
+ * as arrays; `{ id: 0, ok }` says the connection is ready.
  */
 export async function serveWrites(port: MessagePort, data: WriteThreadData): Promise<void> {
+  const out = data.replies;
   let connection: SqliteConnection;
   const counters: GroupCommitCounters = { writes: 0, commits: 0 };
   try {
@@ -39,13 +42,13 @@ export async function serveWrites(port: MessagePort, data: WriteThreadData): Pro
     // (a power cut may lose the last commits, never corrupt the file: SQLite's documented trade).
     await connection.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
   } catch (error) {
-    port.postMessage([{ id: 0, counters, ok: false, error: shape(error) }] satisfies WriteReply[]);
+    out.postMessage([{ id: 0, counters, ok: false, error: shape(error) }] satisfies WriteReply[]);
     return;
   }
   const writer = new GroupCommitWriter(connection, counters);
-  port.postMessage([{ id: 0, counters, ok: true, results: [] }] satisfies WriteReply[]);
+  out.postMessage([{ id: 0, counters, ok: true, results: [] }] satisfies WriteReply[]);
   // Replies that settle in one turn of this loop (a batch's jobs commit together) go back as one message.
-  const replies = new Coalesced<WriteReply>((batch) => port.postMessage(batch));
+  const replies = new Coalesced<WriteReply>((batch) => out.postMessage(batch));
   const answer = (id: number, work: Promise<RunResult[]>) =>
     work.then(
       (results) => replies.push({ id, counters, ok: true, results }),
@@ -70,9 +73,9 @@ export async function serveWrites(port: MessagePort, data: WriteThreadData): Pro
 /**
  * Items pushed during one turn of the event loop, handed over together at its end (`setImmediate`
  * runs right after the loop's I/O callbacks: no extra turn): one message per batch instead of one
- * per write, each side of the thread.
+ * per write.
  */
-export class Coalesced<T> {
+class Coalesced<T> {
   private items: T[] = [];
 
   constructor(private readonly send: (items: T[]) => void) {}
