@@ -1,17 +1,16 @@
 import type { Logger } from '../logs/logger';
 import type { TurnHandler, TurnJob, TurnQueue } from '../core/turns';
+import { nextAttemptDelayMs, TURN_RETRIES, type TurnRetries } from './turn-retries';
 
 export interface InProcessQueueLimits {
-  attempts: number;
-  retryDelayMs: number;
+  retries: Readonly<TurnRetries>;
   rememberFinished: number;
 }
 
 /** Named limits of the embedded queue. */
 export const IN_PROCESS_QUEUE_DEFAULTS: Readonly<InProcessQueueLimits> = {
-  /** A handler that throws (e.g. the database is briefly unavailable) is retried this many times. */
-  attempts: 3,
-  retryDelayMs: 1_000,
+  /** A handler that throws is tried again, as the Redis queue does (turn-retries.ts). */
+  retries: TURN_RETRIES,
   /** Ids of finished jobs remembered, so enqueueing the same message again is a no-op (as in BullMQ). */
   rememberFinished: 10_000,
 };
@@ -95,7 +94,8 @@ export class InProcessTurnQueue implements TurnQueue {
   private retry(entry: Entry, error: unknown): void {
     const id = entry.job.userMessageId;
     if (this.stopped) return;
-    if (entry.attempt >= this.limits.attempts) {
+    const delayMs = nextAttemptDelayMs(entry.attempt, error, this.limits.retries);
+    if (delayMs === null) {
       this.remember(id);
       if (this.onGiveUp)
         void this.onGiveUp(entry.job, error).catch((failure: unknown) => this.logger.error({ err: failure, job: entry.job }, 'could not end a failed turn'));
@@ -106,6 +106,6 @@ export class InProcessTurnQueue implements TurnQueue {
     setTimeout(() => {
       this.waiting.push({ job: entry.job, attempt: entry.attempt + 1 });
       this.pump();
-    }, this.limits.retryDelayMs).unref();
+    }, delayMs).unref();
   }
 }

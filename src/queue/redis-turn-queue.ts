@@ -2,6 +2,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { TurnHandler, TurnJob, TurnQueue } from '../core/turns';
 import type { Logger } from '../logs/logger';
+import { nextAttemptDelayMs, TURN_RETRIES, type TurnRetries } from './turn-retries';
 
 export const TURN_QUEUE_NAME = 'turns';
 
@@ -18,6 +19,8 @@ export interface RedisTurnQueueOptions {
   stalledIntervalMs: number;
   /** How long a graceful stop waits for running turns before handing them back. */
   stopTimeoutMs: number;
+  /** When a failed turn is tried again (default TURN_RETRIES). */
+  retries?: Readonly<TurnRetries>;
 }
 
 /** The scaled-out turn queue: BullMQ, job id = the stored user message's id. */
@@ -36,10 +39,12 @@ export class RedisTurnQueue implements TurnQueue {
   }
 
   async enqueue(job: TurnJob): Promise<void> {
+    const retries = this.options.retries ?? TURN_RETRIES;
     await this.queue.add('turn', job, {
       jobId: job.userMessageId,
-      attempts: 3,
-      backoff: { type: 'exponential', delay: 1_000 },
+      // The most any failure allows; the worker's backoff strategy gives up sooner on the others.
+      attempts: Math.max(retries.attempts, retries.unreachableAttempts),
+      backoff: { type: 'turn' },
       removeOnComplete: { count: 1_000 },
       removeOnFail: { count: 1_000 },
     });
@@ -58,6 +63,8 @@ export class RedisTurnQueue implements TurnQueue {
       lockDuration: this.options.lockDurationMs,
       stalledInterval: this.options.stalledIntervalMs,
       maxStalledCount: 2,
+      // -1: no attempt is left for this failure (BullMQ then fails the job).
+      settings: { backoffStrategy: (failedAttempts, _type, error) => nextAttemptDelayMs(failedAttempts, error, this.options.retries ?? TURN_RETRIES) ?? -1 },
     });
     this.worker.on('error', (error) => this.logger.warn({ err: error.message }, 'turn worker error'));
     // A job whose lock was not renewed in time (its worker died, or was starved past turn_lock_s) goes back to the queue.

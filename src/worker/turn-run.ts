@@ -1,8 +1,10 @@
 import { parseCommand } from '../agent/commands';
+import { ProviderError } from '../agent/provider';
 import { newTurnState } from '../agent/model-loop';
 import { TurnStopped } from '../agent/turn-stopped';
 import type { AgentEvent } from '../core/events';
 import type { TurnJob } from '../core/turns';
+import { isBackingServiceUnreachable } from '../core/unreachable';
 import type { MessageRecord, SessionRecord } from '../db/turn-store';
 import { midTurnPolicy, type ChannelPolicyDefault } from '../sessions/mid-turn-policy';
 import type { Tracing } from '../tracing/tracing';
@@ -179,6 +181,11 @@ export class TurnRun {
       this.ended('cancelled', 'cancelled');
       return;
     }
+    // The database or Redis could not be reached (the model provider's own failures are ProviderErrors,
+    // ended below as such): nothing says the turn is broken, so it is not ended
+    // (its `error` frame would be final for the client); the queue tries it again for as long as an
+    // outage may last (turn-retries.ts), and ends it only when no attempt is left.
+    if (!(error instanceof ProviderError) && isBackingServiceUnreachable(error)) throw error;
     // Stored after all (its statement committed, the answer lost with the connection; or what failed
     // came after it): the turn is answered, so it ends as answered. Throws while the database cannot
     // say: the job is tried again, and finds its reply then.

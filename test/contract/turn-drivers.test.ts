@@ -27,13 +27,16 @@ interface Drivers {
   close(): Promise<void>;
 }
 
+/** The turn retry policy, with delays short enough for a test. */
+const SHORT_RETRIES = { attempts: 2, unreachableAttempts: 4, firstDelayMs: 20, maxDelayMs: 40 };
+
 const logger = createLogger({ level: 'warn', format: 'json', name: 'test', destination: new LogCapture() });
 const shortRetention = { ...EVENT_LOG_DEFAULTS, retentionAfterDisconnectMs: 300, retentionAfterAppendMs: 300, maxFramesPerSession: 50 };
 
 function inProcess(): Drivers {
   const events = new InProcessEventLog(shortRetention);
   const control = new InProcessControlBus();
-  const queue = new InProcessTurnQueue(logger, { attempts: 2, retryDelayMs: 50, rememberFinished: 100 });
+  const queue = new InProcessTurnQueue(logger, { retries: SHORT_RETRIES, rememberFinished: 100 });
   return {
     queue,
     events,
@@ -59,7 +62,7 @@ function redis(): Drivers {
   connections.push(bullmq);
   const otherControl = new RedisControlBus(c1, s1, prefix);
   const queue = new RedisTurnQueue(
-    { connection: bullmq, prefix: `${prefix}:bull`, lockDurationMs: 2_000, stalledIntervalMs: 1_000, stopTimeoutMs: 2_000 },
+    { connection: bullmq, prefix: `${prefix}:bull`, lockDurationMs: 2_000, stalledIntervalMs: 1_000, stopTimeoutMs: 2_000, retries: SHORT_RETRIES },
     logger,
   );
   return {
@@ -222,6 +225,31 @@ describe.each([
       );
       await drivers.queue.enqueue({ sessionId: randomUUID(), userMessageId: randomUUID() });
       await eventually(() => calls === 2, 10_000);
+    });
+
+    it.each([
+      ['a fault of the turn', () => new Error('the turn broke'), SHORT_RETRIES.attempts],
+      [
+        'the database out of reach',
+        () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+        SHORT_RETRIES.unreachableAttempts,
+      ],
+    ])('tries a job that keeps failing (%s) as often as that failure allows, then gives it up once', async (_label, failure, attempts) => {
+      let calls = 0;
+      const givenUp: TurnJob[] = [];
+      drivers.queue.consume(
+        async () => {
+          calls += 1;
+          throw failure();
+        },
+        { concurrency: 1, onGiveUp: async (job) => void givenUp.push(job) },
+      );
+      const job = { sessionId: randomUUID(), userMessageId: randomUUID() };
+      await drivers.queue.enqueue(job);
+      await eventually(() => givenUp.length === 1, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(calls).toBe(attempts);
+      expect(givenUp).toEqual([job]);
     });
 
     it('runs at most `concurrency` jobs at a time in one consumer', async () => {

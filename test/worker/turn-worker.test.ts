@@ -8,6 +8,7 @@ import { InProcessEventLog } from '../../src/events/in-process-event-log';
 import { InProcessTurnRegistry } from '../../src/events/in-process-turn-registry';
 import { InProcessWorkerPresence } from '../../src/events/worker-presence';
 import { SqliteTurnStore } from '../../src/db/sqlite/sqlite-turn-store';
+import type { TurnStore } from '../../src/db/turn-store';
 import { PickupWatch } from '../../src/turns/pickup-watch';
 import { createLogger } from '../../src/logs/logger';
 import { InProcessTurnQueue } from '../../src/queue/in-process-turn-queue';
@@ -60,10 +61,10 @@ beforeAll(async () => {
 });
 
 /** A worker driven by hand (handle) that takes and ends the turns it is handed through `service`'s lifecycle (whose queue queues nowhere here). */
-function workerFor(service: TurnService, presence = new InProcessWorkerPresence()): TurnWorker {
+function workerFor(service: TurnService, presence = new InProcessWorkerPresence(), turnStore: TurnStore = store): TurnWorker {
   const { config } = loadConfig({ env: { SERVICE_JWT_SECRET: TEST_JWT_SECRET }, cwd: makeTempDir() });
   return new TurnWorker({
-    store,
+    store: turnStore,
     presence,
     heartbeatMs: 60_000,
     queue,
@@ -130,6 +131,30 @@ it('a redelivered job whose reply is stored does not run the model again, and re
   expect(replies).toHaveLength(1);
   const dones = (await framesOf(session.id)).filter((frame) => frame.type === 'done');
   expect(dones.map((frame) => frame.payload)).toEqual([firstDone.payload, { ...firstDone.payload, duration_ms: expect.any(Number) }]);
+  expect(await registry.get(session.id)).toBeNull();
+});
+
+it('a turn whose database is out of reach is not ended: the attempt throws for the queue to try again, and the next one answers', async () => {
+  const session = await newSession();
+  const message = await accept(session.id, 'during an outage');
+  const job = { sessionId: session.id, userMessageId: message.id };
+  // The real store, but its first read meets a database that refuses connections (as PostgreSQL's does when it is down).
+  let refusals = 1;
+  const outage = Object.create(store) as TurnStore;
+  outage.loadConversation = (...args) =>
+    refusals-- > 0
+      ? Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))
+      : store.loadConversation(...args);
+  const during = workerFor(turns, new InProcessWorkerPresence(), outage);
+
+  await expect(during.handle(job, { signal })).rejects.toThrow('ECONNREFUSED');
+  expect((await framesOf(session.id)).filter((frame) => frame.type === 'error' || frame.type === 'done')).toEqual([]);
+  expect((await registry.get(session.id))?.turnId).toBe(message.id);
+
+  await during.handle(job, { signal });
+  const ends = (await framesOf(session.id)).filter((frame) => frame.type === 'error' || frame.type === 'done');
+  expect(ends.map((frame) => frame.type)).toEqual(['done']);
+  expect(await models.Message.count({ where: { session_id: session.id, role: 'assistant' } })).toBe(1);
   expect(await registry.get(session.id)).toBeNull();
 });
 
