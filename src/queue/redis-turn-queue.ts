@@ -71,8 +71,10 @@ export class RedisTurnQueue implements TurnQueue {
     this.worker.on('stalled', (jobId) => this.logger.warn({ job_id: jobId }, 'a turn stalled (its lock expired); another attempt takes it over'));
     this.worker.on('failed', (job, error) => {
       void (async () => {
-        if (job && options.onGiveUp && (await finalFailure(job))) await options.onGiveUp(job.data, error);
-        else this.logger.error({ job: job?.data, err: error.message }, 'turn job failed');
+        const final = !job || (await finalFailure(job));
+        if (final && job && options.onGiveUp) await options.onGiveUp(job.data, error);
+        else if (final) this.logger.error({ job: job?.data, err: error.message }, 'turn failed after every attempt');
+        else this.logger.warn({ job: job.data, err: error.message, attempt: job.attemptsMade }, 'turn failed; retrying');
       })().catch((failure: unknown) => this.logger.error({ err: failure, job: job?.data }, 'could not end a failed turn'));
     });
   }
