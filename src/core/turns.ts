@@ -163,6 +163,11 @@ export interface TurnRegistry {
    * claim sent twice (its answer lost when the connection dropped) is not refused by itself.
    */
   claim(sessionId: string, turnId: string): Promise<boolean>;
+  /**
+   * `claim`, answering a refusal with the turn that holds the session (what `get` would) in the same
+   * round trip: accepting a message looks at the holder of a refused claim (a dead claim is freed).
+   */
+  claimOrHolder(sessionId: string, turnId: string): Promise<true | LiveTurn>;
   get(sessionId: string): Promise<LiveTurn | null>;
   /** The running turns of these sessions (sessions without one are absent). */
   getMany(sessionIds: readonly string[]): Promise<Map<string, LiveTurn>>;

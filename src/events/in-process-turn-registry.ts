@@ -14,6 +14,11 @@ export class InProcessTurnRegistry implements TurnRegistry {
     return true;
   }
 
+  async claimOrHolder(sessionId: string, turnId: string): Promise<true | LiveTurn> {
+    const held = this.turns.get(sessionId);
+    return (await this.claim(sessionId, turnId)) || view(held!);
+  }
+
   async get(sessionId: string): Promise<LiveTurn | null> {
     const turn = this.turns.get(sessionId);
     return turn ? view(turn) : null;

@@ -37,6 +37,9 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;
 
+/** CLAIM, answering a refusal with the holder's hash (HGETALL's field/value list) instead of 0. */
+const CLAIM_OR_HOLDER = CLAIM.replace('return 0', "return redis.call('HGETALL', KEYS[1])");
+
 /** ARGV: turn id, ttl, then field/value pairs. A reservation (`handover`) is no turn to change. */
 const UPDATE = `
 local owner = redis.call('HMGET', KEYS[1], 'turn_id', 'phase')
@@ -105,6 +108,7 @@ return turn
 
 type RedisWithScripts = Redis & {
   turnClaim(key: string, turnId: string, acceptedAt: number, ttlMs: number): Promise<number>;
+  turnClaimOrHolder(key: string, turnId: string, acceptedAt: number, ttlMs: number): Promise<number | string[]>;
   turnUpdate(key: string, turnId: string, ttlMs: number, ...fields: string[]): Promise<number>;
   turnRelease(
     key: string,
@@ -131,6 +135,7 @@ export class RedisTurnRegistry implements TurnRegistry {
     private readonly limits = REDIS_TURN_REGISTRY_DEFAULTS,
   ) {
     redis.defineCommand('turnClaim', { numberOfKeys: 1, lua: CLAIM });
+    redis.defineCommand('turnClaimOrHolder', { numberOfKeys: 1, lua: CLAIM_OR_HOLDER });
     redis.defineCommand('turnUpdate', { numberOfKeys: 1, lua: UPDATE });
     redis.defineCommand('turnRelease', { numberOfKeys: 2, lua: RELEASE });
     redis.defineCommand('turnMarkWaiting', { numberOfKeys: 1, lua: MARK_WAITING });
@@ -140,6 +145,18 @@ export class RedisTurnRegistry implements TurnRegistry {
 
   async claim(sessionId: string, turnId: string): Promise<boolean> {
     return (await this.redis.turnClaim(this.key(sessionId), turnId, Date.now(), this.limits.turnTtlMs)) === 1;
+  }
+
+  async claimOrHolder(sessionId: string, turnId: string): Promise<true | LiveTurn> {
+    const answer = await this.redis.turnClaimOrHolder(this.key(sessionId), turnId, Date.now(), this.limits.turnTtlMs);
+    if (answer === 1) return true;
+    const fields = answer as string[];
+    const hash: Record<string, string> = {};
+    for (let index = 0; index + 1 < fields.length; index += 2) hash[fields[index]!] = fields[index + 1]!;
+    const holder = parse(hash);
+    // Refused means held: the script read the hash it refused on.
+    if (!holder) throw new Error(`the turn registry refused a claim on session ${sessionId} without a holder`);
+    return holder;
   }
 
   async get(sessionId: string): Promise<LiveTurn | null> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { countTokens } from '../agent/tokens';
 import { AppError } from '../core/errors';
 import type { TurnMode } from '../core/events';
-import type { ControlBus, EventLog, MidTurnPolicy, TurnQueue, TurnRegistry } from '../core/turns';
+import type { ControlBus, EventLog, LiveTurn, MidTurnPolicy, TurnQueue, TurnRegistry } from '../core/turns';
 import type { MessageRecord, TurnStore } from '../db/turn-store';
 import type { Logger } from '../logs/logger';
 import type { PickupWatch } from './pickup-watch';
@@ -81,8 +81,8 @@ export class TurnService {
       throw AppError.validation({ 'metadata.workflow': [{ code: 'unknown_workflow', message: `No workflow named ${JSON.stringify(requested)}.` }] });
     }
     const turnId = input.turnId ?? randomUUID();
-    const claimed =
-      (await registry.claim(input.sessionId, turnId)) || ((await this.freeDeadClaim(input.sessionId)) && (await registry.claim(input.sessionId, turnId)));
+    const first = await registry.claimOrHolder(input.sessionId, turnId);
+    const claimed = first === true || ((await this.freeDeadClaim(input.sessionId, first)) && (await registry.claim(input.sessionId, turnId)));
     if (claimed) return { ...(await this.startClaimed(input, turnId)), disposition: 'started' };
     const policy = typeof input.policy === 'function' ? await input.policy(input.sessionId) : (input.policy ?? 'reject');
     if (policy === 'reject') throw new AppError('TURN_IN_PROGRESS', 'A turn is already running in this session; wait for `done`.');
@@ -95,11 +95,10 @@ export class TurnService {
    * before the registry's safety net, hours later — every message meanwhile refused
    * TURN_IN_PROGRESS. A turn still queued UNSTORED_CLAIM_MS after it was accepted whose message is
    * not stored is freed (true: claim again). One that is stored is queued again (a no-op when its
-   * job waits: the queue keeps one job per message). Costs one registry read per refusal.
+   * job waits: the queue keeps one job per message). `live` is the holder the refused claim answered.
    */
-  private async freeDeadClaim(sessionId: string): Promise<boolean> {
-    const live = await this.deps.registry.get(sessionId);
-    if (!live || live.phase === 'running' || Date.now() - live.acceptedAt < UNSTORED_CLAIM_MS) return false;
+  private async freeDeadClaim(sessionId: string, live: LiveTurn): Promise<boolean> {
+    if (live.phase === 'running' || Date.now() - live.acceptedAt < UNSTORED_CLAIM_MS) return false;
     if (live.phase === 'handover') {
       // Reserved for its waiting messages by a process that died before handing it over: this one does.
       await this.lifecycle.startNext(sessionId, live.turnId);

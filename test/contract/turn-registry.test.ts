@@ -24,6 +24,20 @@ describe.each([
 ] as const)('turn registry (%s)', (_name, make) => {
   const { registry, presence } = make();
 
+  it('claimOrHolder claims a free session, and answers a refusal with the turn holding it', async () => {
+    const session = randomUUID();
+    const [first, second] = [randomUUID(), randomUUID()];
+    const before = Date.now();
+    expect(await registry.claimOrHolder(session, first)).toBe(true);
+    expect(await registry.claimOrHolder(session, first)).toBe(true); // the same claim sent again, still queued
+    const holder = await registry.claimOrHolder(session, second);
+    expect(holder).toEqual(await registry.get(session));
+    expect(holder).toMatchObject({ turnId: first, phase: 'queued', state: 'thinking', pending: null });
+    expect((holder as { acceptedAt: number }).acceptedAt).toBeGreaterThanOrEqual(before);
+    await registry.release(session, first);
+    expect(await registry.claimOrHolder(session, second)).toBe(true);
+  });
+
   it('one turn per session: a second claim is refused until the first is released', async () => {
     const session = randomUUID();
     const [first, second] = [randomUUID(), randomUUID()];
