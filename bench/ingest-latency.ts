@@ -8,6 +8,7 @@
 import http from 'node:http';
 import { INGEST_BENCH } from './ingest';
 import { startHubProcess, type HubUnderTest } from './lib/hub-process';
+import { elapsedMs, percentile } from './lib/latency';
 
 type Latencies = Record<'202' | '409', number[]>;
 
@@ -19,7 +20,7 @@ function post(agent: http.Agent, hub: HubUnderTest, sessionId: string): Promise<
       { method: 'POST', agent, headers: { ...hub.headers, 'content-type': 'application/json' } },
       (response) => {
         response.resume();
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: Number(process.hrtime.bigint() - started) / 1e6 }));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: elapsedMs(started) }));
       },
     );
     request.on('error', reject);
@@ -45,11 +46,8 @@ async function drive(hub: HubUnderTest, sessions: readonly string[], seconds: nu
   }
 }
 
-const at = (sorted: number[], fraction: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!);
-const describe = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return `${sorted.length} answers, p50 ${at(sorted, 0.5).toFixed(1)} ms, p90 ${at(sorted, 0.9).toFixed(1)} ms, p99 ${at(sorted, 0.99).toFixed(1)} ms`;
-};
+const describe = (values: number[]) =>
+  values.length === 0 ? 'no answers' : `${values.length} answers, ${[50, 90, 99].map((p) => `p${p} ${percentile(values, p).toFixed(1)} ms`).join(', ')}`;
 
 async function main(): Promise<void> {
   const [variant = 'embedded', seconds = '5'] = process.argv.slice(2);
@@ -60,12 +58,12 @@ async function main(): Promise<void> {
     await drive(hub, ids, 2, null);
     const latencies: Latencies = { '202': [], '409': [] };
     await drive(hub, ids, Number(seconds), latencies);
-    const all = [...latencies['202'], ...latencies['409']].sort((a, b) => a - b);
-    const cut = at(all, 0.99);
-    const slowest = all.length - Math.floor(all.length * 0.99);
+    const all = [...latencies['202'], ...latencies['409']];
+    const cut = percentile(all, 99);
+    const slowest = all.filter((ms) => ms >= cut).length;
     process.stdout.write(
       [
-        `${variant}: ${(all.length / Number(seconds)).toFixed(0)} answered/s, ${((latencies['202'].length / all.length) * 100).toFixed(1)} % accepted; all: p50 ${at(all, 0.5).toFixed(1)} ms, p99 ${cut.toFixed(1)} ms`,
+        `${variant}: ${(all.length / Number(seconds)).toFixed(0)} answered/s, ${((latencies['202'].length / all.length) * 100).toFixed(1)} % accepted; all: p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${cut.toFixed(1)} ms`,
         `  202: ${describe(latencies['202'])}`,
         `  409: ${describe(latencies['409'])}`,
         `  of the slowest 1 % (${slowest}), accepted: ${latencies['202'].filter((ms) => ms >= cut).length}`,

@@ -29,21 +29,22 @@ export class RedisTurnQueue implements TurnQueue {
   private readonly queue: Queue;
   private worker: Worker | null = null;
   private readonly abort = new AbortController();
+  private readonly retries: Readonly<TurnRetries>;
 
   constructor(
     private readonly options: RedisTurnQueueOptions,
     private readonly logger: Logger,
   ) {
     this.queue = new Queue(TURN_QUEUE_NAME, { connection: options.connection, prefix: options.prefix });
+    this.retries = options.retries ?? TURN_RETRIES;
     this.queue.on('error', (error) => logger.warn({ err: error.message }, 'turn queue error'));
   }
 
   async enqueue(job: TurnJob): Promise<void> {
-    const retries = this.options.retries ?? TURN_RETRIES;
     await this.queue.add('turn', job, {
       jobId: job.userMessageId,
       // The most any failure allows; the worker's backoff strategy gives up sooner on the others.
-      attempts: Math.max(retries.attempts, retries.unreachableAttempts),
+      attempts: Math.max(this.retries.attempts, this.retries.unreachableAttempts),
       backoff: { type: 'turn' },
       removeOnComplete: { count: 1_000 },
       removeOnFail: { count: 1_000 },
@@ -64,7 +65,7 @@ export class RedisTurnQueue implements TurnQueue {
       stalledInterval: this.options.stalledIntervalMs,
       maxStalledCount: 2,
       // -1: no attempt is left for this failure (BullMQ then fails the job).
-      settings: { backoffStrategy: (failedAttempts, _type, error) => nextAttemptDelayMs(failedAttempts, error, this.options.retries ?? TURN_RETRIES) ?? -1 },
+      settings: { backoffStrategy: (failedAttempts, _type, error) => nextAttemptDelayMs(failedAttempts, error, this.retries) ?? -1 },
     });
     this.worker.on('error', (error) => this.logger.warn({ err: error.message }, 'turn worker error'));
     // A job whose lock was not renewed in time (its worker died, or was starved past turn_lock_s) goes back to the queue.

@@ -168,7 +168,7 @@ const EXIT_SETTLE_MS = 2_000;
  * A graceful stop closes the store first, and has nothing in flight here.
  */
 function settleAtExit(shared: Int32Array): void {
-  if (WRITERS_AT_EXIT.size === 0 && process.listeners('exit').every((listener) => listener !== settleWriters)) process.on('exit', settleWriters);
+  if (!process.listeners('exit').includes(settleWriters)) process.on('exit', settleWriters);
   WRITERS_AT_EXIT.add(shared);
 }
 
