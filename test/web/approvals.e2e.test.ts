@@ -77,6 +77,18 @@ async function annAsks(file: string): Promise<{ sessionId: string; approvalId: s
   throw new Error('no approval was asked');
 }
 
+/** Until Ann's session is idle (its turn ended) and the page has made no read for a second. */
+async function untilSettled(sessionId: string, reads: () => number): Promise<void> {
+  for (let attempt = 0; (await request(`${base}/api/v1/sessions/${sessionId}`, { headers: as('ann') })).body.data.state !== 'idle'; attempt += 1) {
+    if (attempt >= 400) throw new Error("Ann's turn did not end");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  for (let last = -1; reads() !== last;) {
+    last = reads();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
 /** Every GET /approvals the page makes (it reads the list on load and whenever the socket rings, never on a timer). */
 function countListReads(page: Page): () => number {
   let reads = 0;
@@ -94,7 +106,7 @@ it('a new request, another approver’s click and a decision show on the open pa
   await page.getByText('Nothing waits for you').waitFor();
   const before = reads();
 
-  const { approvalId } = await annAsks('live-one.txt');
+  const { sessionId, approvalId } = await annAsks('live-one.txt');
   const row = page.getByRole('row').filter({ hasText: 'write_file' });
   await row.waitFor();
   await row.getByText('0 of 2').waitFor();
@@ -113,6 +125,9 @@ it('a new request, another approver’s click and a decision show on the open pa
   await page.getByText('Nothing waits for you').waitFor();
   const settled = (await request(`${base}/api/v1/approvals?state=approved`, { headers: as('ada') })).body.data.items;
   expect(settled.map((item: { id: string }) => item.id)).toContain(approvalId);
+  // Ann's turn goes on after the decision (the tool runs, the turn ends) and its events are changes
+  // the page reads on: let them pass first.
+  await untilSettled(sessionId, reads);
   // Idle for longer than the old 5-second poll: no reads without a change.
   const quiet = reads();
   await page.waitForTimeout(6_000);
