@@ -1,3 +1,4 @@
+import type { AgentEvent } from '../core/events';
 import { chunkBatches, type ChatMessage, type LlmProvider, type ToolCall } from './provider';
 import { messageTokens } from './memory';
 import { countTokens } from './tokens';
@@ -25,6 +26,8 @@ export interface TurnState extends ToolTurnState {
 }
 
 export interface LoopPorts extends ToolTurnPorts {
+  /** Emits events in order as one send: a streamed read's tokens (one promise per read, not per token). */
+  emitAll(events: readonly AgentEvent[]): Promise<void>;
   /**
    * Aborted when a newer message steers the turn: the loop ends at its next boundary (after the
    * model call or tool round under way), and what was said so far is the answer.
@@ -131,7 +134,7 @@ export async function callModel(
   messages: ChatMessage[],
   tools: ToolBox | null,
   stream: boolean,
-  ports: Pick<LoopPorts, 'emit' | 'signal'>,
+  ports: Pick<LoopPorts, 'emitAll' | 'signal'>,
   state: TurnState,
   knownInputTokens?: number,
 ): Promise<{ text: string; calls: ToolCall[] }> {
@@ -139,11 +142,11 @@ export async function callModel(
   const calls: ToolCall[] = [];
   let usage: Usage | null = null;
   const specs = tools?.specs() ?? [];
-  // By read: every event of a read is sent (in order: the log numbers them as they are sent), then
-  // awaited once, so a fast stream costs one await per read rather than per token.
+  // By read: the events of a read are sent together (in order: the log numbers them as they are
+  // sent) and awaited once, so a fast stream costs one send and one await per read, not per token.
   for await (const batch of chunkBatches(provider, { messages, tools: specs.length > 0 ? specs : undefined, signal: ports.signal })) {
     ports.signal.throwIfAborted();
-    const sends: Promise<void>[] = [];
+    const events: AgentEvent[] = [];
     for (const chunk of batch) {
       if (chunk.type === 'usage') usage = { inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens };
       else if (chunk.type === 'tool_call') calls.push(chunk.call);
@@ -152,13 +155,12 @@ export async function callModel(
         if (!stream) continue;
         if (!state.writing) {
           state.writing = true;
-          sends.push(ports.emit({ type: 'agent_state', payload: { state: 'writing' } }));
+          events.push({ type: 'agent_state', payload: { state: 'writing' } });
         }
-        sends.push(ports.emit({ type: 'token', payload: { text: chunk.text, final: state.toolCallSeen } }));
+        events.push({ type: 'token', payload: { text: chunk.text, final: state.toolCallSeen } });
       }
     }
-    if (sends.length === 1) await sends[0];
-    else if (sends.length > 1) await Promise.all(sends);
+    if (events.length > 0) await ports.emitAll(events);
   }
   ports.signal.throwIfAborted();
   // A provider that reports no usage is counted here with the same tokenizer.

@@ -93,6 +93,12 @@ export interface EventLog {
    */
   append(sessionId: string, body: SessionFrameBody): Promise<SessionFrame>;
   /**
+   * Appends frames in order, numbered as `append` would number them one by one, with no frame to
+   * answer each: resolves once all are in the log. A streamed read's tokens go this way (one promise
+   * per read, not per token).
+   */
+  appendAll(sessionId: string, bodies: readonly SessionFrameBody[]): Promise<void>;
+  /**
    * Frames with seq > afterSeq. `afterSeq < 0` (a fresh page) means every frame still kept. When the
    * client is ahead of the log (the log restarted and lost its counter), the counter is raised to
    * `afterSeq` so that what follows stays increasing for it.

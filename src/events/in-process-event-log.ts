@@ -32,11 +32,21 @@ export class InProcessEventLog implements EventLog {
   }
 
   async append(sessionId: string, body: SessionFrameBody): Promise<SessionFrame> {
+    return this.appendNow(this.buffer(sessionId), sessionId, body, new Date().toISOString());
+  }
+
+  /** Frames appended together were made at one instant: they share one `ts`. */
+  async appendAll(sessionId: string, bodies: readonly SessionFrameBody[]): Promise<void> {
     const buffer = this.buffer(sessionId);
+    const ts = new Date().toISOString();
+    for (const body of bodies) this.appendNow(buffer, sessionId, body, ts);
+  }
+
+  private appendNow(buffer: SessionBuffer, sessionId: string, body: SessionFrameBody, ts: string): SessionFrame {
     this.expireIfDue(buffer);
     buffer.seq += 1;
     // Key order is the spec's envelope order: type, session_id, payload, seq, ts.
-    const frame = { type: body.type, session_id: sessionId, payload: body.payload, seq: buffer.seq, ts: new Date().toISOString() } as SessionFrame;
+    const frame = { type: body.type, session_id: sessionId, payload: body.payload, seq: buffer.seq, ts } as SessionFrame;
     // The first frame in an exact-size array: push() on an empty one reserves 17 slots (136 bytes per idle socket).
     if (buffer.frames.length === 0) buffer.frames = [frame];
     else buffer.frames.push(frame);

@@ -35,12 +35,20 @@ export const REDIS_EVENT_LOG_DEFAULTS = {
   maxBatch: 256,
 };
 
-interface PendingAppend {
-  frame: Omit<SessionFrame, 'seq'>;
-  head: string;
-  tail: string;
-  resolve(frame: SessionFrame): void;
-  reject(error: unknown): void;
+/** The appends to one session waiting for the end of this tick: each frame's JSON around its seq, and who waits. */
+interface PendingBatch {
+  /** Head and tail of each frame's JSON, in order. */
+  parts: string[];
+  waiters: Waiter[];
+}
+
+/** An `append` (one frame, answered with it) or an `appendAll` (`count` frames, answered once). */
+interface Waiter {
+  /** Index of its first frame in the batch. */
+  at: number;
+  count: number;
+  settle(firstSeq: number): void;
+  fail(error: unknown): void;
 }
 
 /**
@@ -77,7 +85,7 @@ export class RedisEventLog implements EventLog {
   private readonly redis: RedisWithScripts;
   private readonly listeners = new Map<string, Set<FrameSubscriber>>();
   /** Appends waiting for the end of this tick, per session. */
-  private readonly batches = new Map<string, PendingAppend[]>();
+  private readonly batches = new Map<string, PendingBatch>();
 
   /** `redis` runs commands; `subscriber` is a dedicated connection in subscriber mode. */
   constructor(
@@ -108,44 +116,72 @@ export class RedisEventLog implements EventLog {
 
   append(sessionId: string, body: SessionFrameBody): Promise<SessionFrame> {
     const ts = new Date().toISOString();
-    // Key order is the spec's envelope order: type, session_id, payload, seq, ts.
-    const head = JSON.stringify({ type: body.type, session_id: sessionId, payload: body.payload }).slice(0, -1) + ',"seq":';
-    const tail = `,"ts":${JSON.stringify(ts)}}`;
     return new Promise((resolve, reject) => {
-      let batch = this.batches.get(sessionId);
-      if (!batch) {
-        batch = [];
-        this.batches.set(sessionId, batch);
-        // Everything appended to this session until the current tick's work is done goes in one script.
-        process.nextTick(() => this.flush(sessionId));
-      }
-      batch.push({ frame: { type: body.type, session_id: sessionId, payload: body.payload, ts } as Omit<SessionFrame, 'seq'>, head, tail, resolve, reject });
+      const batch = this.batch(sessionId);
+      const at = batch.parts.length / 2;
+      pushFrame(batch.parts, sessionId, body, tailOf(ts));
+      batch.waiters.push({
+        at,
+        count: 1,
+        settle: (seq) => resolve({ type: body.type, session_id: sessionId, payload: body.payload, seq, ts } as SessionFrame),
+        fail: reject,
+      });
     });
   }
 
+  appendAll(sessionId: string, bodies: readonly SessionFrameBody[]): Promise<void> {
+    if (bodies.length === 0) return Promise.resolve();
+    // Frames appended together were made at one instant: they share one `ts`.
+    const tail = tailOf(new Date().toISOString());
+    return new Promise((resolve, reject) => {
+      const batch = this.batch(sessionId);
+      const at = batch.parts.length / 2;
+      for (const body of bodies) pushFrame(batch.parts, sessionId, body, tail);
+      batch.waiters.push({ at, count: bodies.length, settle: () => resolve(), fail: reject });
+    });
+  }
+
+  /** This tick's batch of the session: everything appended to it until the tick's work is done goes in one script. */
+  private batch(sessionId: string): PendingBatch {
+    let batch = this.batches.get(sessionId);
+    if (!batch) {
+      batch = { parts: [], waiters: [] };
+      this.batches.set(sessionId, batch);
+      process.nextTick(() => this.flush(sessionId));
+    }
+    return batch;
+  }
+
   private flush(sessionId: string): void {
-    const pending = this.batches.get(sessionId) ?? [];
+    const batch = this.batches.get(sessionId);
+    if (!batch) return;
     this.batches.delete(sessionId);
-    for (let start = 0; start < pending.length; start += REDIS_EVENT_LOG_DEFAULTS.maxBatch) {
-      const batch = pending.slice(start, start + REDIS_EVENT_LOG_DEFAULTS.maxBatch);
-      this.redis
-        .eventLogAppend(
+    const { maxBatch } = REDIS_EVENT_LOG_DEFAULTS;
+    const frames = batch.parts.length / 2;
+    // One script per `maxBatch` frames; each answers the seq of its first frame.
+    const scripts: Promise<number>[] = [];
+    for (let start = 0; start < frames; start += maxBatch) {
+      const count = Math.min(maxBatch, frames - start);
+      const parts = start === 0 && count === frames ? batch.parts : batch.parts.slice(start * 2, (start + count) * 2);
+      scripts.push(
+        this.redis.eventLogAppend(
           this.seqKey(sessionId),
           this.streamKey(sessionId),
           this.channel(sessionId),
           this.limits.maxFramesPerSession,
           this.limits.retentionAfterAppendMs,
-          batch.length,
+          count,
           this.limits.counterTtlMs,
-          ...batch.flatMap((entry) => [entry.head, entry.tail]),
-        )
-        .then(
-          (first) =>
-            batch.forEach(({ frame, resolve }, index) =>
-              resolve({ type: frame.type, session_id: frame.session_id, payload: frame.payload, seq: Number(first) + index, ts: frame.ts } as SessionFrame),
-            ),
-          (error: unknown) => batch.forEach((entry) => entry.reject(error)),
-        );
+          ...parts,
+        ),
+      );
+    }
+    for (const waiter of batch.waiters) {
+      const first = Math.floor(waiter.at / maxBatch);
+      const last = Math.floor((waiter.at + waiter.count - 1) / maxBatch);
+      const offset = waiter.at - first * maxBatch;
+      const done = first === last ? scripts[first]! : Promise.all(scripts.slice(first, last + 1)).then((seqs) => seqs[0]!);
+      done.then((seq) => waiter.settle(Number(seq) + offset), waiter.fail);
     }
   }
 
@@ -198,4 +234,13 @@ export class RedisEventLog implements EventLog {
   private channel(sessionId: string): string {
     return redisKey(this.prefix, 'events', sessionId, 'live');
   }
+}
+
+/** The frame's JSON up to its seq, in the spec's envelope order (type, session_id, payload, seq, ts); `tail` follows the seq. */
+function pushFrame(parts: string[], sessionId: string, body: SessionFrameBody, tail: string): void {
+  parts.push(`{"type":${JSON.stringify(body.type)},"session_id":${JSON.stringify(sessionId)},"payload":${JSON.stringify(body.payload)},"seq":`, tail);
+}
+
+function tailOf(ts: string): string {
+  return `,"ts":"${ts}"}`;
 }

@@ -30,18 +30,35 @@ export class TurnEvents {
   /** Sends an event; resolves at once (use `flush` to wait until everything sent is in the log). */
   send(event: AgentEvent): Promise<void> {
     if (this.ended) return Promise.resolve(); // a late tool or model event of a turn that has ended
+    this.track(this.deps.events.append(this.sessionId, this.body(event)));
+    return Promise.resolve();
+  }
+
+  /** Sends events in order as one append (a streamed read's tokens); resolves at once, like `send`. */
+  sendAll(events: readonly AgentEvent[]): Promise<void> {
+    if (this.ended || events.length === 0) return Promise.resolve();
+    if (events.length === 1) return this.send(events[0]!);
+    this.track(
+      this.deps.events.appendAll(
+        this.sessionId,
+        events.map((event) => this.body(event)),
+      ),
+    );
+    return Promise.resolve();
+  }
+
+  /** The event as the log keeps it (the turn's id in its payload), noted on the way: first token, open tool calls, working state. */
+  private body(event: AgentEvent): AgentEvent {
     if (this.onFirstToken && event.type === 'token') {
       this.onFirstToken();
       this.onFirstToken = null;
     }
     if (event.type === 'tool_start') this.open.set(event.payload.tool_call_id, { toolName: event.payload.tool_name, startedAt: performance.now() });
     else if (event.type === 'tool_end') this.open.delete(event.payload.tool_call_id);
-    const payload = { ...event.payload, turn_id: this.turnId };
-    this.track(this.deps.events.append(this.sessionId, { type: event.type, payload } as AgentEvent));
-    if (event.type === 'agent_state' && WORKING_STATES.has(event.payload.state)) {
+    else if (event.type === 'agent_state' && WORKING_STATES.has(event.payload.state)) {
       this.track(this.deps.registry.update(this.sessionId, this.turnId, { state: event.payload.state }));
     }
-    return Promise.resolve();
+    return { type: event.type, payload: { ...event.payload, turn_id: this.turnId } } as AgentEvent;
   }
 
   /** The calls started and not ended, oldest first (the frames that end the turn close them). */

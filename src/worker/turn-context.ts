@@ -89,6 +89,11 @@ export class TurnContext implements LoopPorts {
     return this.events.send(event);
   }
 
+  emitAll(events: readonly AgentEvent[]): Promise<void> {
+    if (this.signal.aborted) return Promise.resolve();
+    return this.events.sendAll(events);
+  }
+
   async confirm(question: { tool: string; parameters: Record<string, unknown>; message: string; callId?: string }): Promise<ConfirmAction> {
     // The call's id names an approval; a plain confirmation carries exactly the spec's fields.
     const { callId, ...request } = question;

@@ -172,6 +172,28 @@ describe.each([
       expect((await drivers.events.append(id, body('after restart'))).seq).toBe(42);
     });
 
+    it('appends a batch in call order among single appends, as one by one would number them, in scripts of any size', async () => {
+      const id = randomUUID();
+      const there = await collect(drivers.otherEvents, id);
+      const texts = Array.from({ length: 600 }, (_, i) => `t${i}`); // more than one Redis script holds
+      const before = drivers.events.append(id, body('before'));
+      const all = drivers.events.appendAll(id, texts.map(body));
+      const after = drivers.events.append(id, body('after'));
+      await expect(all).resolves.toBeUndefined();
+      expect([(await before).seq, (await after).seq]).toEqual([1, 602]);
+      await eventually(() => there.frames.length === 602);
+      expect(there.frames.map((frame) => frame.seq)).toEqual(Array.from({ length: 602 }, (_, i) => i + 1));
+      expect(there.frames.map((frame) => (frame.payload as { text: string }).text)).toEqual(['before', ...texts, 'after']);
+      const batch = there.frames.slice(1, 601);
+      expect(new Set(batch.map((frame) => frame.ts)).size).toBe(1); // made at one instant
+      expect(Object.keys(batch[0]!)).toEqual(['type', 'session_id', 'payload', 'seq', 'ts']);
+      expect(batch[0]).toMatchObject({ type: 'token', session_id: id, payload: { text: 't0', final: false } });
+      expect((await drivers.events.replay(id, 599)).frames.map((frame) => frame.seq)).toEqual([600, 601, 602]);
+      await expect(drivers.events.appendAll(id, [])).resolves.toBeUndefined();
+      expect((await drivers.events.append(id, body('next'))).seq).toBe(603);
+      there.stop();
+    });
+
     it('tails live frames to every subscriber, from any process, in order', async () => {
       const id = randomUUID();
       const here = await collect(drivers.events, id);
