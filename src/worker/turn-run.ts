@@ -37,6 +37,13 @@ export interface RunningTurn {
 
 type Runnable = Extract<LoadedTurn, { kind: 'runnable' }>;
 
+/** The session and its conversation, in the `load conversation` span (traces on); today's usage with it (budgets on). */
+export async function loadTurn(deps: TurnRunDeps, turn: TurnRef, tracing: Tracing | null): Promise<LoadedTurn> {
+  const usageQuery = await deps.budgets?.usageQuery(turn.turnId);
+  const load = () => deps.loader.load(turn.sessionId, turn.turnId, usageQuery);
+  return tracing ? await tracing.inSpan('load conversation', {}, load) : await load();
+}
+
 /**
  * One job's path, as a pipeline: load the conversation (one statement) → plan what the turn answers
  * → route and run the agent, or answer an in-chat command → store the reply → end the turn. How a
@@ -64,24 +71,17 @@ export class TurnRun {
     this.events = deps.turns.events(this.turn, observer ? () => observer.firstToken() : null);
   }
 
-  async execute(): Promise<void> {
+  /** `loading`: the read of the conversation, started while the turn was taken (`loadTurn`). */
+  async execute(loading: Promise<LoadedTurn>): Promise<void> {
     try {
-      const loaded = await this.load();
+      const loaded = await loading;
+      if (loaded.session) this.observer?.loaded(loaded.session.channel);
       if (loaded.kind !== 'runnable') return await this.endUnrun(loaded);
       const answered = await this.answer(loaded);
       await this.storeAndEnd(loaded, answered);
     } catch (error) {
       await this.endStopped(error);
     }
-  }
-
-  /** The session and its conversation, in the `load conversation` span (traces on); today's usage with it (budgets on). */
-  private async load(): Promise<LoadedTurn> {
-    const usageQuery = await this.deps.budgets?.usageQuery(this.turn.turnId);
-    const load = () => this.deps.loader.load(this.turn.sessionId, this.turn.turnId, usageQuery);
-    const loaded = this.tracing ? await this.tracing.inSpan('load conversation', {}, load) : await load();
-    if (loaded.session) this.observer?.loaded(loaded.session.channel);
-    return loaded;
   }
 
   /** Gone, redelivered after its reply was stored, or answered by a `collect` turn: it ends without running again. */

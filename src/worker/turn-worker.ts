@@ -19,7 +19,7 @@ import type { TurnKnowledge } from './agent-turn';
 import { PendingConfirmations } from './confirmation-waiters';
 import { TurnLoader } from './turn-loader';
 import { TurnObserver } from './turn-observer';
-import { TurnRun, type RunningTurn, type TurnRunDeps } from './turn-run';
+import { loadTurn, TurnRun, type RunningTurn, type TurnRunDeps } from './turn-run';
 
 export type { TurnKnowledge } from './agent-turn';
 
@@ -130,6 +130,10 @@ export class TurnWorker {
     const { turns, metrics } = this.options;
     const observer = metrics ? new TurnObserver(metrics, job) : null;
     const turn = { sessionId: job.sessionId, turnId: job.userMessageId };
+    // The conversation is read while the turn is taken (the database and Redis in one wait); a read
+    // for a turn that is not taken is dropped.
+    const loading = loadTurn(this.runDeps, turn, tracing);
+    loading.catch(() => undefined);
     // Taken only while it is still the session's turn (it may have been cancelled in the queue).
     if (!(await turns.take(turn))) {
       this.options.logger.debug({ job }, 'turn no longer current (finished or cancelled); skipped');
@@ -141,7 +145,7 @@ export class TurnWorker {
     context.signal.addEventListener('abort', onShutdown, { once: true });
     this.running.set(job.sessionId, running);
     try {
-      await new TurnRun(this.runDeps, job, running, observer, tracing).execute();
+      await new TurnRun(this.runDeps, job, running, observer, tracing).execute(loading);
     } finally {
       context.signal.removeEventListener('abort', onShutdown);
       if (this.running.get(job.sessionId) === running) this.running.delete(job.sessionId);
