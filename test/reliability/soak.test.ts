@@ -15,7 +15,7 @@ import { rssTrend, type Sample } from './support/soak-stats';
  * seconds and go again (and ping every 30 s, as the web UI does), plus REST reads and writes. Pass:
  * no RSS growth trend in any process (soak-stats.ts defines it), no socket closed that the client
  * did not close, every turn `done`, every REST call answered 2xx, and the event-loop delay p99 of
- * every process under 50 ms (short run: 100 ms) in every scrape interval (prom-client's `nodejs_eventloop_lag_p99_seconds`,
+ * every process under 50 ms (short run: 500 ms) in every scrape interval (prom-client's `nodejs_eventloop_lag_p99_seconds`,
  * measured with monitorEventLoopDelay and reset at each scrape).
  */
 const DURATION_MS = scaled(30_000, 600_000);
@@ -31,11 +31,12 @@ const SCRAPE_MS = scaled(3_000, 10_000);
 /**
  * The issue's bound, 50 ms, for the full run (alone on the machine). The short run shares two cores
  * with the rest of `npm test` (another test file, often a browser or a cluster of its own), so it is
- * held to 200 ms: it still fails a loop blocked for a request (those were seconds), while the
- * machine's own stalls stay under it (a fresh-clone CI run on 2026-11-28 measured 101.3 ms on api0
- * with every request answered).
+ * held to 500 ms: it still fails a loop blocked for a request (those were seconds), while the
+ * machine's own stalls stay under it. Measured: alone 15–18 ms per process; in fresh-clone CI runs
+ * 101 ms (2026-11-28, a 2-core VM) and 101–256 ms on a VM half as fast (later that day), with every
+ * turn and request answered.
  */
-const EVENT_LOOP_P99_LIMIT_S = scaled(0.2, 0.05);
+const EVENT_LOOP_P99_LIMIT_S = scaled(0.5, 0.05);
 
 let cluster: ChaosCluster;
 const sockets: SoakSocket[] = [];
