@@ -112,7 +112,8 @@ function runScript(script: string, cwd: string, env: Record<string, string>): Pr
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    // Under the test's own 120 s: a page of offline test runs took over 60 s under the full suite's load (CI run 5).
+    const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code: code ?? -1, stdout, stderr });
