@@ -1,4 +1,6 @@
 import { convertHtml } from '../offload/html-text';
+import type { OffThreadTaskIo } from '../offload/off-thread';
+import { textBatches } from './batches';
 import { chunkText } from './chunk';
 
 /**
@@ -17,9 +19,10 @@ export interface DocumentTaskInput {
   maxDepth: number;
 }
 
-export type DocumentTaskResult = { ok: true; text: string; chunks: string[] } | { ok: false; field: 'file' | 'text'; code: string; message: string };
+/** On success the chunks were emitted (`io.emit`) in batches of `string[]`, `chunkCount` in all. */
+export type DocumentTaskResult = { ok: true; chunkCount: number } | { ok: false; field: 'file' | 'text'; code: string; message: string };
 
-export function prepareDocument(input: DocumentTaskInput): DocumentTaskResult {
+export async function prepareDocument(input: DocumentTaskInput, io: OffThreadTaskIo): Promise<DocumentTaskResult> {
   let text: string;
   if (input.kind === 'plain') {
     text = input.text ?? '';
@@ -41,7 +44,11 @@ export function prepareDocument(input: DocumentTaskInput): DocumentTaskResult {
       ? { ok: false, field: 'text', code: 'too_small', message: 'The text is blank.' }
       : { ok: false, field: 'file', code: 'unreadable_document', message: 'The document contains no text.' };
   }
-  return { ok: true, text, chunks: chunkText(text) };
+  const chunks = chunkText(text);
+  // In batches, each taken by the hub before the next is sent: one message of a large document's
+  // chunks is a copy of megabytes on the hub's event loop.
+  for (const batch of textBatches(chunks, (chunk) => chunk)) await io.emit(batch);
+  return { ok: true, chunkCount: chunks.length };
 }
 
 /**

@@ -41,21 +41,21 @@ function unreadable(message: string, code = 'unreadable_document'): AppError {
   return AppError.validation({ file: [{ code, message }] }, message);
 }
 
-/** A document's text and its passages, ready to store. */
+/** A document's passages, ready to store. */
 export interface PreparedDocument {
-  text: string;
   chunks: string[];
 }
 
 /**
- * The text of an uploaded document and its chunks, prepared off the event loop (document-task.ts
- * in a worker thread; a PDF is read in a worker of its own first). Unreadable, empty or over-deep
- * content is a 422 on `file`; a document that takes longer than KNOWLEDGE_DEFAULTS.prepareTimeoutMs
- * is a 422 too (it is too large or too convoluted to index).
+ * The chunks of an uploaded document, prepared off the event loop (document-task.ts in a worker
+ * thread; a PDF is read in a worker of its own first). Unreadable, empty or over-deep content is a
+ * 422 on `file`; a document that takes longer than KNOWLEDGE_DEFAULTS.prepareTimeoutMs is a 422 too
+ * (it is too large or too convoluted to index). `content` is moved to the worker, not copied: it is
+ * empty afterwards, and its memory must be its own (readUpload's is), never Node's shared pool.
  */
 export async function prepareUpload(kind: DocumentKind, content: Buffer): Promise<PreparedDocument> {
   if (kind === 'pdf') return prepare({ kind: 'plain', text: await pdfToText(content), field: 'file', maxDepth: HTML_MAX_DEPTH });
-  return prepare({ kind, content, field: 'file', maxDepth: HTML_MAX_DEPTH });
+  return prepare({ kind, content, field: 'file', maxDepth: HTML_MAX_DEPTH }, [content.buffer as ArrayBuffer]);
 }
 
 /** A JSON `{title, text}` document, normalised and chunked like an upload; blank is a 422 on `text`. */
@@ -63,13 +63,18 @@ export function preparePlainDocument(text: string): Promise<PreparedDocument> {
   return prepare({ kind: 'plain', text, field: 'text', maxDepth: HTML_MAX_DEPTH });
 }
 
-async function prepare(input: DocumentTaskInput): Promise<PreparedDocument> {
+/** `transfer`: the input's buffers, moved to the worker rather than copied (the caller's views of them empty). */
+async function prepare(input: DocumentTaskInput, transfer: ArrayBuffer[] = []): Promise<PreparedDocument> {
   let result: DocumentTaskResult;
+  const chunks: string[] = [];
   try {
-    result = await runOffThread<DocumentTaskResult>(require.resolve('./document-task'), 'prepareDocument', input, {
-      timeoutMs: KNOWLEDGE_DEFAULTS.prepareTimeoutMs,
-      maxHeapMb: KNOWLEDGE_DEFAULTS.prepareMaxHeapMb,
-    });
+    result = await runOffThread<DocumentTaskResult>(
+      require.resolve('./document-task'),
+      'prepareDocument',
+      input,
+      { timeoutMs: KNOWLEDGE_DEFAULTS.prepareTimeoutMs, maxHeapMb: KNOWLEDGE_DEFAULTS.prepareMaxHeapMb },
+      { transfer, onPart: (batch) => chunks.push(...(batch as string[])) },
+    );
   } catch (error) {
     const message =
       error instanceof OffThreadTimeout
@@ -81,7 +86,8 @@ async function prepare(input: DocumentTaskInput): Promise<PreparedDocument> {
     if (result.field === 'text') throw AppError.validation({ text: [{ code: result.code, message: result.message }] });
     throw unreadable(result.message, result.code);
   }
-  return { text: result.text, chunks: result.chunks };
+  if (chunks.length !== result.chunkCount) throw new Error(`the document task emitted ${chunks.length} of its ${result.chunkCount} chunks`);
+  return { chunks };
 }
 
 async function pdfToText(content: Buffer): Promise<string> {

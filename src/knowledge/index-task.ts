@@ -1,4 +1,5 @@
 import MiniSearch from 'minisearch';
+import type { OffThreadTaskIo } from '../offload/off-thread';
 import { INDEX_OPTIONS, type IndexedChunk } from './search-index';
 
 /**
@@ -8,12 +9,18 @@ import { INDEX_OPTIONS, type IndexedChunk } from './search-index';
  */
 export interface IndexTaskInput {
   indexJson: string;
-  chunks: IndexedChunk[];
+  /** The document's title, indexed with every chunk. */
+  title: string;
 }
 
-/** The index with the chunks added, serialised. */
-export function addToIndex(input: IndexTaskInput): string {
+/** One batch of the document's chunks, as the caller sends them (`io.received()`). */
+export type IndexTaskBatch = { id: string; text: string }[];
+
+/** The index with every batch received added, serialised. */
+export async function addToIndex(input: IndexTaskInput, io: OffThreadTaskIo): Promise<string> {
   const index = MiniSearch.loadJSON<IndexedChunk>(input.indexJson, INDEX_OPTIONS);
-  index.addAll(input.chunks);
+  for await (const batch of io.received()) {
+    for (const chunk of batch as IndexTaskBatch) index.add({ id: chunk.id, title: input.title, text: chunk.text });
+  }
   return JSON.stringify(index);
 }

@@ -1,7 +1,7 @@
 import MiniSearch, { type Options, type SearchResult } from 'minisearch';
 import type { Transaction } from 'sequelize';
-import { runOffThread } from '../offload/off-thread';
-import type { IndexTaskInput } from './index-task';
+import { startOffThread, type OffThreadLimits } from '../offload/off-thread';
+import type { IndexTaskBatch, IndexTaskInput } from './index-task';
 import type { KnowledgeModels } from './models';
 
 /** What the index holds per chunk: its id (`<document id>:<position>`), title and text. */
@@ -9,6 +9,13 @@ export interface IndexedChunk {
   id: string;
   title: string;
   text: string;
+}
+
+/** A document's chunks being added to an index (`SearchIndexes.startAdding`). */
+export interface IndexAdding {
+  add(chunks: readonly { id: string; text: string }[]): void;
+  finish(): Promise<void>;
+  cancel(): void;
 }
 
 export interface ChunkScore {
@@ -66,22 +73,31 @@ export class SearchIndexes {
   }
 
   /**
-   * Adds chunks to a collection's index inside the caller's transaction, like `update`, with the
-   * work (parse, tokenise, serialise) in a worker thread (index-task.ts). This process's memory
-   * copy is dropped once the transaction commits; the next search here loads the new revision.
+   * Starts adding a document's chunks to a collection's index inside the caller's transaction, like
+   * `update`, with the work (parse, tokenise, serialise) in a worker thread (index-task.ts) that is
+   * sent the chunks batch by batch (`add`). `finish` stores the new index; this process's memory copy
+   * is dropped once the transaction commits and the next search here loads the new revision.
+   * `cancel` (after `finish` it does nothing) ends the worker.
    */
-  async addOffThread(collectionId: string, transaction: Transaction, chunks: IndexedChunk[], limits: { timeoutMs: number; maxHeapMb: number }): Promise<void> {
+  async startAdding(collectionId: string, transaction: Transaction, title: string, limits: OffThreadLimits): Promise<IndexAdding> {
     const row = await this.models.Index.findByPk(collectionId, { transaction, lock: transaction.LOCK.UPDATE });
     if (!row) throw new Error(`knowledge collection ${collectionId} has no index row`);
-    const indexJson = await runOffThread<string>(
+    const task = await startOffThread<string>(
       require.resolve('./index-task'),
       'addToIndex',
-      { indexJson: row.index_json, chunks } satisfies IndexTaskInput,
+      { indexJson: row.index_json, title } satisfies IndexTaskInput,
       limits,
     );
-    const revision = row.revision + 1;
-    await this.models.Index.update({ revision, index_json: indexJson }, { where: { collection_id: collectionId }, transaction });
-    transaction.afterCommit(() => void this.cache.delete(collectionId));
+    return {
+      add: (chunks) => task.send(chunks.map(({ id, text }) => ({ id, text })) satisfies IndexTaskBatch),
+      finish: async () => {
+        const indexJson = await task.finish();
+        const revision = row.revision + 1;
+        await this.models.Index.update({ revision, index_json: indexJson }, { where: { collection_id: collectionId }, transaction });
+        transaction.afterCommit(() => void this.cache.delete(collectionId));
+      },
+      cancel: () => task.cancel(),
+    };
   }
 
   /** Best chunks over the given collections only, highest score first. */

@@ -6,6 +6,7 @@ import { KNOWLEDGE_DEFAULTS } from './limits';
 export interface Upload {
   fileName: string | null;
   mediaType: string | null;
+  /** The file; its memory is its own (never Node's shared buffer pool), so it can be moved to a worker thread. */
   content: Buffer;
   /** The optional `title` form field. */
   title: string | null;
@@ -50,7 +51,9 @@ export function readUpload(req: Request, limits: UploadLimits = DEFAULT_LIMITS):
       req.unpipe(parser);
       reject(error);
     };
-    const parts: Buffer[] = [];
+    // Each piece is copied as it arrives, into memory sized from the declared length: no copy of the
+    // whole file at the end, on the event loop, in one go.
+    const content = new GrowingBuffer(Number.isFinite(declared) ? declared : 64 * 1024);
     let file: Omit<Upload, 'content' | 'title'> | null = null;
     let fileDone = false;
     let title: string | null = null;
@@ -62,7 +65,7 @@ export function readUpload(req: Request, limits: UploadLimits = DEFAULT_LIMITS):
         return;
       }
       file = { fileName: info.filename ?? null, mediaType: info.mimeType ?? null };
-      stream.on('data', (chunk: Buffer) => parts.push(chunk));
+      stream.on('data', (chunk: Buffer) => content.append(chunk));
       stream.on('limit', () => fail(tooLarge(req, limits)));
       stream.on('end', () => (fileDone = true));
       // A body cut off inside the file part errors the file stream too; unhandled, it would kill the process.
@@ -82,7 +85,7 @@ export function readUpload(req: Request, limits: UploadLimits = DEFAULT_LIMITS):
         return;
       }
       settled = true;
-      resolve({ ...file, content: Buffer.concat(parts), title });
+      resolve({ ...file, content: content.bytes(), title });
     });
     req.on('aborted', () => fail(new AppError('BAD_REQUEST', 'The upload was cut off.')));
     req.pipe(parser);
@@ -109,4 +112,28 @@ function tooLarge(req: Request, limits: UploadLimits): AppError {
     details: { limit_bytes: limits.maxFileBytes },
     headers: { Connection: 'close' },
   });
+}
+
+/** Bytes appended piece by piece into one allocation of its own, doubled when full. */
+class GrowingBuffer {
+  private buffer: Buffer;
+  private length = 0;
+
+  constructor(expectedBytes: number) {
+    this.buffer = Buffer.allocUnsafeSlow(Math.max(1, expectedBytes));
+  }
+
+  append(piece: Buffer): void {
+    if (this.length + piece.length > this.buffer.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(this.buffer.length * 2, this.length + piece.length));
+      this.buffer.copy(grown, 0, 0, this.length);
+      this.buffer = grown;
+    }
+    piece.copy(this.buffer, this.length);
+    this.length += piece.length;
+  }
+
+  bytes(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
 }

@@ -2,16 +2,14 @@ import type { CollectionRow, DocumentRow } from './models';
 
 /** What the knowledge API shows of collections, documents and search hits, and how rows become them. */
 
-export interface NewDocument {
+/** A document to store: its text, cut into chunks when stored, or its chunks already cut (off the event loop: extract.ts). */
+export type NewDocument = {
   title: string;
   /** The uploaded file's name; null for a JSON `{title, text}` document. */
   source: string | null;
   mediaType: string;
   sizeBytes: number;
-  text: string;
-  /** Its chunks when already cut (uploads are, off the event loop: extract.ts); else cut here. */
-  chunks?: string[];
-}
+} & ({ text: string; chunks?: undefined } | { chunks: string[]; text?: undefined });
 
 export interface CollectionView {
   id: string;

@@ -116,13 +116,14 @@ async function readDocument(req: Request) {
   if (req.is('multipart/form-data')) {
     const upload = await readUpload(req);
     const kind = documentKind(upload.fileName, upload.mediaType);
-    const { text, chunks } = await prepareUpload(kind, upload.content);
+    const sizeBytes = upload.content.length;
+    // The content is moved to the worker that reads it: empty here afterwards.
+    const { chunks } = await prepareUpload(kind, upload.content);
     return {
       title: upload.title ?? upload.fileName ?? 'Untitled',
       source: upload.fileName,
       mediaType: ACCEPTED_TYPES[kind],
-      sizeBytes: upload.content.length,
-      text,
+      sizeBytes,
       chunks,
     };
   }
@@ -133,8 +134,8 @@ async function readDocument(req: Request) {
       for (const issue of parsed.error.issues) (fields[issue.path.map(String).join('.') || 'body'] ??= []).push({ code: issue.code, message: issue.message });
       throw AppError.validation(fields);
     }
-    const { text, chunks } = await preparePlainDocument(parsed.data.text);
-    return { title: parsed.data.title, source: null, mediaType: 'text/plain', sizeBytes: Buffer.byteLength(parsed.data.text), text, chunks };
+    const { chunks } = await preparePlainDocument(parsed.data.text);
+    return { title: parsed.data.title, source: null, mediaType: 'text/plain', sizeBytes: Buffer.byteLength(parsed.data.text), chunks };
   }
   throw new AppError(
     'UNSUPPORTED_MEDIA_TYPE',
