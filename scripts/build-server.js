@@ -52,11 +52,17 @@ function* typeScriptFiles(dir) {
   }
 }
 
-/** SWC options equivalent to tsconfig.json's emit: ES2022, CommonJS with esModuleInterop, source maps. */
+/**
+ * SWC options equivalent to tsconfig.json's emit: ES2022, CommonJS with esModuleInterop, source maps.
+ * As tsc does under `module: node16`, `import()` stays Node's own dynamic import (`ignoreDynamic`),
+ * which finds a CommonJS module's named exports by reading its source: `exportInteropAnnotation`
+ * writes them where Node looks. Either compiler's files then load each other lazily alike (the test
+ * setup's incremental tsc may rewrite some files of an SWC-built dist/).
+ */
 const SWC_OPTIONS = {
   swcrc: false,
   sourceMaps: true,
-  module: { type: 'commonjs' },
+  module: { type: 'commonjs', ignoreDynamic: true, exportInteropAnnotation: true },
   jsc: { target: 'es2022', parser: { syntax: 'typescript' }, keepClassNames: true },
 };
 

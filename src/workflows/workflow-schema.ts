@@ -4,9 +4,10 @@ import { MID_TURN_POLICIES } from '../core/turns';
 import { regexProblem } from './regex-safety';
 import { approvalPoliciesSchema, approvalPolicySchema } from '../approvals/policy-schema';
 import { eventsSchema } from './events-schema';
+import { WORKFLOW_NAME } from './workflow-name';
 
-/** `^[a-z0-9][a-z0-9_-]{0,63}$` (decisions.md §4). */
-export const WORKFLOW_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export { WORKFLOW_NAME };
+
 /** A binding channel's shape; which channels exist is the registry's (WorkflowService checks it). */
 export const BINDING_CHANNEL_HINT = '`<channel>`, or `<channel>:<id>` for one conversation of it';
 

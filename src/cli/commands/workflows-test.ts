@@ -2,8 +2,7 @@ import { Option, type Command } from 'commander';
 import type { CaseModelChoice } from '../../workflows/testing/local-target';
 import { connect, type CliContext } from '../context';
 import { CliError, type ExitCode } from '../exit-codes';
-import { RemoteTarget } from '../workflow-tests/remote-target';
-import { runWorkflowTests, type TestTargetChoice } from '../workflow-tests/run-tests';
+import type { TestTargetChoice } from '../workflow-tests/run-tests';
 import { apiKeyOption } from './hub-options';
 
 export interface WorkflowTestOptions {
@@ -49,7 +48,7 @@ export function testTarget(context: CliContext, options: Omit<WorkflowTestOption
   if (!options.against) return { kind: 'local', model, configFile: options.config };
   if (model.kind !== 'scripted') throw new CliError('--model records or replays offline runs only; --against uses the hub’s own model.');
   const client = connect(context, { url: options.against, apiKey: options.apiKey });
-  return { kind: 'remote', start: () => RemoteTarget.start(client, options.against!) };
+  return { kind: 'remote', start: async () => (await import('../workflow-tests/remote-target.js')).RemoteTarget.start(client, options.against!) };
 }
 
 /** `switchboard workflows test [paths...]`. */
@@ -59,6 +58,7 @@ export function registerWorkflowTest(workflows: Command, context: CliContext, se
     .argument('[paths...]', 'test files or directories (default: <workflows>/tests)')
     .action(async (paths: string[], options: Omit<WorkflowTestOptions, 'model'> & { model?: string[] }) => {
       const target = testTarget(context, options);
+      const { runWorkflowTests } = await import('../workflow-tests/run-tests.js');
       setExitCode(await runWorkflowTests(context, { workflowsDir: options.workflows, paths, junit: options.junit, target, env: context.env ?? {} }));
     });
 }

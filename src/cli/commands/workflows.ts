@@ -1,16 +1,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { WORKFLOW_NAME } from '../../workflows/workflow-schema';
-import { renderWorkflowYaml, type WorkflowDocument } from '../../workflows/yaml';
+import { WORKFLOW_NAME } from '../../workflows/workflow-name';
+import type { WorkflowDocument } from '../../workflows/yaml';
 import { DEFAULTS, type HubClient } from '../api-client';
 import { connect, type CliContext } from '../context';
 import { EXIT, type ExitCode } from '../exit-codes';
 import { formatPlan, summary, type PlanMode, type SyncResult } from '../plan';
-import { readWorkflowDir, type WorkflowFile } from '../workflow-files';
+import type { WorkflowFile } from '../workflow-files';
 import { withHubOptions, type HubOptions } from './hub-options';
 import { registerWorkflowTest } from './workflows-test';
-import { gateOnTests, type SyncTestOptions } from '../workflow-tests/sync-gate';
+import type { SyncTestOptions } from '../workflow-tests/sync-gate';
 
 /** `switchboard workflows sync | export | diff`: workflow files ⇄ a hub, through the sync API. */
 export function registerWorkflows(program: Command, context: CliContext, setExitCode: (code: ExitCode) => void): void {
@@ -24,7 +24,7 @@ export function registerWorkflows(program: Command, context: CliContext, setExit
     .option('--test', 'first run the test cases of <dir>/tests offline (`workflows test`); sync only when every case passes')
     .option('--junit <file>', 'with --test: also write the test results as JUnit XML')
     .action(async (dir: string, options: HubOptions & SyncTestOptions & { dryRun?: boolean; prune?: boolean }) => {
-      if (options.test && !(await gateOnTests(context, dir, options))) return setExitCode(EXIT.REFUSED);
+      if (options.test && !(await (await import('../workflow-tests/sync-gate.js')).gateOnTests(context, dir, options))) return setExitCode(EXIT.REFUSED);
       const files = await readWorkflowDir(dir);
       const client = connect(context, options);
       const prune = options.prune === true;
@@ -57,6 +57,7 @@ export function registerWorkflows(program: Command, context: CliContext, setExit
       const all = listed.filter((workflow) => typeof workflow.name === 'string' && WORKFLOW_NAME.test(workflow.name));
       const refused = listed.filter((workflow) => !all.includes(workflow));
       await mkdir(dir, { recursive: true });
+      const { renderWorkflowYaml } = await import('../../workflows/yaml.js');
       for (const workflow of all) await writeFile(path.join(dir, `${workflow.name}.yaml`), renderWorkflowYaml(workflow));
       context.out(`Exported ${all.length} workflow(s) to ${dir}${all.length > 0 ? `: ${all.map((workflow) => `${workflow.name}.yaml`).join(', ')}` : ''}.`);
       if (refused.length > 0) {
@@ -65,6 +66,14 @@ export function registerWorkflows(program: Command, context: CliContext, setExit
         setExitCode(EXIT.REFUSED);
       }
     });
+}
+
+/**
+ * The command tree is built on every start (`--help` included): what only an action needs — YAML,
+ * the workflow schemas, the test runner — is loaded by that action, so a command starts quickly.
+ */
+async function readWorkflowDir(dir: string): Promise<WorkflowFile[]> {
+  return (await import('../workflow-files.js')).readWorkflowDir(dir);
 }
 
 function sync(client: HubClient, files: readonly WorkflowFile[], options: { prune: boolean; dryRun: boolean }): Promise<SyncResult> {

@@ -17,10 +17,12 @@ export function stripAnsi(text: string): string {
   return text.replace(ANSI, '');
 }
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made on first use: creating it loads ICU's break rules (~20 ms), which most commands never need.
+let segmenter: Intl.Segmenter | undefined;
 
 /** The user-perceived characters of `text` (a flag or an accented letter is one). */
 export function graphemes(text: string): string[] {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   return Array.from(segmenter.segment(text), (segment) => segment.segment);
 }
 
