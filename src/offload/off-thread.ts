@@ -199,7 +199,11 @@ function inWorker<T>(modulePath: string, exportName: string, input: unknown, lim
   worker.on('message', (message: FromWorker) => {
     if (message.kind === 'part') {
       if (!io.onPart) return finish(() => settle.reject(new OffThreadFailure('the task emitted a part nobody takes')));
-      io.onPart(message.value);
+      try {
+        io.onPart(message.value);
+      } catch (error) {
+        return finish(() => settle.reject(new OffThreadFailure(`taking a part failed: ${error instanceof Error ? error.message : String(error)}`)));
+      }
       // Acknowledged after this turn's I/O: the port would hand over the next part in this same turn
       // had it arrived meanwhile, and several large parts in one turn are the long block parts avoid.
       setImmediate(() => post({ kind: 'ack' }));

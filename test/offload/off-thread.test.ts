@@ -40,6 +40,15 @@ describe('off-thread tasks', () => {
     expect(await task.finish()).toEqual({ sum: 5050, received: 100, bytes: 1024 * 1024 });
   });
 
+  it('a part the caller fails to take fails the task, not the process', async () => {
+    const taking = runOffThread(TASKS, 'emitParts', { count: 3 }, LIMITS, {
+      onPart: () => {
+        throw new Error('no room');
+      },
+    });
+    await expect(taking).rejects.toThrow('taking a part failed: no room');
+  });
+
   it('a part nobody takes fails the task', async () => {
     await expect(runOffThread(TASKS, 'emitParts', { count: 1 }, LIMITS)).rejects.toThrow(OffThreadFailure);
   });
