@@ -6,10 +6,12 @@
  * (adapters/README.md).
  */
 import type { ChannelDescriptor } from '../src/core/channel';
-import { mattermostChannel } from './mattermost';
-import { slackChannel } from './slack';
-import { telegramChannel } from './telegram';
-import { webChannel } from './web';
-import { webchatChannel } from './webchat';
+// Each channel's descriptor, not its package: an adapter and its client library are loaded when the
+// channel is switched on (`create`), so a hub without Slack never loads @slack/bolt.
+import { mattermostChannel } from './mattermost/channel';
+import { slackChannel } from './slack/channel';
+import { telegramChannel } from './telegram/channel';
+import { webChannel } from './web/channel';
+import { webchatChannel } from './webchat/channel';
 
 export const CHANNELS: readonly ChannelDescriptor[] = [slackChannel, telegramChannel, webChannel, webchatChannel, mattermostChannel];

@@ -1,6 +1,5 @@
 import { defineChannel } from '../../src/core/channel';
 import { sendBudgetLimits } from '../shared/settings';
-import { MattermostAdapter } from './mattermost-adapter';
 import { MATTERMOST_CHANNEL, routingChannelOf } from './normalize';
 import { mattermostEnabled, mattermostSettingsSchema, MATTERMOST_ENV, type MattermostSettings } from './settings';
 
@@ -15,22 +14,24 @@ export const mattermostChannel = defineChannel<MattermostSettings>({
   routingChannel: routingChannelOf,
   config: { schema: mattermostSettingsSchema, env: MATTERMOST_ENV },
   mode: () => 'websocket',
-  create: ({ settings, logger, telemetry, renderLeases, cursors }) =>
-    mattermostEnabled(settings)
-      ? new MattermostAdapter({
-          url: settings.url ?? '',
-          botToken: settings.bot_token ?? '',
-          teams: settings.teams,
-          actionsUrl: settings.actions_url,
-          editIntervalMs: settings.edit_interval_ms,
-          typingIntervalMs: settings.typing_interval_ms,
-          reconnectMinMs: settings.reconnect_min_ms,
-          reconnectMaxMs: settings.reconnect_max_ms,
-          sendBudget: sendBudgetLimits(settings.send_budget.per_channel, settings.send_budget.overall),
-          logger,
-          telemetry,
-          renderLeases,
-          cursors,
-        })
-      : null,
+  create: ({ settings, logger, telemetry, renderLeases, cursors }) => {
+    if (!mattermostEnabled(settings)) return null;
+    // Loaded only when Mattermost is on, like every channel's client (adapters/index.ts).
+    const { MattermostAdapter } = require('./mattermost-adapter') as typeof import('./mattermost-adapter');
+    return new MattermostAdapter({
+      url: settings.url ?? '',
+      botToken: settings.bot_token ?? '',
+      teams: settings.teams,
+      actionsUrl: settings.actions_url,
+      editIntervalMs: settings.edit_interval_ms,
+      typingIntervalMs: settings.typing_interval_ms,
+      reconnectMinMs: settings.reconnect_min_ms,
+      reconnectMaxMs: settings.reconnect_max_ms,
+      sendBudget: sendBudgetLimits(settings.send_budget.per_channel, settings.send_budget.overall),
+      logger,
+      telemetry,
+      renderLeases,
+      cursors,
+    });
+  },
 });

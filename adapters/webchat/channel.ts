@@ -1,7 +1,6 @@
 import { defineChannel } from '../../src/core/channel';
 import { WEBCHAT_CHANNEL } from './normalize';
 import { webchatSettingsSchema, WEBCHAT_ENV, type WebchatSettings } from './settings';
-import { WebchatAdapter } from './webchat-adapter';
 
 /** How it connects, for GET /admin/channels. */
 export const WEBCHAT_MODE = 'socket.io';
@@ -18,6 +17,10 @@ export const webchatChannel = defineChannel<WebchatSettings>({
   anonymous: true,
   config: { schema: webchatSettingsSchema, env: WEBCHAT_ENV },
   mode: () => WEBCHAT_MODE,
-  create: ({ settings, logger, allowedOrigins, clientAddress, telemetry, draining, renderLeases }) =>
-    settings.enabled ? new WebchatAdapter({ settings, logger, allowedOrigins, clientAddress, telemetry, draining, renderLeases }) : null,
+  create: ({ settings, logger, allowedOrigins, clientAddress, telemetry, draining, renderLeases }) => {
+    if (!settings.enabled) return null;
+    // Loaded only when the widget is on, like every channel's client (adapters/index.ts): socket.io.
+    const { WebchatAdapter } = require('./webchat-adapter') as typeof import('./webchat-adapter');
+    return new WebchatAdapter({ settings, logger, allowedOrigins, clientAddress, telemetry, draining, renderLeases });
+  },
 });

@@ -13,7 +13,6 @@ import type { LogHub } from '../logs/log-hub';
 import type { Logger } from '../logs/logger';
 import { redactUrlCredentials } from '../logs/redact';
 import { InProcessTurnQueue } from '../queue/in-process-turn-queue';
-import { RedisTurnQueue } from '../queue/redis-turn-queue';
 import { createRedis } from '../redis/connection';
 import type { Lifecycle } from '../server/lifecycle';
 import type { ReadinessCheck } from '../server/readiness';
@@ -51,6 +50,8 @@ export async function createDrivers(
   const events = new RedisEventLog(commands, subscriber, prefix);
   logHub.useRedis(commands, subscriber, prefix);
   const control = new RedisControlBus(commands, subscriber, prefix);
+  // Loaded only with Redis: bullmq would cost every embedded hub's start ~0.2 s (2-core machine).
+  const { RedisTurnQueue } = require('../queue/redis-turn-queue') as typeof import('../queue/redis-turn-queue');
   const queue = new RedisTurnQueue(
     {
       connection: bullmq,

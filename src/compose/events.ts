@@ -5,7 +5,7 @@ import { EventMetrics } from '../metrics/event-metrics';
 import { createRedis } from '../redis/connection';
 import { Events } from '../triggers/events';
 import { hookRoute } from '../api/routes/hook-route';
-import { BullScheduleDriver, CronScheduleDriver, type ScheduleDriver } from '../triggers/schedule-drivers';
+import { CronScheduleDriver, type ScheduleDriver } from '../triggers/schedule-drivers';
 import type { BuiltChannel } from './channels';
 import type { Core, ServiceOptions } from './service-types';
 
@@ -50,6 +50,8 @@ export async function startEvents(core: Core, parts: EventParts, hub: Hub): Prom
   if (config.hooks.schedules && config.redis.url) {
     const connection = createRedis(config.redis.url, logger, 'schedules');
     const workerConnection = createRedis(config.redis.url, logger, 'schedules-worker', { blocking: true });
+    // bullmq is loaded only with Redis (compose/drivers.ts does the same for the turn queue).
+    const { BullScheduleDriver } = require('../triggers/bull-schedule-driver') as typeof import('../triggers/bull-schedule-driver');
     driver = new BullScheduleDriver(connection, workerConnection, `${config.redis.prefix}:bull`, parts.events.firer, logger);
     close = () => {
       connection.disconnect();

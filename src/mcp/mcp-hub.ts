@@ -8,7 +8,7 @@ import { mcpToolNeedsConfirmation } from './confirm-rule';
 import { definitionHash, type DefinitionPinStore } from './definition-pins';
 import { McpTool, type McpCallObserver } from './mcp-tool';
 import { modelToolName } from './model-names';
-import { McpServerSupervisor, type McpServerState, type McpToolDefinition } from './server-supervisor';
+import type { McpServerSupervisor, McpServerState, McpToolDefinition } from './server-supervisor';
 
 export interface McpHubOptions {
   config: Readonly<McpConfig>;
@@ -55,7 +55,11 @@ export class McpHub {
   private pinning: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: McpHubOptions) {
-    for (const [name, config] of Object.entries(options.config.servers)) {
+    const servers = Object.entries(options.config.servers);
+    if (servers.length === 0) return;
+    // The MCP SDK is loaded only when a server is configured (~0.25 s of a start, 2-core machine).
+    const { McpServerSupervisor } = require('./server-supervisor') as typeof import('./server-supervisor');
+    for (const [name, config] of servers) {
       this.supervisors.set(
         name,
         new McpServerSupervisor(name, config, options.logger, { toolsListed: (server, tools) => this.toolsListed(server, tools) }, options.cwd),

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../agent/tools/tool-error';
 import type { Tool, ToolAvailability, ToolContext } from '../agent/tools/tool';
 import type { McpServerSupervisor, McpToolDefinition } from './server-supervisor';
@@ -89,6 +89,8 @@ function inputSchemaOf(definition: McpToolDefinition): Record<string, unknown> {
 }
 
 function describeFailure(server: string, timeoutSeconds: number, error: unknown): string {
+  // Here only once a server exists, so the SDK is already loaded (mcp-hub.ts loads it with the first server).
+  const { ErrorCode, McpError } = require('@modelcontextprotocol/sdk/types.js') as typeof import('@modelcontextprotocol/sdk/types.js');
   if (error instanceof McpError && error.code === Number(ErrorCode.RequestTimeout))
     return `The MCP server "${server}" did not answer within ${timeoutSeconds} s; the call was abandoned.`;
   if (error instanceof McpError && error.code === Number(ErrorCode.ConnectionClosed))

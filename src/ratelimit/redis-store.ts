@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { redactUrlCredentials } from '../logs/redact';
 import type { HitResult, RateLimitStore } from './store';
 
@@ -87,7 +87,9 @@ export class RedisStore implements RateLimitStore {
   constructor(options: RedisStoreOptions) {
     this.description = `redis ${redactUrlCredentials(options.url)}`;
     this.keyPrefix = `${options.prefix}:ratelimit:`;
-    this.redis = new Redis(options.url, {
+    // ioredis is loaded with the first Redis store: a hub without Redis never loads it.
+    const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis');
+    this.redis = new RedisClient(options.url, {
       lazyConnect: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,

@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 
 /**
@@ -14,13 +14,15 @@ export const REDIS_COMMAND_RETRIES = 14;
  * REDIS_COMMAND_RETRIES reconnection attempts.
  */
 export function createRedis(url: string, logger: Logger, purpose: string, options: { blocking?: boolean; autoPipelining?: boolean } = {}): Redis {
+  // ioredis is loaded with the first connection: an embedded hub (no Redis) never loads it.
+  const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis');
   const settings: RedisOptions = {
     connectionName: `switchboard:${purpose}`,
     maxRetriesPerRequest: options.blocking ? null : REDIS_COMMAND_RETRIES,
     enableReadyCheck: true,
     enableAutoPipelining: options.autoPipelining ?? false,
   };
-  const redis = new Redis(url, settings);
+  const redis = new RedisClient(url, settings);
   let reported = false;
   redis.on('error', (error: Error) => {
     // One line per outage, not one per reconnect attempt.

@@ -1,12 +1,8 @@
 import { ConfigError, type Config } from '../../config';
 import type { LlmProvider } from '../provider';
-import { AnthropicProvider } from './anthropic';
 import { BuiltinProvider } from './builtin';
-import { OpenAiProvider } from './openai';
 
-export { AnthropicProvider } from './anthropic';
 export { BuiltinProvider } from './builtin';
-export { OpenAiProvider } from './openai';
 
 export const PROVIDER_DEFAULTS = {
   /** Used when `llm.base_url` is null, so the SDKs never pick a base URL from OPENAI_* / ANTHROPIC_* variables. */
@@ -30,7 +26,10 @@ export function createProvider(llm: Readonly<Config['llm']>): LlmProvider {
   switch (llm.provider) {
     case 'builtin':
       return new BuiltinProvider(llm.builtin_token_delay_ms);
-    case 'openai':
+    case 'openai': {
+      // A vendor's client is loaded only when it is the configured one: both SDKs together would
+      // cost every hub's start ~0.45 s (2-core machine).
+      const { OpenAiProvider } = require('./openai') as typeof import('./openai');
       return new OpenAiProvider({
         baseUrl: llm.base_url ?? PROVIDER_DEFAULTS.openAiBaseUrl,
         apiKey: apiKey(llm),
@@ -38,7 +37,9 @@ export function createProvider(llm: Readonly<Config['llm']>): LlmProvider {
         timeoutMs: llm.timeout_s * 1000,
         maxRetries: llm.max_retries,
       });
-    case 'anthropic':
+    }
+    case 'anthropic': {
+      const { AnthropicProvider } = require('./anthropic') as typeof import('./anthropic');
       return new AnthropicProvider({
         baseUrl: llm.base_url ?? PROVIDER_DEFAULTS.anthropicBaseUrl,
         apiKey: apiKey(llm),
@@ -47,6 +48,7 @@ export function createProvider(llm: Readonly<Config['llm']>): LlmProvider {
         timeoutMs: llm.timeout_s * 1000,
         maxRetries: llm.max_retries,
       });
+    }
   }
 }
 

@@ -1,5 +1,7 @@
 import { ConfigError, configSchema } from '../../../src/config';
-import { AnthropicProvider, BuiltinProvider, createProvider, OpenAiProvider } from '../../../src/agent/providers';
+import { BuiltinProvider, createProvider } from '../../../src/agent/providers';
+import { AnthropicProvider } from '../../../src/agent/providers/anthropic';
+import { OpenAiProvider } from '../../../src/agent/providers/openai';
 import { FakeOpenAiServer, openAiTextReply } from '../../fakes/openai-server';
 import { collect, textOf } from './provider-harness';
 
