@@ -119,14 +119,13 @@ export async function startOffThread<T>(
 ): Promise<OffThreadTask<T>> {
   const deadline = Date.now() + limits.timeoutMs;
   await slot(limits.signal, limits.timeoutMs);
-  let task: OffThreadTask<T>;
   try {
-    task = inWorker<T>(compiledModule(modulePath), exportName, input, { ...limits, timeoutMs: Math.max(1, deadline - Date.now()) }, io, release);
+    return inWorker<T>(compiledModule(modulePath), exportName, input, { ...limits, timeoutMs: Math.max(1, deadline - Date.now()) }, io, release);
   } catch (error) {
+    // The worker never started (no compiled module, an input that cannot be sent): its place is free again.
     release();
     throw error;
   }
-  return task;
 }
 
 function release(): void {
