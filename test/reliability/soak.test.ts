@@ -142,6 +142,7 @@ it(
     const closes = sockets.flatMap((socket) => socket.unexpectedCloses);
     const turnCount = sockets.reduce((sum, socket) => sum + socket.turns, 0);
     const failedTurns = sockets.reduce((sum, socket) => sum + socket.failedTurns, 0);
+    const turnFailures = sockets.flatMap((socket) => socket.failures);
     const outOfOrder = sockets.reduce((sum, socket) => sum + socket.outOfOrder, 0);
     const report = watched.map((target) => {
       const trend = rssTrend(target.rss);
@@ -159,6 +160,7 @@ it(
       ].join('\n'),
     );
     expect(closes).toEqual([]);
+    expect(turnFailures).toEqual([]);
     expect(failedTurns).toBe(0);
     expect(outOfOrder).toBe(0);
     expect(rest.failures).toEqual([]);

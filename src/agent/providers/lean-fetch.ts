@@ -16,6 +16,10 @@ import { LeanHeaders } from './lean-headers';
  * abort listener is removed when the request closes (no `signal` option, whose stream-end tracking
  * costs more than the request's own listeners), and the response headers are a plain map
  * (`LeanHeaders`) rather than a WHATWG `Headers` filled one validated append at a time.
+ *
+ * A request that finds its kept-alive connection closed by the server (an idle timeout racing a busy
+ * event loop) is sent once more on a new connection; fetch's own undici does the same for requests
+ * it may replay, and without it a turn failed (`max_retries: 0`) or waited for the SDK's back-off.
  */
 export function createLeanFetch(): typeof fetch {
   const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
@@ -45,13 +49,15 @@ class UrlCache {
   }
 }
 
-function send(url: URL, init: RequestInit, body: string | Uint8Array | null, agent: http.Agent): Promise<Response> {
+function send(url: URL, init: RequestInit, body: string | Uint8Array | null, agent: http.Agent, retried = false): Promise<Response> {
   const signal = init.signal ?? undefined;
   if (signal?.aborted) return Promise.reject(abortError());
   const headers = flatHeaders(init.headers, url, body);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
+    let answered = false;
     const request = client.request(url, { method: init.method ?? 'GET', headers, agent }, (response) => {
+      answered = true;
       resolve(new LeanResponse(response, url.href) as unknown as Response);
     });
     if (signal) {
@@ -60,13 +66,24 @@ function send(url: URL, init: RequestInit, body: string | Uint8Array | null, age
       signal.addEventListener('abort', onAbort, { once: true });
       request.once('close', () => signal.removeEventListener('abort', onAbort));
     }
-    request.once('error', (error: Error) => {
+    request.once('error', (error: NodeJS.ErrnoException) => {
+      if (!retried && !answered && request.reusedSocket && STALE_CONNECTION.has(error.code ?? '') && !signal?.aborted) {
+        // The server closed this idle kept-alive connection as the request went out (its idle
+        // timeout, while our event loop was busy and had not read the close): it never read the
+        // request. Sent again at once on a new connection, as Node's docs advise for `reusedSocket`;
+        // the SDK's own retries (with their back-off) stay for servers that fail.
+        resolve(send(url, init, body, agent, true));
+        return;
+      }
       // The SDKs tell an abort by its name; anything else is a connection failure, as fetch reports it.
       reject(error.name === 'AbortError' ? abortError() : new TypeError('fetch failed', { cause: error }));
     });
     request.end(body ?? undefined);
   });
 }
+
+/** How a request on a connection the server had already closed fails ("socket hang up" is ECONNRESET). */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
 
 /** The request headers as Node's flat [name, value, …] array, with `host` and `content-length` as fetch adds them. */
 function flatHeaders(init: RequestInit['headers'], url: URL, body: string | Uint8Array | null): string[] {

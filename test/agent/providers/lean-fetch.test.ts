@@ -67,4 +67,50 @@ describe('the providers’ lean fetch', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
   });
+
+  it('sends a request again, once, on a new connection when the server had closed the kept-alive one', async () => {
+    // The server answers a connection's first request and closes the connection when a second one
+    // arrives on it: what a client sees when a server's idle timeout closed the connection while the
+    // client's event loop was busy (it had not read the close before it reused the connection).
+    const requests: { connection: number; index: number }[] = [];
+    const closing = http.createServer((request, response) => {
+      const socket = request.socket as typeof request.socket & { served?: number; id?: number };
+      socket.id ??= requests.length;
+      socket.served = (socket.served ?? 0) + 1;
+      requests.push({ connection: socket.id, index: socket.served });
+      if (socket.served > 1) return void socket.destroy();
+      request.resume();
+      request.on('end', () => response.end(`answer ${requests.length}`));
+    });
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(closing.address() as AddressInfo).port}/v1/chat/completions`;
+    try {
+      const fetchLean = createLeanFetch();
+      expect(await (await fetchLean(url, { method: 'POST', body: '{"n":1}' })).text()).toBe('answer 1');
+      expect(await (await fetchLean(url, { method: 'POST', body: '{"n":2}' })).text()).toBe('answer 3');
+      // The second request reached the closed connection, then a new one; nothing else was sent.
+      expect(requests).toEqual([
+        { connection: 0, index: 1 },
+        { connection: 0, index: 2 },
+        { connection: 2, index: 1 },
+      ]);
+    } finally {
+      closing.closeAllConnections();
+      await new Promise((resolve) => closing.close(resolve));
+    }
+  });
+
+  it('does not send again a request whose new connection was closed: that is the server failing', async () => {
+    const refusing = http.createServer((request) => request.socket.destroy());
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    let attempts = 0;
+    refusing.on('request', () => (attempts += 1));
+    try {
+      const failed = createLeanFetch()(`http://127.0.0.1:${(refusing.address() as AddressInfo).port}/x`, { method: 'POST', body: 'hi' });
+      await expect(failed).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed', cause: { code: 'ECONNRESET' } });
+      expect(attempts).toBe(1);
+    } finally {
+      await new Promise((resolve) => refusing.close(resolve));
+    }
+  });
 });

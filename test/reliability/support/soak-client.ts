@@ -9,12 +9,14 @@ export class SoakSocket {
   turns = 0;
   /** Turns that ended in an `error` frame instead of `done`. */
   failedTurns = 0;
+  /** Why each failed turn failed: the error frame's code and message, or what the socket saw. */
+  readonly failures: string[] = [];
   /** Frames whose seq was not the one after the last (each seq once, in order). */
   outOfOrder = 0;
   private ws!: WebSocket;
   private closing = false;
   private lastSeq = 0;
-  private onEnd: ((ok: boolean) => void) | null = null;
+  private onEnd: ((ok: boolean, why?: string) => void) | null = null;
   private pinger: NodeJS.Timeout | null = null;
 
   constructor(
@@ -29,12 +31,13 @@ export class SoakSocket {
       if (frame.seq !== this.lastSeq + 1) this.outOfOrder += 1;
       this.lastSeq = Math.max(this.lastSeq, frame.seq);
       if (frame.type === 'done') this.end(true);
-      else if (frame.type === 'error' && frame.payload.turn_id && frame.payload.code !== 'WORKER_UNAVAILABLE') this.end(false);
+      else if (frame.type === 'error' && frame.payload.turn_id && frame.payload.code !== 'WORKER_UNAVAILABLE')
+        this.end(false, `${String(frame.payload.code)}: ${String(frame.payload.message)}`);
     });
     this.ws.on('error', () => undefined);
     this.ws.on('close', (code, reason) => {
       if (!this.closing) this.unexpectedCloses.push({ code, reason: reason.toString() });
-      this.end(false);
+      this.end(false, `socket closed (${code})`);
     });
     this.pinger = setInterval(() => this.ws.readyState === WebSocket.OPEN && this.ws.send(JSON.stringify({ type: 'ping' })), 30_000);
     return new Promise((resolve, reject) => {
@@ -47,11 +50,14 @@ export class SoakSocket {
   turn(text: string, timeoutMs = 60_000): Promise<boolean> {
     if (this.ws.readyState !== WebSocket.OPEN) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.end(false), timeoutMs);
-      this.onEnd = (ok) => {
+      const timer = setTimeout(() => this.end(false, `no done within ${timeoutMs} ms`), timeoutMs);
+      this.onEnd = (ok, why) => {
         clearTimeout(timer);
         this.turns += 1;
-        if (!ok) this.failedTurns += 1;
+        if (!ok) {
+          this.failedTurns += 1;
+          this.failures.push(why ?? 'unknown');
+        }
         resolve(ok);
       };
       this.ws.send(JSON.stringify({ type: 'user_message', payload: { text } }));
@@ -64,9 +70,9 @@ export class SoakSocket {
     this.ws.close();
   }
 
-  private end(ok: boolean): void {
+  private end(ok: boolean, why?: string): void {
     const onEnd = this.onEnd;
     this.onEnd = null;
-    onEnd?.(ok);
+    onEnd?.(ok, why);
   }
 }
