@@ -113,63 +113,82 @@ export async function lowContrastText(page: Page, root = 'body', { states = true
   }
 }
 
+/** The page's name for contrastInPage, installed by each pass (a navigation clears it). */
+const IN_PAGE = '__switchboardContrast';
+
+/**
+ * One reading of every marked text: the elements are marked and read at rest in one evaluation (no
+ * re-render can come between), then each control is hovered (a real pointer: `:hover` needs one) and
+ * read, and focused, read and blurred in one evaluation: three round trips per control instead of
+ * eight, which took this from ~20 s to a few seconds per theme in layout.e2e.
+ */
 async function contrastPass(page: Page, root: string, states: boolean): Promise<(ContrastReading & { state: string; element: string })[] | 'rerendered'> {
-  const marked = await page.locator(root).evaluate((scope: any, interactive: string) => {
-    const window = globalThis as any;
-    const visible = (element: any) => {
-      const style = window.getComputedStyle(element);
-      return element.getClientRects().length > 0 && style.visibility !== 'hidden' && !element.closest('[aria-hidden="true"], .sr-only');
-    };
-    const disabled = (element: any) => element.matches(':disabled') || element.closest('[aria-disabled="true"], fieldset:disabled') !== null;
-    const ownText = (element: any) => Array.from(element.childNodes as any[]).some((child: any) => child.nodeType === 3 && child.textContent.trim() !== '');
-    for (const old of Array.from(window.document.querySelectorAll('[data-contrast-id]')) as any[]) old.removeAttribute('data-contrast-id');
-    const found: { id: string; pseudo: string | null; interactive: boolean; element: string }[] = [];
-    let next = 0;
-    for (const element of Array.from(scope.querySelectorAll('*')) as any[]) {
-      if (['SCRIPT', 'STYLE', 'svg', 'OPTION'].includes(element.tagName) || !visible(element) || disabled(element)) continue;
-      const field =
-        ['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tagName) && !['checkbox', 'radio', 'range', 'color', 'file', 'hidden'].includes(element.type);
-      const named =
-        element.tagName.toLowerCase() +
-        (element.className && typeof element.className === 'string' ? `.${element.className.trim().split(/\s+/).join('.')}` : '');
-      if (!ownText(element) && !field && !element.matches(interactive)) continue;
-      const id = `c${next++}`;
-      element.setAttribute('data-contrast-id', id);
-      const isInteractive = element.matches(interactive);
-      if (ownText(element) || (field && element.value) || (isInteractive && !field && element.textContent.trim() !== ''))
-        found.push({ id, pseudo: null, interactive: isInteractive, element: named });
-      if (field && element.placeholder && !element.value) found.push({ id, pseudo: '::placeholder', interactive: false, element: named });
-    }
-    return found;
-  }, INTERACTIVE);
+  // A string is evaluated by the browser's devtools protocol, outside the page's content security policy.
+  await page.evaluate(`globalThis.${IN_PAGE} = ${contrastInPage.toString()}`);
+  const marked = await page.locator(root).evaluate(
+    (scope: any, { interactive, inPage }: { interactive: string; inPage: string }) => {
+      const window = globalThis as any;
+      const visible = (element: any) => {
+        const style = window.getComputedStyle(element);
+        return element.getClientRects().length > 0 && style.visibility !== 'hidden' && !element.closest('[aria-hidden="true"], .sr-only');
+      };
+      const disabled = (element: any) => element.matches(':disabled') || element.closest('[aria-disabled="true"], fieldset:disabled') !== null;
+      const ownText = (element: any) => Array.from(element.childNodes as any[]).some((child: any) => child.nodeType === 3 && child.textContent.trim() !== '');
+      for (const old of Array.from(window.document.querySelectorAll('[data-contrast-id]')) as any[]) old.removeAttribute('data-contrast-id');
+      const found: { id: string; pseudo: string | null; interactive: boolean; element: string; rest: ContrastReading }[] = [];
+      let next = 0;
+      for (const element of Array.from(scope.querySelectorAll('*')) as any[]) {
+        if (['SCRIPT', 'STYLE', 'svg', 'OPTION'].includes(element.tagName) || !visible(element) || disabled(element)) continue;
+        const field =
+          ['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tagName) && !['checkbox', 'radio', 'range', 'color', 'file', 'hidden'].includes(element.type);
+        const named =
+          element.tagName.toLowerCase() +
+          (element.className && typeof element.className === 'string' ? `.${element.className.trim().split(/\s+/).join('.')}` : '');
+        if (!ownText(element) && !field && !element.matches(interactive)) continue;
+        const id = `c${next++}`;
+        element.setAttribute('data-contrast-id', id);
+        const isInteractive = element.matches(interactive);
+        if (ownText(element) || (field && element.value) || (isInteractive && !field && element.textContent.trim() !== ''))
+          found.push({ id, pseudo: null, interactive: isInteractive, element: named, rest: window[inPage](element, null) });
+        if (field && element.placeholder && !element.value)
+          found.push({ id, pseudo: '::placeholder', interactive: false, element: named, rest: window[inPage](element, '::placeholder') });
+      }
+      return found;
+    },
+    { interactive: INTERACTIVE, inPage: IN_PAGE },
+  );
   const failures: (ContrastReading & { state: string; element: string })[] = [];
   const judge = (reading: ContrastReading, state: string, element: string) => {
     if (reading.ratio < MIN_TEXT_CONTRAST) failures.push({ ...reading, state, element });
   };
-  // The element may be replaced between the check and the read: that too is a re-render.
-  const read = async (locator: Locator, pseudo: string | null = null): Promise<ContrastReading | null> => {
-    if ((await locator.count()) === 0) return null;
-    return readContrast(locator.first(), pseudo).catch(async (error: unknown) => {
-      if ((await locator.count()) === 0) return null;
-      throw error;
-    });
-  };
+  // The element read now, or null when a re-render replaced it; `focus` focuses it first and blurs it after.
+  const readNow = (id: string, focus: boolean): Promise<ContrastReading | null> =>
+    page.evaluate(
+      ({ id, focus, inPage }) => {
+        const window = globalThis as any;
+        const element = window.document.querySelector(`[data-contrast-id="${id}"]`);
+        if (!element) return null;
+        if (!focus) return window[inPage](element, null) as ContrastReading;
+        element.focus();
+        const reading = window[inPage](element, null) as ContrastReading;
+        element.blur();
+        return reading;
+      },
+      { id, focus, inPage: IN_PAGE },
+    );
   for (const entry of marked) {
-    const locator = page.locator(`[data-contrast-id="${entry.id}"]`);
-    const rest = await read(locator, entry.pseudo);
-    if (rest === null) return 'rerendered';
-    judge(rest, entry.pseudo ? 'placeholder' : 'rest', entry.element);
+    judge(entry.rest, entry.pseudo ? 'placeholder' : 'rest', entry.element);
     if (!states || !entry.interactive) continue;
-    await locator.hover({ force: true, trial: false }).catch(() => undefined);
-    const hovered = await read(locator);
+    await page
+      .locator(`[data-contrast-id="${entry.id}"]`)
+      .hover({ force: true })
+      .catch(() => undefined);
+    const hovered = await readNow(entry.id, false);
     if (hovered === null) return 'rerendered';
     judge(hovered, 'hover', entry.element);
-    if ((await locator.count()) === 0) return 'rerendered';
-    await locator.focus().catch(() => undefined);
-    const focused = await read(locator);
+    const focused = await readNow(entry.id, true);
     if (focused === null) return 'rerendered';
     judge(focused, 'focus', entry.element);
-    await locator.blur().catch(() => undefined);
   }
   await page.mouse.move(0, 0);
   return failures;
