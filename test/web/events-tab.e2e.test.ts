@@ -9,7 +9,7 @@ import { jsonBody, request } from '../helpers/http';
 import { REPO_ROOT, readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { ConsoleWatch, launchBrowser, screenshot, signInThroughForm } from './browser';
-import { lowContrastButtons, readContrast, MIN_TEXT_CONTRAST } from './contrast';
+import { lowContrastButtons, lowContrastText as lowContrastTextIn } from './contrast';
 
 /**
  * The Events tab (issue 29) on the built hub with the built-in offline model and a fake Slack: a
@@ -98,15 +98,9 @@ async function open(size: keyof typeof SIZES, theme: 'light' | 'dark'): Promise<
   return { context, page };
 }
 
-/** Text below the minimum contrast: the page's headings, cells, codes, badges, links and muted notes. */
-async function lowContrastText(page: Page): Promise<string[]> {
-  const low: string[] = [];
-  for (const element of await page.locator('main :is(h1, h2, h3, p, td, th, code, pre, .badge, a, strong, .muted)').all()) {
-    if (!(await element.isVisible()) || !(await element.innerText()).trim()) continue;
-    const reading = await readContrast(element);
-    if (reading.ratio < MIN_TEXT_CONTRAST) low.push(`${reading.text.slice(0, 40)}: ${reading.ratio} (${reading.color} on ${reading.background})`);
-  }
-  return low;
+/** Every text of the page's main part below the minimum contrast (the shared check, at rest). */
+function lowContrastText(page: Page): ReturnType<typeof lowContrastTextIn> {
+  return lowContrastTextIn(page, 'main', { states: false });
 }
 
 async function scrollsSideways(page: Page): Promise<boolean> {
