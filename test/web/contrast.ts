@@ -120,7 +120,7 @@ const IN_PAGE = '__switchboardContrast';
  * One reading of every marked text: the elements are marked and read at rest in one evaluation (no
  * re-render can come between), then each control is hovered (a real pointer: `:hover` needs one) and
  * read, and focused, read and blurred in one evaluation: three round trips per control instead of
- * eight, which took this from ~20 s to a few seconds per theme in layout.e2e.
+ * eight, which took layout.e2e's text check from ~21 s to ~10 s per theme.
  */
 async function contrastPass(page: Page, root: string, states: boolean): Promise<(ContrastReading & { state: string; element: string })[] | 'rerendered'> {
   // A string is evaluated by the browser's devtools protocol, outside the page's content security policy.

@@ -9,7 +9,7 @@ import { jsonBody, request } from '../helpers/http';
 import { REPO_ROOT, readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { ConsoleWatch, launchBrowser, screenshot, signInThroughForm } from './browser';
-import { lowContrastButtons, lowContrastText as lowContrastTextIn } from './contrast';
+import { lowContrastButtons, lowContrastText } from './contrast';
 
 /**
  * The Events tab (issue 29) on the built hub with the built-in offline model and a fake Slack: a
@@ -98,11 +98,6 @@ async function open(size: keyof typeof SIZES, theme: 'light' | 'dark'): Promise<
   return { context, page };
 }
 
-/** Every text of the page's main part below the minimum contrast (the shared check, at rest). */
-function lowContrastText(page: Page): ReturnType<typeof lowContrastTextIn> {
-  return lowContrastTextIn(page, 'main', { states: false });
-}
-
 async function scrollsSideways(page: Page): Promise<boolean> {
   return page.evaluate(() => {
     const document = (globalThis as any).document;
@@ -141,7 +136,7 @@ it('shows the hooks, the schedule and a delivery posted with fetch, live (deskto
   await screenshot(page, 'events-desktop-dark-delivered');
 
   expect(await lowContrastButtons(page.locator('main .btn'))).toEqual([]);
-  expect(await lowContrastText(page)).toEqual([]);
+  expect(await lowContrastText(page, 'main', { states: false })).toEqual([]);
   expect(await scrollsSideways(page)).toBe(false);
   await context.close();
   expect(watch.take()).toEqual([]);
@@ -156,7 +151,7 @@ it.each([
   await page.getByRole('table', { name: 'Recent deliveries' }).getByText('delivered').first().waitFor();
   await screenshot(page, `events-${size}-${theme}`);
   expect(await lowContrastButtons(page.locator('main .btn'))).toEqual([]);
-  expect(await lowContrastText(page)).toEqual([]);
+  expect(await lowContrastText(page, 'main', { states: false })).toEqual([]);
   expect(await scrollsSideways(page)).toBe(false);
 
   // A workflow without events: the empty state says how to declare them and links the guide.
@@ -165,7 +160,7 @@ it.each([
   const guide = page.getByRole('link', { name: 'Events: webhooks and schedules' });
   expect(await guide.getAttribute('href')).toMatch(/\/guides\/events$/);
   await screenshot(page, `events-${size}-${theme}-empty`);
-  expect(await lowContrastText(page)).toEqual([]);
+  expect(await lowContrastText(page, 'main', { states: false })).toEqual([]);
   expect(await scrollsSideways(page)).toBe(false);
   await context.close();
   expect(watch.take()).toEqual([]);

@@ -7,8 +7,6 @@ import WebSocket from 'ws';
 export class SoakSocket {
   readonly unexpectedCloses: { code: number; reason: string }[] = [];
   turns = 0;
-  /** Turns that ended in an `error` frame instead of `done`. */
-  failedTurns = 0;
   /** Why each failed turn failed: the error frame's code and message, or what the socket saw. */
   readonly failures: string[] = [];
   /** Frames whose seq was not the one after the last (each seq once, in order). */
@@ -54,14 +52,16 @@ export class SoakSocket {
       this.onEnd = (ok, why) => {
         clearTimeout(timer);
         this.turns += 1;
-        if (!ok) {
-          this.failedTurns += 1;
-          this.failures.push(why ?? 'unknown');
-        }
+        if (!ok) this.failures.push(why ?? 'unknown');
         resolve(ok);
       };
       this.ws.send(JSON.stringify({ type: 'user_message', payload: { text } }));
     });
+  }
+
+  /** Turns that ended in an `error` frame (or a close, or no `done`) instead of `done`. */
+  get failedTurns(): number {
+    return this.failures.length;
   }
 
   close(): void {
