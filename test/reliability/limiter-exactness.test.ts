@@ -57,13 +57,22 @@ it(
     // Every accepted request, as the store recorded it: member → (bucket, time on Redis's clock).
     const accepted = new Map<string, { bucket: string; at: number }>();
     let reading = true;
+    // The longest span from one pass's start to the next pass's end: an entry can only be missed if
+    // the reader was held longer than an entry stays in the store (a jest worker descheduled or in a
+    // long GC). A CI run once read 10 entries fewer than the 200s the clients got, with no record of
+    // the reader's pace; the pace is now logged, and decides which check below applies.
+    let longestSpanMs = 0;
     const reader = (async () => {
+      let previousStart: number | null = null;
       while (reading) {
+        const started = Date.now();
         const keys = await redis.keys(`${PREFIX}:ratelimit:default:GET /api/v1/health:*`);
         for (const key of keys) {
           const entries = await redis.zrange(key, '0', '-1', 'WITHSCORES');
           for (let index = 0; index < entries.length; index += 2) accepted.set(`${key} ${entries[index]}`, { bucket: key, at: Number(entries[index + 1]) });
         }
+        if (previousStart !== null) longestSpanMs = Math.max(longestSpanMs, Date.now() - previousStart);
+        previousStart = started;
         await sleep(100); // well within the window each entry stays for
       }
     })();
@@ -102,18 +111,25 @@ it(
       [
         `limiter: ${answers.length} requests from ${CLIENTS} clients to 2 API processes, ${ok.length} accepted, ${refused.length} refused (429), ${failOpen.length} passed unchecked`,
         `  ${buckets.size} buckets; the fullest window of any bucket held ${Math.max(...worst.map((entry) => entry.count))} (limit ${LIMIT} per ${WINDOW_MS} ms)`,
+        `  the store, read every ${longestSpanMs} ms at most, showed ${accepted.size} accepted`,
       ].join('\n'),
     );
     expect(answers.length).toBe(CLIENTS * BURST * 3 * ROUNDS);
     expect(answers.every((answer) => answer.status === 200 || answer.status === 429)).toBe(true);
     expect(failOpen).toEqual([]);
     expect(buckets.size).toBe(CLIENTS);
-    // What the store holds is what the clients were told.
-    expect(accepted.size).toBe(ok.length);
+    // What the store holds is what the clients were told. An entry stays at least ~985 ms (until the
+    // burst 15 ms past its window, or its key's expiry a window after the bucket's last hit); a reader
+    // held longer than 900 ms may have missed some, and then only "no more than told" can be checked.
+    const readEverything = longestSpanMs < 900;
     for (const client of clients) {
       const bucket = [...buckets.keys()].find((key) => key.endsWith(`:${client.address}`));
-      expect(buckets.get(bucket!)?.length).toBe(client.answers.filter((answer) => answer.status === 200).length);
+      const held = buckets.get(bucket!)?.length ?? 0;
+      const told = client.answers.filter((answer) => answer.status === 200).length;
+      expect({ client: client.address, held: readEverything ? held : Math.max(held, told) }).toEqual({ client: client.address, held: told });
     }
+    if (readEverything) expect(accepted.size).toBe(ok.length);
+    else expect(accepted.size).toBeLessThanOrEqual(ok.length);
     // The same, from the clients' side alone (no reading of the store): requests sent and answered
     // within one window span less than a window of the store's clock, whatever the clocks' offset.
     for (const client of clients) {
