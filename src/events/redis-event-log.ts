@@ -11,17 +11,25 @@ import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
  * `<seq>-0`, so "frames after seq N" is XRANGE from `N+1`. The live tail gets one message per batch:
  * the frames joined by newlines (JSON text never holds a raw newline).
  * The counter lives `counterTtlMs` after the last append (ARGV[4]).
- * ARGV: max stream length, ttl, count, counter ttl, then head and tail of each frame. Returns the first seq.
+ * ARGV: max stream length, ttl, count, counter ttl, the frames' heads joined by newlines, their tails
+ * joined by newlines. Returns the first seq. Two texts rather than two arguments a frame: the client
+ * builds one command of 519 arguments for a batch of 256 frames otherwise, and in the scaled worker
+ * those pieces were most of what outlived the young generation during a long stream.
  */
 const APPEND_SCRIPT = `
 local count = tonumber(ARGV[3])
 local first = redis.call('INCRBY', KEYS[1], count) - count + 1
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
+local heads, tails = ARGV[5], ARGV[6]
+local head_at, tail_at = 1, 1
 local frames = {}
 for i = 1, count do
+  local head_end = string.find(heads, '\\n', head_at, true) or (#heads + 1)
+  local tail_end = string.find(tails, '\\n', tail_at, true) or (#tails + 1)
   -- %d: Lua's own number to text switches to exponents (1e+14) long before seqs stop being integers.
   local seq = string.format('%d', first + i - 1)
-  local frame = ARGV[3 + 2 * i] .. seq .. ARGV[4 + 2 * i]
+  local frame = string.sub(heads, head_at, head_end - 1) .. seq .. string.sub(tails, tail_at, tail_end - 1)
+  head_at, tail_at = head_end + 1, tail_end + 1
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], seq .. '-0', 'f', frame)
   frames[i] = frame
 end
@@ -37,8 +45,10 @@ export const REDIS_EVENT_LOG_DEFAULTS = {
 
 /** The appends to one session waiting for the end of this tick: each frame's JSON around its seq, and who waits. */
 interface PendingBatch {
-  /** Head and tail of each frame's JSON, in order. */
-  parts: string[];
+  /** Each frame's JSON up to its seq, in order (JSON text holds no raw newline, so they join by newlines). */
+  heads: string[];
+  /** What follows each frame's seq. */
+  tails: string[];
   waiters: Waiter[];
 }
 
@@ -74,7 +84,8 @@ type RedisWithScripts = Redis & {
     ttlMs: number,
     count: number,
     counterTtlMs: number,
-    ...frames: string[]
+    heads: string,
+    tails: string,
   ): Promise<number>;
   eventLogRaise(seqKey: string, afterSeq: number, counterTtlMs: number): Promise<number>;
 };
@@ -118,8 +129,9 @@ export class RedisEventLog implements EventLog {
     const ts = new Date().toISOString();
     return new Promise((resolve, reject) => {
       const batch = this.batch(sessionId);
-      const at = batch.parts.length / 2;
-      pushFrame(batch.parts, sessionId, body, tailOf(ts));
+      const at = batch.heads.length;
+      batch.heads.push(frameHead(sessionId, body));
+      batch.tails.push(tailOf(ts));
       batch.waiters.push({
         at,
         count: 1,
@@ -135,8 +147,11 @@ export class RedisEventLog implements EventLog {
     const tail = tailOf(new Date().toISOString());
     return new Promise((resolve, reject) => {
       const batch = this.batch(sessionId);
-      const at = batch.parts.length / 2;
-      for (const body of bodies) pushFrame(batch.parts, sessionId, body, tail);
+      const at = batch.heads.length;
+      for (const body of bodies) {
+        batch.heads.push(frameHead(sessionId, body));
+        batch.tails.push(tail);
+      }
       batch.waiters.push({ at, count: bodies.length, settle: () => resolve(), fail: reject });
     });
   }
@@ -145,7 +160,7 @@ export class RedisEventLog implements EventLog {
   private batch(sessionId: string): PendingBatch {
     let batch = this.batches.get(sessionId);
     if (!batch) {
-      batch = { parts: [], waiters: [] };
+      batch = { heads: [], tails: [], waiters: [] };
       this.batches.set(sessionId, batch);
       process.nextTick(() => this.flush(sessionId));
     }
@@ -157,12 +172,14 @@ export class RedisEventLog implements EventLog {
     if (!batch) return;
     this.batches.delete(sessionId);
     const { maxBatch } = REDIS_EVENT_LOG_DEFAULTS;
-    const frames = batch.parts.length / 2;
+    const frames = batch.heads.length;
     // One script per `maxBatch` frames; each answers the seq of its first frame.
     const scripts: Promise<number>[] = [];
     for (let start = 0; start < frames; start += maxBatch) {
       const count = Math.min(maxBatch, frames - start);
-      const parts = start === 0 && count === frames ? batch.parts : batch.parts.slice(start * 2, (start + count) * 2);
+      const whole = start === 0 && count === frames;
+      const heads = whole ? batch.heads : batch.heads.slice(start, start + count);
+      const tails = whole ? batch.tails : batch.tails.slice(start, start + count);
       scripts.push(
         this.redis.eventLogAppend(
           this.seqKey(sessionId),
@@ -172,7 +189,8 @@ export class RedisEventLog implements EventLog {
           this.limits.retentionAfterAppendMs,
           count,
           this.limits.counterTtlMs,
-          ...parts,
+          heads.join('\n'),
+          tails.join('\n'),
         ),
       );
     }
@@ -236,9 +254,9 @@ export class RedisEventLog implements EventLog {
   }
 }
 
-/** The frame's JSON up to its seq, in the spec's envelope order (type, session_id, payload, seq, ts); `tail` follows the seq. */
-function pushFrame(parts: string[], sessionId: string, body: SessionFrameBody, tail: string): void {
-  parts.push(`{"type":${JSON.stringify(body.type)},"session_id":${JSON.stringify(sessionId)},"payload":${JSON.stringify(body.payload)},"seq":`, tail);
+/** The frame's JSON up to its seq, in the spec's envelope order (type, session_id, payload, seq, ts); its tail follows the seq. */
+function frameHead(sessionId: string, body: SessionFrameBody): string {
+  return `{"type":${JSON.stringify(body.type)},"session_id":${JSON.stringify(sessionId)},"payload":${JSON.stringify(body.payload)},"seq":`;
 }
 
 function tailOf(ts: string): string {
