@@ -615,7 +615,17 @@ it('the same request repeated: one message per Idempotency-Key, idempotent metho
   expect(sessions).toBeGreaterThan(N.repeat);
 }, 600_000);
 
-it('passes: no crash, no 5xx, no hang, refusals in the envelope, RSS back within 20 %', async () => {
-  await expectRunPassed(hub, rssBaselineKiB);
+/**
+ * The short run's RSS bound is looser here than in the other files: its few hundred cases include
+ * bodies up to 1 MiB and 700,000-item arrays, and what the heaps (the main thread's and the worker
+ * threads') and the allocator grow to for them, and keep, is a large share of a small baseline (one
+ * run: +78 MB RSS, while the main heap after a forced GC was 77 MB against 68 MB). Measured on
+ * 2-core machines: 1.22–1.50 alone, 1.60 once in CI beside other jest workers; the full run (9,530
+ * cases) settles at 1.11. A hub that kept what it was sent (~1 MiB a case) would be over 3.
+ */
+const REST_BOUNDS = scaled({ rssRatio: 2 }, {});
+
+it('passes: no crash, no 5xx, no hang, refusals in the envelope, RSS back within 20 % (full run)', async () => {
+  await expectRunPassed(hub, rssBaselineKiB, REST_BOUNDS);
   expect(hub.counts['json-shape']).toBeGreaterThanOrEqual(N.shape);
 }, 120_000);

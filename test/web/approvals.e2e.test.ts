@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
 import { testEnv } from '../helpers/env';
 import { jsonBody, request } from '../helpers/http';
-import { REPO_ROOT, readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
+import { readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { ConsoleWatch, launchBrowser, screenshot, signInThroughForm } from './browser';
 
@@ -39,7 +38,6 @@ async function register(username: string): Promise<void> {
 const as = (username: string) => ({ authorization: `Bearer ${tokens[username]!}` });
 
 beforeAll(async () => {
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/build-web.js')], { cwd: REPO_ROOT, stdio: 'inherit' });
   const workDir = makeTempDir();
   hub = spawnService(testEnv(path.join(workDir, 'data'), GENEROUS_RATE_LIMITS), { cwd: workDir });
   base = await readyUrl(hub);

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -9,7 +8,6 @@ import { BOT_TOKEN, WEBHOOK_SECRET } from '../adapters/telegram/telegram-harness
 import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
 import { testEnv } from '../helpers/env';
 import { LogCapture } from '../helpers/log-capture';
-import { REPO_ROOT } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { registerUser } from '../helpers/users';
 import { ConsoleWatch, launchBrowser, screenshot, signInThroughForm } from './browser';
@@ -37,7 +35,6 @@ let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/build-web.js')], { cwd: REPO_ROOT, stdio: 'inherit' });
   await telegram.start();
   const cwd = makeTempDir();
   writeFileSync(path.join(cwd, 'config.yaml'), 'channels:\n  telegram:\n    mode: webhook\n');

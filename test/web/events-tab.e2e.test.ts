@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -6,7 +5,7 @@ import { FakeSlackApi } from '../fakes/slack-api';
 import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
 import { testEnv } from '../helpers/env';
 import { jsonBody, request } from '../helpers/http';
-import { REPO_ROOT, readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
+import { readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { ConsoleWatch, launchBrowser, screenshot, signInThroughForm } from './browser';
 import { lowContrastButtons, lowContrastText } from './contrast';
@@ -33,7 +32,6 @@ let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/build-web.js')], { cwd: REPO_ROOT, stdio: 'inherit' });
   slack = new FakeSlackApi();
   await slack.start();
   const workDir = makeTempDir();

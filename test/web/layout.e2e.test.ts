@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
 import { testEnv } from '../helpers/env';
 import { jsonBody, request } from '../helpers/http';
-import { REPO_ROOT, readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
+import { readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { ConsoleWatch, launchBrowser, screenshot } from './browser';
 import { lowContrastButtons, lowContrastText, readContrast, MIN_TEXT_CONTRAST } from './contrast';
@@ -29,7 +28,6 @@ let browser: Browser;
 let chatPath: string;
 
 beforeAll(async () => {
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/build-web.js')], { cwd: REPO_ROOT, stdio: 'inherit' });
   const workDir = makeTempDir();
   hub = spawnService(testEnv(path.join(workDir, 'data'), GENEROUS_RATE_LIMITS), { cwd: workDir });
   base = await readyUrl(hub);

@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
 import { testEnv } from '../helpers/env';
-import { REPO_ROOT, readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
+import { readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { TEST_SERVER } from '../mcp/mcp-servers';
 import { ConsoleWatch, launchBrowser, newContext, screenshot, signInThroughForm } from './browser';
@@ -23,7 +22,6 @@ let page: Page;
 let serverDir: string;
 
 beforeAll(async () => {
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/build-web.js')], { cwd: REPO_ROOT, stdio: 'inherit' });
   const workDir = makeTempDir();
   serverDir = makeTempDir();
   writeFileSync(

@@ -1,7 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { REPO_ROOT } from '../helpers/process';
 import { removeTempDirs } from '../helpers/temp-dir';
 import { startWebchatHarness, Widget, type WebchatHarness } from '../adapters/webchat/webchat-harness';
 import { ConsoleWatch, launchBrowser, screenshot } from './browser';
@@ -31,7 +28,6 @@ let harness: WebchatHarness;
 let browser: Browser;
 
 beforeAll(async () => {
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/build-web.js')], { cwd: REPO_ROOT, stdio: 'inherit' });
   harness = await startWebchatHarness();
   browser = await launchBrowser();
 });

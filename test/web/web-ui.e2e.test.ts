@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -6,7 +5,7 @@ import { FakeOpenAiServer, openAiChunk, openAiTextReply } from '../fakes/openai-
 import type { ScriptedReply } from '../fakes/scripted-http-server';
 import { GENEROUS_RATE_LIMITS } from '../helpers/auth-service';
 import { testEnv } from '../helpers/env';
-import { REPO_ROOT, readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
+import { readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dir';
 import { ConsoleWatch, launchBrowser, newContext, screenshot } from './browser';
 
@@ -29,8 +28,6 @@ let page: Page;
 const ADMIN = { username: 'ada', email: 'ada@example.com', password: 'correct horse battery' };
 
 beforeAll(async () => {
-  // The UI bundle (skipped when web/ did not change); dist/src is built by jest's global setup.
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/build-web.js')], { cwd: REPO_ROOT, stdio: 'inherit' });
   const modelUrl = await model.start();
   workDir = makeTempDir();
   writeFileSync(path.join(workDir, 'config.yaml'), 'llm:\n  max_retries: 0\n');

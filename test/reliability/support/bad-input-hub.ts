@@ -422,7 +422,7 @@ export interface RunBounds {
 
 export async function expectRunPassed(hub: BadInputHub, rssBaselineKiB: number, bounds: RunBounds = {}): Promise<void> {
   const health = await hub.stopProbe();
-  const rssAfterKiB = await hub.settledRss(rssBaselineKiB);
+  const rssAfterKiB = await hub.settledRss(rssBaselineKiB, bounds.rssRatio ?? PASS_BOUNDS.rssRatio);
   console.log(
     hub.summary({
       seed: SEED,
