@@ -138,7 +138,9 @@ export async function callModel(
   state: TurnState,
   knownInputTokens?: number,
 ): Promise<{ text: string; calls: ToolCall[] }> {
-  let text = '';
+  // The answer's pieces, joined once at the end: `text +=` per token made a chain of one string
+  // object per token that lives as long as the answer (a long stream's largest survivor of young-generation GCs).
+  const pieces: string[] = [];
   const calls: ToolCall[] = [];
   let usage: Usage | null = null;
   const specs = tools?.specs() ?? [];
@@ -151,7 +153,7 @@ export async function callModel(
       if (chunk.type === 'usage') usage = { inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens };
       else if (chunk.type === 'tool_call') calls.push(chunk.call);
       else {
-        text += chunk.text;
+        pieces.push(chunk.text);
         if (!stream) continue;
         if (!state.writing) {
           state.writing = true;
@@ -163,6 +165,7 @@ export async function callModel(
     if (events.length > 0) await ports.emitAll(events);
   }
   ports.signal.throwIfAborted();
+  const text = pieces.join('');
   // A provider that reports no usage is counted here with the same tokenizer.
   state.usage.inputTokens += usage?.inputTokens ?? knownInputTokens ?? messages.reduce((sum, message) => sum + countTokens(message.content), 0);
   state.usage.outputTokens += usage?.outputTokens ?? countTokens(text) + calls.reduce((sum, call) => sum + countTokens(call.arguments), 0);

@@ -1,4 +1,5 @@
 import { AppError } from '../core/errors';
+import type { ToolSpec } from '../agent/provider';
 import type { ToolBox, ToolCatalog } from '../agent/tool-box';
 import { pinsTool } from '../agent/tools/pins';
 import type { Tool } from '../agent/tools/tool';
@@ -133,11 +134,23 @@ export class SessionTools {
     );
     const tools = this.catalog.list().filter((tool) => allowed.has(tool.name));
     return {
-      specs: () => tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
+      specs: () => tools.map(specOf),
       get: (name) => (allowed.has(name) ? this.catalog.get(name) : undefined),
       validate: (name, raw) => this.catalog.validate(name, raw),
     };
   }
+}
+
+/** Each tool's spec, made once: a provider keeps the JSON it sends for a spec with the spec object (a tool never changes once made). */
+const SPECS = new WeakMap<Tool, ToolSpec>();
+
+function specOf(tool: Tool): ToolSpec {
+  let spec = SPECS.get(tool);
+  if (!spec) {
+    spec = { name: tool.name, description: tool.description, parameters: tool.parameters };
+    SPECS.set(tool, spec);
+  }
+  return spec;
 }
 
 function pinReason(tool: Tool, pinnedBy: string | undefined): string {

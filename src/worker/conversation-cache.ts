@@ -44,6 +44,16 @@ function jsonLength(value: unknown): number {
   return value === null || value === undefined ? 0 : (JSON.stringify(value)?.length ?? 0);
 }
 
+/**
+ * The messages after `ordinal`, of messages in ordinal order (as read, and as kept): those before it
+ * are a prefix, cut once (a filter over a long session's window was a per-turn cost of its own).
+ */
+export function messagesAfter(messages: readonly MessageRecord[], ordinal: number): readonly MessageRecord[] {
+  let first = 0;
+  while (first < messages.length && messages[first]!.ordinal <= ordinal) first += 1;
+  return first === 0 ? messages : messages.slice(first);
+}
+
 interface Entry {
   /** The session's `updated_at` as this worker's last write left it (ms). */
   updatedAt: number;
@@ -78,8 +88,7 @@ export class ConversationCache {
   join(sessionId: string, updatedAt: Date, memoryThrough: number | null, fresh: readonly MessageRecord[]): MessageRecord[] | null {
     const entry = this.entries.get(sessionId);
     if (!entry || entry.updatedAt !== updatedAt.getTime()) return null;
-    const after = memoryThrough ?? 0;
-    return [...entry.messages.filter((message) => message.ordinal > after), ...fresh];
+    return [...messagesAfter(entry.messages, memoryThrough ?? 0), ...fresh];
   }
 
   /** Keeps the conversation as this worker leaves it (its reply included) and the `updated_at` it wrote. */

@@ -6,6 +6,7 @@ import type { MessageRecord, SessionRecord } from '../db/turn-store';
 import type { RouteDecision } from '../routing/router';
 import type { TurnRecord } from '../turns/turn-lifecycle';
 import type { TurnPlan } from './conversation';
+import { messagesAfter } from './conversation-cache';
 
 /** What a turn produced, ready to be stored. */
 export interface TurnResult {
@@ -81,5 +82,5 @@ export function keptConversation(
   const { state, result, plan, session } = turn;
   if (state.calls > 0 || result.command || !plan.asStored || messagesWaited) return null;
   const through = result.compaction?.through ?? session.memory_through ?? 0;
-  return [...messages.filter((message) => message.ordinal > through), reply];
+  return [...messagesAfter(messages, through), reply];
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageRecord } from '../../src/db/turn-store';
-import { CONVERSATION_CACHE_DEFAULTS, ConversationCache, messageBytes } from '../../src/worker/conversation-cache';
+import { CONVERSATION_CACHE_DEFAULTS, ConversationCache, messageBytes, messagesAfter } from '../../src/worker/conversation-cache';
 
 /** The worker's conversation cache is bounded by sessions and by bytes (the whole of it, whatever the messages carry). */
 function message(sessionId: string, ordinal: number, fields: Partial<MessageRecord> = {}): MessageRecord {
@@ -105,4 +105,30 @@ it('holds sixteen 500-message sessions taking turns in rotation with the default
   for (let round = 0; round < 2; round += 1) for (const sessionId of sessions) cache.keep(sessionId, at, history(sessionId));
   // Least recently used goes first: had the limits held fewer than sixteen, every turn of the rotation would miss.
   expect(sessions.map((sessionId) => cache.readAfter(sessionId))).toEqual(sessions.map(() => 500));
+});
+
+it('joins the kept messages after the memory summary with the fresh ones, in order', () => {
+  const cache = new ConversationCache();
+  const id = randomUUID();
+  const kept = [1, 2, 3, 4].map((ordinal) => message(id, ordinal));
+  cache.keep(id, updatedAt, kept);
+  const fresh = [message(id, 5)];
+  const ordinals = (messages: readonly MessageRecord[] | null) => messages?.map((row) => row.ordinal);
+  expect(ordinals(cache.join(id, updatedAt, null, fresh))).toEqual([1, 2, 3, 4, 5]);
+  expect(ordinals(cache.join(id, updatedAt, 2, fresh))).toEqual([3, 4, 5]);
+  expect(ordinals(cache.join(id, updatedAt, 4, fresh))).toEqual([5]);
+  expect(ordinals(cache.join(id, updatedAt, 9, []))).toEqual([]);
+  // Another writer touched the session: not trusted.
+  expect(cache.join(id, new Date(updatedAt.getTime() + 1), null, fresh)).toBeNull();
+  // The kept array itself is never handed out to be changed.
+  expect(cache.join(id, updatedAt, null, [])).not.toBe(kept);
+});
+
+it('messagesAfter cuts the prefix at or before the ordinal, and returns the array itself when nothing is cut', () => {
+  const rows = [3, 5, 8].map((ordinal) => message('s', ordinal));
+  expect(messagesAfter(rows, 0)).toBe(rows);
+  expect(messagesAfter(rows, 5).map((row) => row.ordinal)).toEqual([8]);
+  expect(messagesAfter(rows, 4).map((row) => row.ordinal)).toEqual([5, 8]);
+  expect(messagesAfter(rows, 8)).toEqual([]);
+  expect(messagesAfter([], 3)).toEqual([]);
 });

@@ -124,6 +124,30 @@ describe('OpenAI-compatible provider against a fake server (real openai SDK)', (
     ]);
   });
 
+  it('sends a conversation reused across turns whole each time (each message serialised once, its JSON kept with it)', async () => {
+    server.enqueue(openAiTextReply(['One.']));
+    server.enqueue(openAiTextReply(['Two.']));
+    const first = [{ role: 'system' as const, content: 'Be brief.' }, ...hello];
+    const client = provider();
+    await collect(client, { messages: first, tools: [WEATHER_TOOL] });
+    // The next turn: the same message objects, then the reply and a new question.
+    const second = [...first, { role: 'assistant' as const, content: 'One.' }, { role: 'user' as const, content: 'And "then"?\n' }];
+    await collect(client, { messages: second, tools: [WEATHER_TOOL] });
+    expect(server.requests.map((request) => request.headers['content-type'])).toEqual(['application/json', 'application/json']);
+    expect(server.requests[1].body).toEqual({
+      model: 'fake-model',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hello?' },
+        { role: 'assistant', content: 'One.' },
+        { role: 'user', content: 'And "then"?\n' },
+      ],
+      tools: [{ type: 'function', function: WEATHER_TOOL }],
+    });
+  });
+
   it('reports a closed port as unreachable, quickly, even with a retry', async () => {
     const port = await closedPort();
     const started = Date.now();
