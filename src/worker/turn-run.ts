@@ -128,7 +128,7 @@ export class TurnRun {
 
   /** What the turn answers and its prompt rows, given the messages that waited (see planTurn). */
   private async plan(session: SessionRecord, messages: MessageRecord[], userMessage: MessageRecord): Promise<TurnPlan> {
-    const newerWaiting = messages.some((row) => row.role === 'user' && row.ordinal > userMessage.ordinal);
+    const newerWaiting = hasNewerUserMessage(messages, userMessage.ordinal);
     const collect =
       newerWaiting && midTurnPolicy(session.channel, await this.deps.routing.workflowById(session.active_workflow_id), this.deps.midTurnDefault) === 'collect';
     return planTurn(messages, session.answered_through ?? 0, userMessage, collect);
@@ -220,4 +220,12 @@ export class TurnRun {
       'turn ended',
     );
   }
+}
+
+/** A user message after `ordinal`: the rows are in ordinal order (as loaded), so only their tail is looked at, not a long session's every row. */
+function hasNewerUserMessage(messages: readonly MessageRecord[], ordinal: number): boolean {
+  for (let index = messages.length - 1; index >= 0 && messages[index]!.ordinal > ordinal; index -= 1) {
+    if (messages[index]!.role === 'user') return true;
+  }
+  return false;
 }
