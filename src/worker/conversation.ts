@@ -162,6 +162,41 @@ export interface TurnPlan {
  * backlog) or when `collect`; otherwise they are left out, for their own turns.
  */
 export function planTurn(messages: readonly MessageRecord[], answeredThrough: number, current: MessageRecord, collect: boolean): TurnPlan {
+  return plainTurn(messages, answeredThrough, current) ?? regroupedTurn(messages, answeredThrough, current, collect);
+}
+
+/**
+ * The usual turn, planned in one pass without maps: nothing else waits, every user message is a turn
+ * of its own, and every other row belongs to the user message just before it (or to no turn). Then
+ * each row's position (regroupedTurn's `keyOf`) is that user message's ordinal, or the row's own, and
+ * the rows are in order when those never decrease. Null when the turn is not such a one.
+ */
+function plainTurn(messages: readonly MessageRecord[], answeredThrough: number, current: MessageRecord): TurnPlan | null {
+  let lastUser: MessageRecord | null = null;
+  let previousKey = -Infinity;
+  let currentSeen = false;
+  for (const row of messages) {
+    let key: number;
+    if (row.role === 'user') {
+      if (row.turn_id !== row.id || (row !== current && row.ordinal > answeredThrough)) return null;
+      currentSeen ||= row === current;
+      lastUser = row;
+      key = row.ordinal;
+    } else {
+      const turn = row.turn_id ?? row.reply_to;
+      if (!turn) key = row.ordinal;
+      else if (lastUser && turn === lastUser.id) key = lastUser.ordinal;
+      else return null;
+    }
+    if (key < previousKey) return null;
+    previousKey = key;
+  }
+  if (!currentSeen) return null;
+  return { rows: [...messages], merged: [], last: current, waitingOrdinals: [], asStored: true };
+}
+
+/** The plan of any turn: waiting messages merged or left, each turn's rows grouped at its position. */
+export function regroupedTurn(messages: readonly MessageRecord[], answeredThrough: number, current: MessageRecord, collect: boolean): TurnPlan {
   const merged: MessageRecord[] = [];
   const left = new Set<string>();
   const waitingOrdinals: number[] = [];
