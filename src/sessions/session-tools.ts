@@ -1,4 +1,5 @@
 import { AppError } from '../core/errors';
+import { madeOncePer } from '../core/made-once';
 import type { ToolSpec } from '../agent/provider';
 import type { ToolBox, ToolCatalog } from '../agent/tool-box';
 import { pinsTool } from '../agent/tools/pins';
@@ -142,16 +143,7 @@ export class SessionTools {
 }
 
 /** Each tool's spec, made once: a provider keeps the JSON it sends for a spec with the spec object (a tool never changes once made). */
-const SPECS = new WeakMap<Tool, ToolSpec>();
-
-function specOf(tool: Tool): ToolSpec {
-  let spec = SPECS.get(tool);
-  if (!spec) {
-    spec = { name: tool.name, description: tool.description, parameters: tool.parameters };
-    SPECS.set(tool, spec);
-  }
-  return spec;
-}
+const specOf = madeOncePer((tool: Tool): ToolSpec => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
 
 function pinReason(tool: Tool, pinnedBy: string | undefined): string {
   const entry = tool.source ? `${tool.source.server}.${tool.source.tool}` : tool.name;

@@ -1,3 +1,4 @@
+import { madeOncePer } from '../core/made-once';
 import type { MessageRecord } from '../db/turn-store';
 
 export const CONVERSATION_CACHE_DEFAULTS = {
@@ -26,19 +27,14 @@ export const CONVERSATION_CACHE_DEFAULTS = {
  * fields and date; measured ~1.6 KB of heap for a message of 60 characters (Node 20).
  */
 const MESSAGE_OVERHEAD_BYTES = 1_536;
-/** Each message's estimate, made once (the same records are kept turn after turn). */
-const sizes = new WeakMap<MessageRecord, number>();
-
-/** A message's size, estimated: two bytes per UTF-16 unit of its text and JSON, plus the record's overhead. */
-export function messageBytes(message: MessageRecord): number {
-  let bytes = sizes.get(message);
-  if (bytes === undefined) {
-    const units = message.content.length + jsonLength(message.metadata) + jsonLength(message.tool_calls);
-    bytes = 2 * units + MESSAGE_OVERHEAD_BYTES;
-    sizes.set(message, bytes);
-  }
-  return bytes;
-}
+/**
+ * A message's size, estimated: two bytes per UTF-16 unit of its text and JSON, plus the record's
+ * overhead. Made once per record (the same records are kept turn after turn).
+ */
+export const messageBytes = madeOncePer((message: MessageRecord): number => {
+  const units = message.content.length + jsonLength(message.metadata) + jsonLength(message.tool_calls);
+  return 2 * units + MESSAGE_OVERHEAD_BYTES;
+});
 
 function jsonLength(value: unknown): number {
   return value === null || value === undefined ? 0 : (JSON.stringify(value)?.length ?? 0);

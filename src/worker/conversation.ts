@@ -1,4 +1,5 @@
 import { parseCommand } from '../agent/commands';
+import { madeOncePer } from '../core/made-once';
 import { messageTokens, type MemoryEntry } from '../agent/memory';
 import type { ChatMessage, ToolCall } from '../agent/provider';
 import type { ToolOutcome } from '../agent/tool-executor';
@@ -11,17 +12,13 @@ export function isCommand(row: Pick<MessageRecord, 'role' | 'content' | 'metadat
 }
 
 /** Each row's entry (null: not conversation), made once per row object: a worker's cached rows are reused turn after turn. */
-const entryOf = new WeakMap<MessageRecord, MemoryEntry | null>();
+const entryOf = madeOncePer((row: MessageRecord): MemoryEntry | null => (row.role === 'system' || isCommand(row) ? null : toEntry(row)));
 
 /** The conversation the model sees, oldest first: commands and system notes left out, token counts as stored. */
 export function conversationEntries(rows: readonly MessageRecord[]): MemoryEntry[] {
   const entries: MemoryEntry[] = [];
   for (const row of rows) {
-    let entry = entryOf.get(row);
-    if (entry === undefined) {
-      entry = row.role === 'system' || isCommand(row) ? null : toEntry(row);
-      entryOf.set(row, entry);
-    }
+    const entry = entryOf(row);
     if (entry) entries.push(entry);
   }
   return entries;

@@ -1,28 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageRecord } from '../../src/db/turn-store';
+import { messageRecord } from '../helpers/message-record';
 import { CONVERSATION_CACHE_DEFAULTS, ConversationCache, messageBytes, messagesAfter } from '../../src/worker/conversation-cache';
 
 /** The worker's conversation cache is bounded by sessions and by bytes (the whole of it, whatever the messages carry). */
 function message(sessionId: string, ordinal: number, fields: Partial<MessageRecord> = {}): MessageRecord {
-  return {
-    ordinal,
-    id: randomUUID(),
-    session_id: sessionId,
-    role: 'user',
-    content: 'hello there',
-    tool_calls: [],
-    input_tokens: 0,
-    output_tokens: 0,
-    token_count: null,
-    workflow_id: null,
-    mode: null,
-    metadata: {},
-    reply_to: null,
-    turn_id: null,
-    sender: null,
-    created_at: new Date(),
-    ...fields,
-  };
+  return messageRecord({ ordinal, id: randomUUID(), session_id: sessionId, created_at: new Date(), ...fields });
 }
 
 const updatedAt = new Date('2026-11-26T12:00:00Z');

@@ -1,27 +1,18 @@
 import fc from 'fast-check';
 import type { MessageRecord } from '../../src/db/turn-store';
 import { planTurn, regroupedTurn } from '../../src/worker/conversation';
+import { messageRecord } from '../helpers/message-record';
 
 /** A stored row: ids are `m<ordinal>`, so a row's turn is named by the ordinal of its user message. */
 function row(ordinal: number, role: MessageRecord['role'], turn: number | null, replyTo: number | null = null): MessageRecord {
-  return {
+  return messageRecord({
     ordinal,
     id: `m${ordinal}`,
-    session_id: 's',
     role,
     content: `${role} ${ordinal}`,
-    tool_calls: [],
-    input_tokens: 0,
-    output_tokens: 0,
-    token_count: null,
-    workflow_id: null,
-    mode: null,
-    metadata: {},
     reply_to: replyTo === null ? null : `m${replyTo}`,
     turn_id: turn === null ? null : `m${turn}`,
-    sender: null,
-    created_at: new Date(0),
-  };
+  });
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   type ToolSpec,
 } from '../provider';
 import type { EventSourceMessage } from 'eventsource-parser';
+import { madeOncePer } from '../../core/made-once';
 import { createLeanFetch } from './lean-fetch';
 import { sseBatches } from './sse-reader';
 import { StreamGuard } from './stream-guard';
@@ -205,27 +206,12 @@ export function requestBody(model: string, messages: readonly ChatMessage[], too
   return `{"model":${JSON.stringify(model)},"messages":[${parts.join(',')}],"stream":true,"stream_options":{"include_usage":true}${toolsField}}`;
 }
 
-const MESSAGE_JSON = new WeakMap<ChatMessage, string>();
-const TOOL_JSON = new WeakMap<ToolSpec, string>();
+const messageJson = madeOncePer((message: ChatMessage) => JSON.stringify(toOpenAiMessage(message)));
 
-function messageJson(message: ChatMessage): string {
-  let json = MESSAGE_JSON.get(message);
-  if (json === undefined) {
-    json = JSON.stringify(toOpenAiMessage(message));
-    MESSAGE_JSON.set(message, json);
-  }
-  return json;
-}
-
-function toolJson(tool: ToolSpec): string {
-  let json = TOOL_JSON.get(tool);
-  if (json === undefined) {
-    const param: ChatCompletionTool = { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
-    json = JSON.stringify(param);
-    TOOL_JSON.set(tool, json);
-  }
-  return json;
-}
+const toolJson = madeOncePer((tool: ToolSpec) => {
+  const param: ChatCompletionTool = { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+  return JSON.stringify(param);
+});
 
 function toOpenAiMessage(message: ChatMessage): ChatCompletionMessageParam {
   switch (message.role) {
