@@ -70,14 +70,14 @@ export function createApp(options: AppOptions): App {
   app.use(requestId());
   if (options.metrics) app.use(requestMetrics(options.metrics));
   app.use(accessLog(logger, { quietPrefixes: [`${API_PREFIX}/health`, METRICS_PATH] }));
-  if (options.metricsEndpoint) app.use(METRICS_PATH, labelled(METRICS_PATH), options.metricsEndpoint);
+  if (options.metricsEndpoint) app.use(METRICS_PATH, labelled(METRICS_PATH, options.metricsEndpoint));
   app.use(refuseWhileDraining(lifecycle));
   app.use(corsForAllowedOrigins(config));
   if (options.rateLimit) app.use(options.rateLimit);
   for (const route of options.rawRoutes ?? []) {
     // `/` is the web UI's catch-all (it passes on what is not its own): it names no route.
     if (route.path === '/') app.use(route.path, route.handler);
-    else app.use(route.path, labelled(route.path), route.handler);
+    else app.use(route.path, labelled(route.path, route.handler));
   }
   app.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(bodyGuard());
@@ -88,18 +88,22 @@ export function createApp(options: AppOptions): App {
   for (const register of options.modules ?? []) register(api);
   const openapi = buildOpenApiDocument(api.registry);
 
-  app.use(API_PREFIX, docsRouter(openapi));
   app.use(API_PREFIX, api.finish());
+  // After the API: its requests never test the docs' paths (no endpoint shares them).
+  app.use(API_PREFIX, docsRouter(openapi));
   app.use(notFound());
   app.use(answerError);
   return { express: app, openapi };
 }
 
-/** Names a raw route's requests by its mount path (metrics and access log), as the API router does with templates. */
-function labelled(route: string): RequestHandler {
-  return (_req, res, next) => {
+/**
+ * Names a route's requests by its mount path (metrics and access log), as the API router does with
+ * templates. One layer with the handler: each layer is one more path match for every request.
+ */
+function labelled(route: string, handler: RequestHandler): RequestHandler {
+  return (req, res, next) => {
     res.locals.route ??= route;
-    next();
+    return handler(req, res, next);
   };
 }
 
