@@ -46,7 +46,7 @@ interface Measured {
   p99: number;
 }
 
-async function measure(hub: HubUnderTest, sockets: number, turnsPerSocket: number): Promise<Measured> {
+export async function measure(hub: HubUnderTest, sockets: number, turnsPerSocket: number): Promise<Measured> {
   const { urls } = await hub.sessions(sockets);
   const before = await hub.cpu();
   const run: TurnRun = await driveTurns(urls, hub.headers, turnsPerSocket);

@@ -1,6 +1,7 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { LogLevel } from '../config';
+import { pathRedactor } from './path-redactor';
 import { REDACTED, REDACTED_LOG_PATHS } from './redact';
 
 export type { Logger } from 'pino';
@@ -26,15 +27,23 @@ export function createLogger(options: LoggerOptions): Logger {
   const primary: DestinationStream =
     options.destination ?? (usePretty ? pretty({ colorize: true, sync: true, ignore: 'pid,hostname' }) : pino.destination({ sync: false }));
   const streams = [primary, ...(options.extraStreams ?? [])];
-  return pino(
+  // pino's `redact` paths, compiled once (path-redactor.ts says why not pino's own): the line's
+  // fields, after the mixin's, and a child logger's bindings.
+  const redact = pathRedactor([...REDACTED_LOG_PATHS, ...(options.redactPaths ?? [])], REDACTED);
+  const logger = pino(
     {
       name: options.name,
       level: options.level,
-      redact: { paths: [...REDACTED_LOG_PATHS, ...(options.redactPaths ?? [])], censor: REDACTED },
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: { level: (label) => ({ level: label }), log: redact, bindings: redact },
       ...(options.mixin ? { mixin: options.mixin } : {}),
     },
     streams.length === 1 ? primary : pino.multistream(streams.map((stream) => ({ stream, level: 'trace' as const }))),
   );
+  // A child's bindings are redacted too: pino gives children no bindings formatter of their own.
+  const childOf = logger.child;
+  logger.child = function redactedChild(this: Logger, bindings, childOptions) {
+    return childOf.call(this, redact(bindings), childOptions);
+  } as Logger['child'];
+  return logger;
 }

@@ -1,4 +1,5 @@
 import { createLogger } from '../../src/logs/logger';
+import { pathRedactor } from '../../src/logs/path-redactor';
 import { redactSecretQueryValues, redactUrlCredentials } from '../../src/logs/redact';
 import { startTestApp } from '../helpers/http';
 import { LogCapture } from '../helpers/log-capture';
@@ -68,6 +69,44 @@ describe('the logger', () => {
     expect(capture.entries()[0]).toMatchObject({ password: '[redacted]', user: { password: '[redacted]', name: 'ann' }, name: 'test' });
   });
 
+  it("redacts request headers by path (bracketed names, a channel's own secret headers), an error's secret fields and a child's bindings", () => {
+    const capture = new LogCapture();
+    const logger = createLogger({ level: 'info', format: 'json', name: 'test', destination: capture, redactPaths: ['req.headers["x-slack-signature"]'] });
+    const headers = {
+      authorization: 'Bearer canary-a',
+      cookie: 'canary-c',
+      'x-api-key': 'canary-k',
+      'x-slack-signature': 'canary-s',
+      accept: 'application/json',
+    };
+    logger.info({ req: { method: 'POST', headers }, handshake: { 'sec-websocket-protocol': 'bearer, canary-p' } }, 'request');
+    const failure = Object.assign(new TypeError('boom'), { token: 'canary-e', code: 'E_BOOM' });
+    logger.error({ err: failure }, 'failed');
+    logger.child({ bot_token: 'canary-b', component: 'x' }).child({ secret: 'canary-g' }).info('from a grandchild');
+    expect(capture.text).not.toMatch(/canary/);
+    const [request, failed, child] = capture.entries();
+    expect(request).toMatchObject({
+      req: {
+        method: 'POST',
+        headers: {
+          authorization: '[redacted]',
+          cookie: '[redacted]',
+          'x-api-key': '[redacted]',
+          'x-slack-signature': '[redacted]',
+          accept: 'application/json',
+        },
+      },
+      handshake: { 'sec-websocket-protocol': '[redacted]' },
+    });
+    // The error is logged as pino logs errors (class, message, stack, own fields), its secret hidden…
+    expect(failed!.err).toMatchObject({ type: 'TypeError', message: 'boom', token: '[redacted]', code: 'E_BOOM' });
+    expect((failed!.err as { stack: string }).stack).toMatch(/^TypeError: boom/);
+    expect(child).toMatchObject({ bot_token: '[redacted]', secret: '[redacted]', component: 'x', msg: 'from a grandchild' });
+    // …and nothing the caller holds is changed.
+    expect(failure.token).toBe('canary-e');
+    expect(headers.authorization).toBe('Bearer canary-a');
+  });
+
   it('filters by level', () => {
     const capture = new LogCapture();
     const logger = createLogger({ level: 'warn', format: 'json', name: 'test', destination: capture });
@@ -100,5 +139,41 @@ describe('access log lines', () => {
     expect(line).toMatchObject({ req: { url: '/ws/v1/logs?token=[redacted]&level=INFO', method: 'GET' }, res: { status: 404 } });
     // The line names the request: method, path (no query), status, duration.
     expect(line!.msg).toMatch(/^GET \/ws\/v1\/logs 404 \d+ ms$/);
+  });
+});
+
+describe("pathRedactor (pino's path forms, compiled once)", () => {
+  const redact = pathRedactor(['password', '*.password', 'req.headers.authorization', 'req["x-y"].z', "*['x-api-key']"], '[redacted]');
+
+  it('censors the paths named, at the depth named, and copies only what it changes', () => {
+    const line = {
+      password: 'a',
+      user: { password: 'b', name: 'n', deep: { password: 'kept' } },
+      req: { headers: { authorization: 'c', host: 'h' }, 'x-y': { z: 'd' } },
+      list: [{ password: 'kept' }],
+    };
+    const redacted = redact(line);
+    expect(redacted).toEqual({
+      password: '[redacted]',
+      user: { password: '[redacted]', name: 'n', deep: { password: 'kept' } },
+      req: { headers: { authorization: '[redacted]', host: 'h' }, 'x-y': { z: '[redacted]' } },
+      list: [{ password: 'kept' }],
+    });
+    expect(redacted.list).toBe(line.list);
+    expect(line.user.password).toBe('b');
+    const clean = { msg: 'nothing secret', user: { name: 'n' } };
+    expect(redact(clean)).toBe(clean);
+  });
+
+  it('a wildcard applies under a key that other paths name too', () => {
+    expect(redact({ req: { password: 'p', 'x-api-key': 'k', method: 'GET' } })).toEqual({
+      req: { password: '[redacted]', 'x-api-key': '[redacted]', method: 'GET' },
+    });
+  });
+
+  it('refuses a path it cannot read rather than redact nothing', () => {
+    expect(() => pathRedactor(['a..b'], 'x')).toThrow(/cannot read/);
+    expect(() => pathRedactor(['a.*.b'], 'x')).toThrow(/a \* only first/);
+    expect(() => pathRedactor(['a["b]'], 'x')).toThrow(/cannot read/);
   });
 });
