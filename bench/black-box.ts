@@ -6,7 +6,9 @@
  * model (turns/s ratio) and a bare express route (REST ratio). docs/performance.md, "Black-box run",
  * gives the commands that start the model server and the hub.
  *
- *   node dist/bench/black-box.js <hub URL> <hub pid> [--model-times=<URL>] [--runs=3] [--duration=5]
+ *   node dist/bench/black-box.js <hub URL> <hub pid> [--model-times=<URL>] [--runs=3] [--duration=5] [--log-level=info]
+ *
+ * `--log-level`: the hub's own (default info, config.yaml's), given to the in-process reference hub.
  *
  * The hub must let one address register a user and send ~10,000 requests a second
  * (SERVICE_RATE_LIMIT_DEFAULT, SERVICE_RATE_LIMIT_AUTH_REGISTER); its model answers 20 tokens.
@@ -28,17 +30,20 @@ interface Arguments {
   modelTimesUrl: string | null;
   runs: number;
   durationS: number;
+  /** The reference hub's log level: the hub under test's own (config.yaml's default: info). */
+  logLevel: string;
 }
 
 function parseArguments(argv: string[]): Arguments {
   const flags = new Map<string, string>();
   for (const argument of argv) {
-    const flag = /^--(model-times|runs|duration)=(.+)$/.exec(argument);
+    const flag = /^--(model-times|runs|duration|log-level)=(.+)$/.exec(argument);
     if (flag) flags.set(flag[1]!, flag[2]!);
-    else if (argument.startsWith('--')) throw new Error(`unknown option ${argument} (known: --model-times=URL --runs=N --duration=S)`);
+    else if (argument.startsWith('--')) throw new Error(`unknown option ${argument} (known: --model-times=URL --runs=N --duration=S --log-level=L)`);
   }
   const [base, pid] = argv.filter((argument) => !argument.startsWith('--'));
-  if (!base || !pid || !/^\d+$/.test(pid)) throw new Error('usage: black-box <hub URL> <hub pid> [--model-times=<URL>] [--runs=3] [--duration=5]');
+  if (!base || !pid || !/^\d+$/.test(pid))
+    throw new Error('usage: black-box <hub URL> <hub pid> [--model-times=<URL>] [--runs=3] [--duration=5] [--log-level=info]');
   if (processCpuSeconds(Number(pid)) === 0) throw new Error(`no process ${pid} to read CPU from (/proc/${pid}/stat)`);
   return {
     base: base.replace(/\/$/, ''),
@@ -46,6 +51,7 @@ function parseArguments(argv: string[]): Arguments {
     modelTimesUrl: flags.get('model-times') ?? null,
     runs: Number(flags.get('runs') ?? '3'),
     durationS: Number(flags.get('duration') ?? '5'),
+    logLevel: flags.get('log-level') ?? 'info',
   };
 }
 
@@ -84,7 +90,8 @@ async function main(): Promise<void> {
   const args = parseArguments(process.argv.slice(2));
   const log = (line: string) => process.stderr.write(`  [black-box] ${line}\n`);
   const hub = await outsideHub(args);
-  const reference = await startHubProcess({ variant: 'embedded', answerTokens: TURN_COST_BENCH.answerTokens });
+  // The same hub with the in-process model: configured alike, so its log lines cost what the other's do.
+  const reference = await startHubProcess({ variant: 'embedded', answerTokens: TURN_COST_BENCH.answerTokens, env: { SERVICE_LOG_LEVEL: args.logLevel } });
   const express = await startHubProcess({ variant: 'express' });
   const samples: Record<string, number[]> = {};
   const push = (name: string, value: number) => (samples[name] ??= []).push(value);
@@ -132,7 +139,7 @@ async function main(): Promise<void> {
   const metrics: Metric[] = [
     { name: 'turns at saturation', unit: 'turns/s', samples: samples.turns! },
     {
-      name: 'turns/s ÷ the bench hub with the in-process model',
+      name: `turns/s ÷ the same hub with the in-process model (log level ${args.logLevel})`,
       unit: '×',
       samples: ratio('turns', 'inProcess'),
       goal: { text: `≥ ${realPath.turnsRatio}`, met: (median) => median >= realPath.turnsRatio },
