@@ -69,27 +69,51 @@ function compile(paths: readonly string[]): { root: PathNode; wildcard: PathNode
   return { root, wildcard };
 }
 
-/** A copy that keeps what the value is: an array stays one, an Error keeps its class, message and stack. */
+/**
+ * A copy that keeps what the value is: an array stays one, an Error keeps its class, message and
+ * stack. Every property stays redefinable, so a frozen original's copy can still be censored.
+ */
 function copyOf<T extends object>(value: T): T {
   if (Array.isArray(value)) return value.slice() as T;
-  return Object.defineProperties(Object.create(Object.getPrototypeOf(value) as object | null) as T, Object.getOwnPropertyDescriptors(value));
+  const descriptors = Object.getOwnPropertyDescriptors(value);
+  for (const key of Reflect.ownKeys(descriptors)) descriptors[key as keyof typeof descriptors]!.configurable = true;
+  return Object.create(Object.getPrototypeOf(value) as object | null, descriptors) as T;
 }
 
+/** The value a path node leaves in place of `field` (the same value when nothing under it is censored). */
+function redactedField(field: unknown, child: PathNode, censor: string): unknown {
+  if (child.censored) return censor;
+  if (child.children.size > 0 && typeof field === 'object' && field !== null) return redactUnder(field, child, null, censor);
+  return field;
+}
+
+/**
+ * An object's own keys are looked up in the tree (under the root, a key no path names gets the
+ * wildcard's node); an array's are not walked: only the keys the tree names are looked at, so a
+ * long array in a line costs a few look-ups.
+ */
 function redactUnder<T extends object>(value: T, node: PathNode, fallback: PathNode | null, censor: string): T {
-  let copy: Record<string, unknown> | null = null;
-  for (const key of Object.keys(value)) {
-    const child = node.children.get(key) ?? fallback;
-    if (!child) continue;
-    const field = (value as Record<string, unknown>)[key];
-    if (field === undefined) continue;
-    let replaced: unknown = field;
-    if (child.censored) replaced = censor;
-    else if (child.children.size > 0 && typeof field === 'object' && field !== null) replaced = redactUnder(field, child, null, censor);
-    if (replaced === field) continue;
-    copy ??= copyOf(value) as Record<string, unknown>;
-    copy[key] = replaced;
+  let copy: T | null = null;
+  if (Array.isArray(value)) {
+    for (const [key, child] of node.children) if (Object.prototype.propertyIsEnumerable.call(value, key)) copy = censorField(value, copy, key, child, censor);
+  } else {
+    for (const key of Object.keys(value)) {
+      const child = node.children.get(key) ?? fallback;
+      if (child) copy = censorField(value, copy, key, child, censor);
+    }
   }
-  return (copy as T | null) ?? value;
+  return copy ?? value;
+}
+
+/** `copy` (made on the first change) with `key` censored under `child`; unchanged when nothing is. */
+function censorField<T extends object>(value: T, copy: T | null, key: string, child: PathNode, censor: string): T | null {
+  const field = (value as Record<string, unknown>)[key];
+  if (field === undefined) return copy;
+  const replaced = redactedField(field, child, censor);
+  if (replaced === field) return copy;
+  const target = copy ?? copyOf(value);
+  Object.defineProperty(target, key, { value: replaced, enumerable: true, writable: true, configurable: true });
+  return target;
 }
 
 /** Returns a function that answers the object redacted (the same object when nothing matched). */

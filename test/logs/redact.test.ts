@@ -171,6 +171,24 @@ describe("pathRedactor (pino's path forms, compiled once)", () => {
     });
   });
 
+  it('censors inside a frozen object (in a copy) and does not walk a long array', () => {
+    const frozen = Object.freeze({ password: 'p', name: 'n' });
+    expect(redact({ config: frozen })).toEqual({ config: { password: '[redacted]', name: 'n' } });
+    expect(frozen.password).toBe('p');
+    let walked = false;
+    const items = new Proxy(
+      Array.from({ length: 10_000 }, (_, index) => index),
+      {
+        ownKeys: (target) => {
+          walked = true;
+          return Reflect.ownKeys(target);
+        },
+      },
+    );
+    expect(redact({ items }).items).toBe(items);
+    expect(walked).toBe(false);
+  });
+
   it('refuses a path it cannot read rather than redact nothing', () => {
     expect(() => pathRedactor(['a..b'], 'x')).toThrow(/cannot read/);
     expect(() => pathRedactor(['a.*.b'], 'x')).toThrow(/a \* only first/);
