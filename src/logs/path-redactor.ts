@@ -3,7 +3,7 @@
  * a tree once. A line is checked key by key against the tree and copied only where a value is
  * censored. pino 10's own redaction (@pinojs/redact) parses every path on every line and runs the
  * wildcard paths over every object-valued field: 15.5 µs a line with our 39 paths against 1.5 µs
- * without (`/tmp`-free micro-benchmark in docs/performance.md), paid by every request's access-log
+ * without (measured through createLogger; docs/performance.md), paid by every request's access-log
  * line at the default level.
  *
  * Path forms (pino's): `name`, `a.b.c`, `a["x-y"].b`, and `*` as the first segment only
