@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Metric } from './lib/benchmark';
-import { FIRST_TOKEN_BENCH, sample, turnProber } from './first-token';
+import { FIRST_TOKEN_BENCH, lessModelTime, sample, turnProber } from './first-token';
 import { createSessions, registerUser } from './lib/hub';
 import { startHubProcess, type HubUnderTest } from './lib/hub-process';
 import { percentile } from './lib/latency';
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
         await prober.modelTimes?.();
         const latencies = await sample(prober, args.durationS);
         const modelTimes = (await prober.modelTimes?.()) ?? [];
-        const firstToken = percentile(latencies, 50) - (modelTimes.length > 0 ? percentile(modelTimes, 50) : 0);
+        const firstToken = percentile(args.modelTimesUrl ? lessModelTime(latencies, modelTimes, log) : latencies, 50);
         const rest = await postMessages(hub, hubIds, args.durationS, 'black-box');
         const bare = await postMessages(express, expressIds, args.durationS, 'express');
         push('turns', turns.rate);

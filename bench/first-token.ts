@@ -39,7 +39,7 @@ export interface Prober {
  * A run's first-token times less the model's own time (the goal excludes it): probe by probe when the
  * model server answered one request per probe, as it does; else (logged) p50 less the model's p50.
  */
-function lessModelTime(latencies: number[], modelTimes: number[], log: (line: string) => void): number[] {
+export function lessModelTime(latencies: number[], modelTimes: number[], log: (line: string) => void): number[] {
   if (modelTimes.length === latencies.length) return latencies.map((latency, index) => latency - modelTimes[index]!);
   log(`the model server answered ${modelTimes.length} requests for ${latencies.length} turns: p50 less the model's p50`);
   return [percentile(latencies, 50) - percentile(modelTimes, 50)];

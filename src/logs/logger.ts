@@ -28,14 +28,14 @@ export function createLogger(options: LoggerOptions): Logger {
     options.destination ?? (usePretty ? pretty({ colorize: true, sync: true, ignore: 'pid,hostname' }) : pino.destination({ sync: false }));
   const streams = [primary, ...(options.extraStreams ?? [])];
   // pino's `redact` paths, compiled once (path-redactor.ts says why not pino's own): the line's
-  // fields, after the mixin's, and a child logger's bindings.
+  // fields, after the mixin's, and a child logger's bindings (the root's are pid and hostname only).
   const redact = pathRedactor([...REDACTED_LOG_PATHS, ...(options.redactPaths ?? [])], REDACTED);
   const logger = pino(
     {
       name: options.name,
       level: options.level,
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }), log: redact, bindings: redact },
+      formatters: { level: (label) => ({ level: label }), log: redact },
       ...(options.mixin ? { mixin: options.mixin } : {}),
     },
     streams.length === 1 ? primary : pino.multistream(streams.map((stream) => ({ stream, level: 'trace' as const }))),

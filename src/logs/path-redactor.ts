@@ -54,17 +54,19 @@ function add(node: PathNode, segments: readonly string[]): void {
  */
 function compile(paths: readonly string[]): { root: PathNode; wildcard: PathNode } {
   const parsed = paths.map(segmentsOf);
-  const wildcard = emptyNode();
-  for (const segments of parsed) if (segments[0] === '*') add(wildcard, segments.slice(1));
+  const underWildcard = parsed.filter((segments) => segments[0] === '*').map((segments) => segments.slice(1));
+  const withWildcardPaths = () => {
+    const node = emptyNode();
+    for (const rest of underWildcard) add(node, rest);
+    return node;
+  };
+  const wildcard = withWildcardPaths();
   const root = emptyNode();
-  for (const segments of parsed) {
-    if (segments[0] === '*') continue;
-    if (!root.children.has(segments[0]!)) {
-      const node = emptyNode();
-      for (const rest of parsed.filter((path) => path[0] === '*')) add(node, rest.slice(1));
-      root.children.set(segments[0]!, node);
-    }
-    add(root.children.get(segments[0]!)!, segments.slice(1));
+  for (const [first, ...rest] of parsed) {
+    if (first === '*') continue;
+    let node = root.children.get(first!);
+    if (!node) root.children.set(first!, (node = withWildcardPaths()));
+    add(node, rest);
   }
   return { root, wildcard };
 }
