@@ -11,6 +11,11 @@ import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from '../helpers/redis';
  * the waits are counted in tens of milliseconds.
  */
 const LIMITS = { maxWaitMs: 400, ttlMs: 300, renewMs: 100, pollMs: 10 };
+/**
+ * For the tests of who goes next: a waiter that ran out of patience would go ahead out of turn, so
+ * a machine stalled for a few hundred milliseconds (a loaded CI run) must not let one.
+ */
+const PATIENT = { ...LIMITS, maxWaitMs: 30_000 };
 
 interface Leases {
   /** Two API processes' views (the same object in-process). */
@@ -21,19 +26,19 @@ interface Leases {
   close(): Promise<void>;
 }
 
-function inProcess(): Leases {
-  const leases = new InProcessRenderLeases(LIMITS);
+function inProcess(limits: typeof LIMITS): Leases {
+  const leases = new InProcessRenderLeases(limits);
   return { a: leases, b: leases, close: async () => undefined };
 }
 
-function redis(): Leases {
+function redis(limits: typeof LIMITS): Leases {
   const prefix = uniquePrefix('lease');
   const connections = [new Redis(TEST_REDIS_URL), new Redis(TEST_REDIS_URL)];
   return {
-    a: new RedisRenderLeases(connections[0]!, prefix, LIMITS),
-    b: new RedisRenderLeases(connections[1]!, prefix, LIMITS),
+    a: new RedisRenderLeases(connections[0]!, prefix, limits),
+    b: new RedisRenderLeases(connections[1]!, prefix, limits),
     // A dead process: its key is set as a holder would set it, and never renewed nor deleted.
-    die: async (chat) => void (await connections[0]!.set(`${prefix}:render-lease:${chat}`, 'dead', 'PX', LIMITS.ttlMs)),
+    die: async (chat) => void (await connections[0]!.set(`${prefix}:render-lease:${chat}`, 'dead', 'PX', limits.ttlMs)),
     close: async () => {
       for (const connection of connections) connection.disconnect();
       await deleteKeys(prefix);
@@ -48,21 +53,23 @@ describe.each([
   ['redis', redis],
 ])('render lease contract: %s', (_name, make) => {
   let leases: Leases;
+  let patient: Leases;
 
   beforeEach(() => {
-    leases = make();
+    leases = make(LIMITS);
+    patient = make(PATIENT);
   });
 
   afterEach(async () => {
-    await leases.close();
+    await Promise.all([leases.close(), patient.close()]);
   });
 
   it('makes the next turn wait for the previous turn to release the chat', async () => {
     const chat = randomUUID();
     const order: string[] = [];
-    const first = await leases.a.acquire(chat, 'turn-1', 10);
+    const first = await patient.a.acquire(chat, 'turn-1', 10);
     expect(first.waitedOut).toBe(false);
-    const second = leases.b.acquire(chat, 'turn-2', 20).then((held) => {
+    const second = patient.b.acquire(chat, 'turn-2', 20).then((held) => {
       order.push('turn-2 sends');
       return held;
     });
@@ -78,14 +85,14 @@ describe.each([
   it('hands the lease to the next turn in the chat (lowest ticket), whichever process asked first', async () => {
     const chat = randomUUID();
     const order: string[] = [];
-    const first = await leases.a.acquire(chat, 'turn-1', 1);
+    const first = await patient.a.acquire(chat, 'turn-1', 1);
     // Turn 3's process asks before turn 2's (turn 2 finished while turn 1 still sent its answer).
-    const third = leases.a.acquire(chat, 'turn-3', 30).then(async (held) => {
+    const third = patient.a.acquire(chat, 'turn-3', 30).then(async (held) => {
       order.push('turn-3');
       await held.release();
     });
     await sleep(30);
-    const second = leases.b.acquire(chat, 'turn-2', 20).then(async (held) => {
+    const second = patient.b.acquire(chat, 'turn-2', 20).then(async (held) => {
       order.push('turn-2');
       await sleep(30);
       await held.release();
