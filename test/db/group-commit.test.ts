@@ -58,3 +58,31 @@ it('a job that fails halfway rolls its batch back; the other jobs are written ag
   expect(stored).not.toContain('half');
   expect(stored.filter((value) => value === 'b1')).toHaveLength(1);
 });
+
+it('a statement written alone is its own transaction (no BEGIN/COMMIT); statements that queue together share one', async () => {
+  // The real connection, with the calls into it recorded.
+  const calls: string[] = [];
+  const recorded = new Proxy(connection, {
+    get(target, key) {
+      const value = Reflect.get(target, key) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (key === 'exec') calls.push(String(args[0]));
+        if (key === 'run') calls.push(`run ${String((args[1] as unknown[])[0])}`);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  const lone = new GroupCommitWriter(recorded, { writes: 0, commits: 0 });
+  expect(await lone.writeStatement('INSERT INTO t (v) VALUES (?)', ['alone'])).toMatchObject({ changes: 1 });
+  expect(calls).toEqual(['run alone']);
+  // A statement that fails alone changes nothing and leaves the writer usable.
+  await expect(lone.writeStatement('INSERT INTO t (v) VALUES (?)', ['alone'])).rejects.toThrow(/UNIQUE/);
+  await lone.idle();
+  calls.length = 0;
+  const results = await Promise.all(['c1', 'c2', 'c3'].map((v) => lone.writeStatement('INSERT INTO t (v) VALUES (?)', [v])));
+  expect(results.every((result) => result.changes === 1)).toBe(true);
+  // The first goes at once, alone; the two that queued meanwhile share a transaction.
+  expect(calls).toEqual(['run c1', 'BEGIN IMMEDIATE', 'run c2', 'run c3', 'COMMIT']);
+  expect(await values()).toEqual(expect.arrayContaining(['alone', 'c1', 'c2', 'c3']));
+});

@@ -61,7 +61,13 @@ export async function serveWrites(port: MessagePort, data: WriteThreadData): Pro
           request.id,
           writer.idle().then(() => connection.close().then(() => [])),
         );
-      else
+      else if (request.steps.length === 1) {
+        const [step] = request.steps as [WriteStep];
+        void answer(
+          request.id,
+          writer.writeStatement(step.sql, step.parameters).then((result) => [result]),
+        );
+      } else
         void answer(
           request.id,
           writer.write((execute) => runSteps(execute, request.steps)),
