@@ -53,23 +53,26 @@ describe.each([
   ['redis', redis],
 ])('render lease contract: %s', (_name, make) => {
   let leases: Leases;
-  let patient: Leases;
+  /** Made only by the tests that use them (the Redis ones open connections of their own). */
+  let patientLeases: Leases | null = null;
+  const patient = () => (patientLeases ??= make(PATIENT));
 
   beforeEach(() => {
     leases = make(LIMITS);
-    patient = make(PATIENT);
   });
 
   afterEach(async () => {
-    await Promise.all([leases.close(), patient.close()]);
+    await Promise.all([leases.close(), patientLeases?.close()]);
+    patientLeases = null;
   });
 
   it('makes the next turn wait for the previous turn to release the chat', async () => {
     const chat = randomUUID();
     const order: string[] = [];
-    const first = await patient.a.acquire(chat, 'turn-1', 10);
+    const { a, b } = patient();
+    const first = await a.acquire(chat, 'turn-1', 10);
     expect(first.waitedOut).toBe(false);
-    const second = patient.b.acquire(chat, 'turn-2', 20).then((held) => {
+    const second = b.acquire(chat, 'turn-2', 20).then((held) => {
       order.push('turn-2 sends');
       return held;
     });
@@ -85,14 +88,15 @@ describe.each([
   it('hands the lease to the next turn in the chat (lowest ticket), whichever process asked first', async () => {
     const chat = randomUUID();
     const order: string[] = [];
-    const first = await patient.a.acquire(chat, 'turn-1', 1);
+    const { a, b } = patient();
+    const first = await a.acquire(chat, 'turn-1', 1);
     // Turn 3's process asks before turn 2's (turn 2 finished while turn 1 still sent its answer).
-    const third = patient.a.acquire(chat, 'turn-3', 30).then(async (held) => {
+    const third = a.acquire(chat, 'turn-3', 30).then(async (held) => {
       order.push('turn-3');
       await held.release();
     });
     await sleep(30);
-    const second = patient.b.acquire(chat, 'turn-2', 20).then(async (held) => {
+    const second = b.acquire(chat, 'turn-2', 20).then(async (held) => {
       order.push('turn-2');
       await sleep(30);
       await held.release();

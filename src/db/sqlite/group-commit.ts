@@ -5,8 +5,8 @@ export type Execute = (sql: string, parameters: readonly unknown[]) => Promise<R
 
 interface Job {
   work: (execute: Execute) => Promise<unknown>;
-  /** Set when the job is this one statement (`writeStatement`): alone in a batch, it needs no BEGIN/COMMIT. */
-  statement?: { sql: string; parameters: readonly unknown[] };
+  /** One statement (`writeStatement`): alone in a batch, it needs no BEGIN/COMMIT. */
+  oneStatement: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -45,12 +45,12 @@ export class GroupCommitWriter {
    * on an idle hub); under load the statement joins the batch's transaction like any job.
    */
   writeStatement(sql: string, parameters: readonly unknown[]): Promise<RunResult> {
-    return this.enqueue((execute) => execute(sql, parameters), { sql, parameters });
+    return this.enqueue((execute) => execute(sql, parameters), true);
   }
 
-  private enqueue<T>(work: (execute: Execute) => Promise<T>, statement?: Job['statement']): Promise<T> {
+  private enqueue<T>(work: (execute: Execute) => Promise<T>, oneStatement = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, statement, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, oneStatement, resolve: resolve as (value: unknown) => void, reject });
       if (!this.writing) void this.drain();
     });
   }
@@ -74,8 +74,7 @@ export class GroupCommitWriter {
   }
 
   private async commit(batch: Job[]): Promise<void> {
-    const alone = batch.length === 1 ? batch[0]!.statement : undefined;
-    if (alone) return this.commitAlone(batch[0]!, alone);
+    if (batch.length === 1 && batch[0]!.oneStatement) return this.commitAlone(batch[0]!);
     const settled: { job: Job; ok: boolean; value: unknown }[] = [];
     try {
       await this.connection.exec('BEGIN IMMEDIATE');
@@ -117,10 +116,13 @@ export class GroupCommitWriter {
     for (const { job, ok, value } of settled) (ok ? job.resolve : job.reject)(value);
   }
 
-  private async commitAlone(job: Job, { sql, parameters }: NonNullable<Job['statement']>): Promise<void> {
-    this.counters.writes += 1;
+  /** A one-statement job in SQLite's autocommit mode: the statement is its own transaction. */
+  private async commitAlone(job: Job): Promise<void> {
     try {
-      const result = await this.connection.run(sql, parameters);
+      const result = await job.work((sql, parameters) => {
+        this.counters.writes += 1;
+        return this.connection.run(sql, parameters);
+      });
       this.counters.commits += 1;
       job.resolve(result);
     } catch (error) {

@@ -61,17 +61,15 @@ export async function serveWrites(port: MessagePort, data: WriteThreadData): Pro
           request.id,
           writer.idle().then(() => connection.close().then(() => [])),
         );
-      else if (request.steps.length === 1) {
-        const [step] = request.steps as [WriteStep];
+      else {
+        const [only] = request.steps;
         void answer(
           request.id,
-          writer.writeStatement(step.sql, step.parameters).then((result) => [result]),
+          request.steps.length === 1 && only
+            ? writer.writeStatement(only.sql, only.parameters).then((result) => [result])
+            : writer.write((execute) => runSteps(execute, request.steps)),
         );
-      } else
-        void answer(
-          request.id,
-          writer.write((execute) => runSteps(execute, request.steps)),
-        );
+      }
     }
   });
 }
