@@ -70,6 +70,7 @@ async function outsideHub(args: Arguments): Promise<HubUnderTest> {
     env: {},
     addWorker: () => Promise.reject(new Error('the black-box hub is not started here')),
     modelTimes: async () => (args.modelTimesUrl ? ((await (await fetch(args.modelTimesUrl)).json()) as number[]) : []),
+    modelMarks: async () => (args.modelTimesUrl ? ((await (await fetch(new URL('marks', args.modelTimesUrl))).json()) as [number, number][]) : []),
     sessions: async (count) => {
       const ids = await createSessions(api, user.token, count);
       return { ids, urls: ids.map((id) => `${socketBase}/ws/v1/sessions/${id}`) };

@@ -80,11 +80,17 @@ async function hubProber(variant: 'floor' | 'embedded' | 'scaled', model: BenchM
   return turnProber(await startHubProcess({ variant, answerTokens: FIRST_TOKEN_BENCH.answerTokens, model }), hubLabel(variant, model));
 }
 
+/** A turn's `user_message` sent and its first `token` frame received, as wall-clock ms (`performance.timeOrigin + performance.now()`). */
+export interface TurnMarks {
+  sentAt: number;
+  firstTokenAt: number;
+}
+
 /**
  * One turn at a time on a session socket of `hub`: `probe` answers the time from `user_message` to
- * the first `token` frame. Stopping it stops the hub.
+ * the first `token` frame; `probeMarked`, when each happened. Stopping it stops the hub.
  */
-export async function turnProber(hub: HubUnderTest, variant: string): Promise<Prober> {
+export async function turnProber(hub: HubUnderTest, variant: string): Promise<Prober & { probeMarked(): Promise<TurnMarks> }> {
   let ws: WebSocket | null = null;
   try {
     let turns = FIRST_TOKEN_BENCH.turnsPerSession;
@@ -103,20 +109,25 @@ export async function turnProber(hub: HubUnderTest, variant: string): Promise<Pr
       turns = 0;
       return opened;
     };
+    const probeMarked = async (): Promise<TurnMarks> => {
+      const socket = turns >= FIRST_TOKEN_BENCH.turnsPerSession || !ws ? await freshSocket() : ws;
+      turns += 1;
+      const done = nextFrame(socket, (frame) => frame.type === 'done' || frame.type === 'error');
+      const first = nextFrame(socket, (frame) => frame.type === 'token' || frame.type === 'error');
+      const sentAt = performance.timeOrigin + performance.now();
+      socket.send(FIRST_TOKEN_BENCH.message);
+      const frame = await withTimeout(first, FIRST_TOKEN_BENCH.frameTimeoutMs, `${variant}: no token frame`);
+      const firstTokenAt = performance.timeOrigin + performance.now();
+      const last = await withTimeout(done, FIRST_TOKEN_BENCH.frameTimeoutMs, `${variant}: no done frame`);
+      if (frame.type !== 'token' || last.type !== 'done') throw new Error(`${variant}: the turn failed: ${JSON.stringify(last)}`);
+      return { sentAt, firstTokenAt };
+    };
     return {
       probe: async () => {
-        const socket = turns >= FIRST_TOKEN_BENCH.turnsPerSession || !ws ? await freshSocket() : ws;
-        turns += 1;
-        const done = nextFrame(socket, (frame) => frame.type === 'done' || frame.type === 'error');
-        const start = process.hrtime.bigint();
-        const first = nextFrame(socket, (frame) => frame.type === 'token' || frame.type === 'error');
-        socket.send(FIRST_TOKEN_BENCH.message);
-        const frame = await withTimeout(first, FIRST_TOKEN_BENCH.frameTimeoutMs, `${variant}: no token frame`);
-        const latency = elapsedMs(start);
-        const last = await withTimeout(done, FIRST_TOKEN_BENCH.frameTimeoutMs, `${variant}: no done frame`);
-        if (frame.type !== 'token' || last.type !== 'done') throw new Error(`${variant}: the turn failed: ${JSON.stringify(last)}`);
-        return latency;
+        const { sentAt, firstTokenAt } = await probeMarked();
+        return firstTokenAt - sentAt;
       },
+      probeMarked,
       modelTimes: () => hub.modelTimes(),
       stop: async () => {
         if (ws) await closeSockets([ws]);

@@ -29,6 +29,11 @@ export interface HubUnderTest {
    * the last call, which clears them; with the in-process model none.
    */
   modelTimes(): Promise<number[]>;
+  /**
+   * With the model over HTTP: each request's arrival and first event at the model server since the
+   * last call, which clears them, as wall-clock ms (`performance.timeOrigin + performance.now()`).
+   */
+  modelMarks(): Promise<[number, number][]>;
   /** The API process and, when separate, the worker processes (for SIGKILL tests). */
   children: Child[];
   /** Scaled only: starts one more worker process (it joins `children`). */
@@ -156,6 +161,7 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
         env: {},
         addWorker: () => Promise.reject(new Error(`${options.variant} has no separate workers`)),
         modelTimes: () => Promise.resolve([]),
+        modelMarks: () => Promise.resolve([]),
         sessions: async (count) => {
           const ids = Array.from({ length: count }, () => crypto.randomUUID());
           return { ids, urls: ids.map((id) => `ws://127.0.0.1:${port}/ws/v1/sessions/${id}`) };
@@ -226,6 +232,7 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
       env,
       addWorker,
       modelTimes: async () => (modelTimesUrl ? ((await (await fetch(modelTimesUrl)).json()) as number[]) : []),
+      modelMarks: async () => (modelTimesUrl ? ((await (await fetch(new URL('marks', modelTimesUrl))).json()) as [number, number][]) : []),
       sessions: async (count) => {
         const ids = await createSessions(`${base}/api/v1`, user.token, count);
         return { ids, urls: ids.map((id) => `ws://127.0.0.1:${api.port}/ws/v1/sessions/${id}`) };

@@ -21,10 +21,28 @@ const server = vendor === 'openai' ? new FakeOpenAiServer() : new FakeAnthropicS
 const reply =
   vendor === 'openai' ? openAiTextReply(tokens, { prompt: 40, completion: tokens.length }) : anthropicTextReply(tokens, { input: 40, output: tokens.length });
 // The server's own time per request (arrival → first event written), read and cleared by the bench
-// over a second port (`GET /`): the model's time, which the first-token goal excludes.
+// over a second port (`GET /`): the model's time, which the first-token goal excludes. `GET /marks`:
+// the same requests' arrival and first event as wall-clock times (ms since the epoch, µs precision),
+// to place them between a turn's user_message and its first token frame (bench/first-token-split.ts).
 let times: number[] = [];
-server.answerEvery({ ...reply, ...(delayMs > 0 ? { delayMs } : {}) }, { record: false, onFirstEvent: (ms) => times.push(ms) });
-const timesServer = http.createServer((_request, response) => {
+let marks: [number, number][] = [];
+server.answerEvery(
+  { ...reply, ...(delayMs > 0 ? { delayMs } : {}) },
+  {
+    record: false,
+    onFirstEvent: (ms) => {
+      times.push(ms);
+      const firstEventAt = performance.timeOrigin + performance.now();
+      marks.push([firstEventAt - ms, firstEventAt]);
+    },
+  },
+);
+const timesServer = http.createServer((request, response) => {
+  if (request.url === '/marks') {
+    response.end(JSON.stringify(marks));
+    marks = [];
+    return;
+  }
   response.end(JSON.stringify(times));
   times = [];
 });
