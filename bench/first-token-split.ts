@@ -10,23 +10,24 @@
  * means over the same turns.
  */
 import { turnProber } from './first-token';
-import { hubLabel, startHubProcess } from './lib/hub-process';
+import { hubLabel, startHubProcess, type BenchModel } from './lib/hub-process';
 import { percentile } from './lib/latency';
-import { histogramTotals, scrapeAll } from './lib/scrape';
+import { histogramTotals, meanMs, scrapeAll } from './lib/scrape';
 
 const TOKEN = 'bench-split-metrics-token-0123456789';
 
 async function main(): Promise<void> {
-  const [variant = 'embedded', model = 'openai', count = '1000'] = process.argv.slice(2);
+  const [variant = 'embedded', model = 'openai', count = '1000'] = process.argv.slice(2) as ['embedded' | 'scaled', BenchModel, string];
   if (!['embedded', 'scaled'].includes(variant) || !['openai', 'anthropic'].includes(model) || !(Number(count) > 0))
     throw new Error('usage: first-token-split [embedded|scaled] [openai|anthropic] [turns]');
   const hub = await startHubProcess({
-    variant: variant as 'embedded' | 'scaled',
-    model: model as 'openai' | 'anthropic',
+    variant,
+    model,
     answerTokens: 3,
     env: { SERVICE_METRICS_ENABLED: 'true', SERVICE_METRICS_PORT: '0', SERVICE_METRICS_TOKEN: TOKEN },
   });
-  const prober = await turnProber(hub, hubLabel(variant, model as 'openai'));
+  const label = hubLabel(variant, model);
+  const prober = await turnProber(hub, label);
   try {
     for (let turn = 0; turn < 200; turn += 1) await prober.probe();
     await hub.modelMarks();
@@ -44,13 +45,11 @@ async function main(): Promise<void> {
       'user_message → token frame (the whole)': turns.map((turn) => turn.firstTokenAt - turn.sentAt),
     };
     const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-    const lines = [`${hubLabel(variant, model as 'openai')}: ${turns.length} turns, one at a time (ms)`, `${''.padEnd(55)}   p50    mean     p90`];
+    const lines = [`${label}: ${turns.length} turns, one at a time (ms)`, `${''.padEnd(55)}   p50    mean     p90`];
     for (const [name, values] of Object.entries(parts))
       lines.push(`${name.padEnd(55)} ${percentile(values, 50).toFixed(3)}  ${mean(values).toFixed(3)}  ${percentile(values, 90).toFixed(3)}`);
-    const stageMean = (name: string, labels: Record<string, string> = {}) => {
-      const [now, then] = [histogramTotals(after, name, labels), histogramTotals(before, name, labels)];
-      return now.count > then.count ? (((now.sum - then.sum) / (now.count - then.count)) * 1000).toFixed(3) : '—';
-    };
+    const stageMean = (name: string, labels: Record<string, string> = {}) =>
+      meanMs(histogramTotals(before, name, labels), histogramTotals(after, name, labels)).toFixed(3);
     lines.push(
       `the hub's own timing, means: accepted ${stageMean('switchboard_turn_stage_seconds', { stage: 'accepted' })}, ` +
         `routed ${stageMean('switchboard_turn_stage_seconds', { stage: 'routed' })}, ` +

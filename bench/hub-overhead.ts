@@ -1,7 +1,7 @@
 import type { Benchmark, Metric } from './lib/benchmark';
 import { startHubProcess } from './lib/hub-process';
 import { percentile } from './lib/latency';
-import { histogramTotals, scrapeAll } from './lib/scrape';
+import { histogramTotals, meanMs, scrapeAll } from './lib/scrape';
 import { sample, turnProber } from './first-token';
 
 /**
@@ -36,13 +36,6 @@ function totals(text: string): Totals {
     model: histogramTotals(text, 'switchboard_model_first_token_seconds'),
     stages: Object.fromEntries(HUB_OVERHEAD_BENCH.stages.map((stage) => [stage, histogramTotals(text, 'switchboard_turn_stage_seconds', { stage })])),
   };
-}
-
-/** Mean in milliseconds of what a histogram observed between two readings. */
-function meanMs(before: { sum: number; count: number }, after: { sum: number; count: number }): number {
-  const count = after.count - before.count;
-  if (count <= 0) throw new Error('no observations in the run');
-  return ((after.sum - before.sum) / count) * 1000;
 }
 
 export const benchmark: Benchmark = {

@@ -16,6 +16,13 @@ export function histogramTotals(text: string, name: string, labels: Record<strin
   return totals;
 }
 
+/** Mean in milliseconds of what a histogram observed between two readings (`histogramTotals` before and after). */
+export function meanMs(before: { sum: number; count: number }, after: { sum: number; count: number }): number {
+  const count = after.count - before.count;
+  if (count <= 0) throw new Error('no observations in the run');
+  return ((after.sum - before.sum) / count) * 1000;
+}
+
 /** Every process's exposition, concatenated (their series differ by `role`). */
 export async function scrapeAll(urls: readonly string[], token: string): Promise<string> {
   const texts = await Promise.all(
