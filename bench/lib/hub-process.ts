@@ -36,6 +36,8 @@ export interface HubUnderTest {
   modelMarks(): Promise<[number, number][]>;
   /** The API process and, when separate, the worker processes (for SIGKILL tests). */
   children: Child[];
+  /** With the model over HTTP: the model server's process (its CPU is not the hub's, but it shares the machine's cores). */
+  modelServerPid?: number;
   /** Scaled only: starts one more worker process (it joins `children`). */
   addWorker(): Promise<Child>;
   dataDir: string;
@@ -231,6 +233,7 @@ export async function startHubProcess(options: HubProcessOptions): Promise<HubUn
       dataDir,
       env,
       addWorker,
+      ...(modelServer?.process.pid ? { modelServerPid: modelServer.process.pid } : {}),
       modelTimes: async () => (modelTimesUrl ? ((await (await fetch(modelTimesUrl)).json()) as number[]) : []),
       modelMarks: async () => (modelTimesUrl ? ((await (await fetch(new URL('marks', modelTimesUrl))).json()) as [number, number][]) : []),
       sessions: async (count) => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ; 100 on Linux x86 and arm). */
 const TICKS_PER_SECOND = 100;
@@ -24,3 +24,44 @@ export function processCpuSeconds(pid: number): number {
 export function cpuSecondsOf(pids: readonly number[]): number {
   return pids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
 }
+
+/** One thread's CPU so far (clock ticks, user and system apart) and the system call it waits in now. */
+export interface ThreadCpu {
+  tid: number;
+  userTicks: number;
+  systemTicks: number;
+  /** `/proc/<pid>/task/<tid>/syscall`'s number (epoll_pwait for an event loop, futex for a pool thread; -1 running). */
+  waitingIn: number;
+}
+
+/** Every thread of a process, in creation order (thread ids rise); none when the process is gone. */
+export function threadCpu(pid: number): ThreadCpu[] {
+  let tids: number[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`)
+      .map(Number)
+      .sort((a, b) => a - b);
+  } catch {
+    return [];
+  }
+  const threads: ThreadCpu[] = [];
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const syscall = readFileSync(`/proc/${pid}/task/${tid}/syscall`, 'utf8').trim().split(' ')[0]!;
+      threads.push({
+        tid,
+        userTicks: Number(fields[11]),
+        systemTicks: Number(fields[12]),
+
+        waitingIn: syscall === 'running' ? -1 : Number(syscall),
+      });
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return threads;
+}
+
+export { TICKS_PER_SECOND };
