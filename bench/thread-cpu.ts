@@ -32,8 +32,7 @@ const WAITS: Record<string, Record<number, string>> = {
  * Each thread's role, as Node 20 starts them: the main thread; the platform's delayed-task thread
  * (an event loop of its own, started next); V8's worker pool (the first `--v8-pool-size` threads
  * that wait in futex); libuv's pool (UV_THREADPOOL_SIZE threads, started on first use, before any
- * worker thread);
- * then worker threads (an event loop each) and anything else, by thread id.
+ * worker thread); then worker threads (an event loop each) and anything else, by thread id.
  */
 function roles(threads: readonly ThreadCpu[]): Map<number, string> {
   const named = new Map<number, string>();
@@ -64,11 +63,11 @@ interface Usage {
   system: number;
 }
 
-/** Ticks used between two readings, by role (threads of one role summed; threads that ended count what they used before). */
-function byRole(process: string, named: Map<number, string>, before: ThreadCpu[], after: ThreadCpu[], into: Map<string, Usage>): void {
+/** Ticks used between two readings, by role (threads of one role summed; a thread that ended meanwhile is not counted). */
+function byRole(owner: string, named: Map<number, string>, before: ThreadCpu[], after: ThreadCpu[], into: Map<string, Usage>): void {
   const earlier = new Map(before.map((thread) => [thread.tid, thread]));
   after.forEach((thread) => {
-    const key = `${process} ${named.get(thread.tid) ?? `thread ${thread.tid} (started during the run)`}`;
+    const key = `${owner} ${named.get(thread.tid) ?? `thread ${thread.tid} (started during the run)`}`;
     const was = earlier.get(thread.tid);
     const usage = into.get(key) ?? { user: 0, system: 0 };
     usage.user += thread.userTicks - (was?.userTicks ?? 0);

@@ -1,7 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ; 100 on Linux x86 and arm). */
-const TICKS_PER_SECOND = 100;
+export const TICKS_PER_SECOND = 100;
+
+/** User and system clock ticks of a `/proc/…/stat` line: the fields after the command name, which may contain spaces. */
+function ticksOf(stat: string): { user: number; system: number } {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(fields[11]), system: Number(fields[12]) };
+}
 
 /**
  * CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat — the operating
@@ -9,12 +15,8 @@ const TICKS_PER_SECOND = 100;
  */
 export function processCpuSeconds(pid: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces) start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const userTicks = Number(fields[11]);
-    const systemTicks = Number(fields[12]);
-    return (userTicks + systemTicks) / TICKS_PER_SECOND;
+    const { user, system } = ticksOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return (user + system) / TICKS_PER_SECOND;
   } catch {
     return 0;
   }
@@ -34,7 +36,7 @@ export interface ThreadCpu {
   waitingIn: number;
 }
 
-/** Every thread of a process, in creation order (thread ids rise); none when the process is gone. */
+/** Every thread of a process, by thread id (creation order, until ids wrap around); none when the process is gone. */
 export function threadCpu(pid: number): ThreadCpu[] {
   let tids: number[];
   try {
@@ -47,21 +49,12 @@ export function threadCpu(pid: number): ThreadCpu[] {
   const threads: ThreadCpu[] = [];
   for (const tid of tids) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const { user, system } = ticksOf(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
       const syscall = readFileSync(`/proc/${pid}/task/${tid}/syscall`, 'utf8').trim().split(' ')[0]!;
-      threads.push({
-        tid,
-        userTicks: Number(fields[11]),
-        systemTicks: Number(fields[12]),
-
-        waitingIn: syscall === 'running' ? -1 : Number(syscall),
-      });
+      threads.push({ tid, userTicks: user, systemTicks: system, waitingIn: syscall === 'running' ? -1 : Number(syscall) });
     } catch {
       // The thread ended between the listing and the read.
     }
   }
   return threads;
 }
-
-export { TICKS_PER_SECOND };
