@@ -45,7 +45,9 @@ export function probeRegexCosts(input: ProbeInput): ProbeResult[] {
  * alternatives under a quantifier), which the star-height check cannot see: short probes of its own
  * characters, under vm's timeout (which can interrupt a runaway match; this runs in a worker).
  * Harmless to the router's engine, but refused (decisions.md §4) so a workflow stays safe to copy
- * to any engine.
+ * to any engine. The timeout is wall-clock time, so a probe that runs out of it is tried again, as
+ * the cost probe is: a busy machine (a CI run once starved this thread past 100 ms and a repository
+ * workflow's safe pattern was refused) stalls a cheap probe once, an exponential one every time.
  */
 function exponential(pattern: string, input: ProbeInput): boolean {
   let compiled: RegExp;
@@ -54,15 +56,28 @@ function exponential(pattern: string, input: ProbeInput): boolean {
   } catch {
     return false; // RE2-only syntax: JavaScript never runs it
   }
-  for (const character of alphabetOf(pattern)) {
+  const context = vm.createContext({ pattern: compiled, probe: '' });
+  const test = new vm.Script('pattern.test(probe)');
+  return alphabetOf(pattern).some((character) => {
     const probe = `${character.repeat(input.backtrackingProbeChars)}!`;
+    return timesOutEveryTime(input.attempts, () => {
+      context.probe = probe;
+      test.runInContext(context, { timeout: input.backtrackingTimeoutMs });
+    });
+  });
+}
+
+/** Whether `run` throws (vm's timeout) on every one of `attempts` tries; one that finishes ends the tries. */
+export function timesOutEveryTime(attempts: number, run: () => void): boolean {
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
     try {
-      vm.runInNewContext('pattern.test(probe)', { pattern: compiled, probe }, { timeout: input.backtrackingTimeoutMs });
+      run();
+      return false;
     } catch {
-      return true;
+      // Out of time (or the engine gave up): tried again.
     }
   }
-  return false;
+  return true;
 }
 
 function alphabetOf(pattern: string): string[] {
