@@ -9,7 +9,7 @@
  * the libuv pool that runs sqlite3's statements, V8's GC helpers). It also prints what the model
  * server and this driver used per turn: on a small machine they share the hub's cores.
  *
- * Thread roles are told apart by creation order, start time and what each waits in, as Node 20
+ * Thread roles are told apart by creation order and what each waits in, as Node 20
  * starts them (see `roles`); a thread they do not name is listed by its id. The numbers do not depend
  * on the names.
  */
