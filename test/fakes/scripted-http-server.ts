@@ -144,7 +144,7 @@ export class ScriptedHttpServer {
     });
     for (const [index, event] of reply.events.entries()) {
       if (response.destroyed) return;
-      if (index > 0 && reply.delayMs) await sleep(reply.delayMs);
+      if (index > 0 && reply.delayMs) await pacing(reply.delayMs, response);
       if (reply.holdBefore?.index === index) {
         reply.holdBefore.reached?.();
         await reply.holdBefore.until;
@@ -165,6 +165,23 @@ export class ScriptedHttpServer {
 function renderEvent(event: SseEvent): string {
   const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
   return `${event.event ? `event: ${event.event}\n` : ''}data: ${data}\n\n`;
+}
+
+/**
+ * The pause before a stream's next event, cut short when the client hangs up: a timer left running
+ * after a test aborted its stream kept the Jest worker alive past its file ("A worker process has
+ * failed to exit gracefully").
+ */
+function pacing(milliseconds: number, response: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      response.off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, milliseconds);
+    response.once('close', done);
+  });
 }
 
 export function sleep(milliseconds: number): Promise<void> {
