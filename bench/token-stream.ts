@@ -63,7 +63,7 @@ const isTokenFrame = (text: string) => text.startsWith('{"type":"token"');
 const isTurnEnd = (text: string) => text.startsWith('{"type":"done"') || text.startsWith('{"type":"error"');
 
 /** One turn on a fresh session of `hub`: its token frames over the time from the request to the last one. */
-async function hubTurn(hub: HubUnderTest): Promise<Stream & { sample: string }> {
+export async function hubTurn(hub: HubUnderTest): Promise<Stream & { sample: string }> {
   const { tokensPerTurn, turnTimeoutMs } = TOKEN_STREAM_BENCH;
   const { urls } = await hub.sessions(1);
   const ws = await openSocket(urls[0]!, hub.headers);
