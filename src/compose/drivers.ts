@@ -81,7 +81,7 @@ export async function createDrivers(
 }
 
 /** The oldest Redis the hub runs on: the event log trims its streams with `XADD … MINID` (6.2). */
-const MINIMUM_REDIS_VERSION = [6, 2] as const;
+export const MINIMUM_REDIS_VERSION = [6, 2] as const;
 
 /** Refuses an older Redis at startup (it would fail only later, on a session's long stream), naming the version found. */
 async function requireRedisVersion(url: string, commands: Redis, all: Redis[]): Promise<void> {

@@ -58,8 +58,8 @@ const SEQ_PLACE = '\u0001';
 interface PendingBatch {
   frames: string[];
   waiters: Waiter[];
-  /** The last frame's type and its JSON up to the payload in this session (a burst is one type, mostly). */
-  head: { type: string; text: string } | null;
+  /** Each frame type's JSON up to its payload in this session, made once a batch (a burst is one type, mostly). */
+  heads: Map<string, string>;
 }
 
 /** An `append` (one frame, answered with it) or an `appendAll` (`count` frames, answered once). */
@@ -127,8 +127,10 @@ export class RedisEventLog implements EventLog {
     this.subscriber.on('message', (channel: string, message: string) => {
       const listeners = this.listeners.get(channel);
       if (!listeners) return;
-      const cut = message.indexOf('\n');
-      for (const [frame, text] of unpacked(message.slice(cut + 1), Number(message.slice(0, cut)))) {
+      const texts = message.split('\n');
+      const first = Number(texts[0]);
+      for (let index = 1; index < texts.length; index += 1) {
+        const [frame, text] = numbered(texts[index]!, first + index - 1);
         for (const listener of listeners) listener.onFrame(frame, text);
       }
     });
@@ -165,7 +167,7 @@ export class RedisEventLog implements EventLog {
   private batch(sessionId: string): PendingBatch {
     let batch = this.batches.get(sessionId);
     if (!batch) {
-      batch = { frames: [], waiters: [], head: null };
+      batch = { frames: [], waiters: [], heads: new Map() };
       this.batches.set(sessionId, batch);
       process.nextTick(() => this.flush(sessionId));
     }
@@ -216,7 +218,12 @@ export class RedisEventLog implements EventLog {
     const from = after < 0 ? '-' : `${Math.max(0, after + 2 - REDIS_EVENT_LOG_DEFAULTS.maxBatch)}-0`;
     const entries = await this.redis.xrange(this.streamKey(sessionId), from, '+');
     const frames: SessionFrame[] = [];
-    for (const [id, fields] of entries) for (const [frame] of unpacked(fields[1]!, Number.parseInt(id, 10), after)) frames.push(frame);
+    for (const [id, fields] of entries) {
+      const first = Number.parseInt(id, 10);
+      fields[1]!.split('\n').forEach((text, index) => {
+        if (first + index > after) frames.push(numbered(text, first + index)[0]);
+      });
+    }
     if (afterSeq < 0) return { frames, complete: true };
     if (frames.length === 0 || frames[0]!.seq !== afterSeq + 1) return { frames: [], complete: false };
     return { frames, complete: true };
@@ -264,21 +271,18 @@ export class RedisEventLog implements EventLog {
   }
 }
 
-/** A stored batch's frames after seq `after`, their seqs written in (`first`, then one more each): each frame and its JSON text. */
-function unpacked(batch: string, first: number, after = first - 1): [SessionFrame, string][] {
-  const frames: [SessionFrame, string][] = [];
-  batch.split('\n').forEach((marked, index) => {
-    if (first + index <= after) return;
-    const text = marked.replace(SEQ_PLACE, String(first + index));
-    frames.push([JSON.parse(text) as SessionFrame, text]);
-  });
-  return frames;
+/** A stored frame with its seq written in: the frame and its JSON text. */
+function numbered(marked: string, seq: number): [SessionFrame, string] {
+  const text = marked.replace(SEQ_PLACE, String(seq));
+  return [JSON.parse(text) as SessionFrame, text];
 }
 
 /** The frame's JSON in the spec's envelope order (type, session_id, payload, seq, ts), its seq's place marked. */
 function frameText(batch: PendingBatch, sessionId: string, body: SessionFrameBody, ts: string): string {
-  if (batch.head?.type !== body.type) {
-    batch.head = { type: body.type, text: `{"type":${JSON.stringify(body.type)},"session_id":${JSON.stringify(sessionId)},"payload":` };
+  let head = batch.heads.get(body.type);
+  if (head === undefined) {
+    head = `{"type":${JSON.stringify(body.type)},"session_id":${JSON.stringify(sessionId)},"payload":`;
+    batch.heads.set(body.type, head);
   }
-  return `${batch.head.text}${JSON.stringify(body.payload)},"seq":${SEQ_PLACE},"ts":"${ts}"}`;
+  return `${head}${JSON.stringify(body.payload)},"seq":${SEQ_PLACE},"ts":"${ts}"}`;
 }
