@@ -58,8 +58,6 @@ const SEQ_PLACE = '\u0001';
 interface PendingBatch {
   frames: string[];
   waiters: Waiter[];
-  /** Each frame type's JSON up to its payload in this session, made once a batch (a burst is one type, mostly). */
-  heads: Map<string, string>;
 }
 
 /** An `append` (one frame, answered with it) or an `appendAll` (`count` frames, answered once). */
@@ -141,7 +139,7 @@ export class RedisEventLog implements EventLog {
     return new Promise((resolve, reject) => {
       const batch = this.batch(sessionId);
       const at = batch.frames.length;
-      batch.frames.push(frameText(batch, sessionId, body, ts));
+      batch.frames.push(frameText(sessionId, body, ts));
       batch.waiters.push({
         at,
         count: 1,
@@ -158,7 +156,7 @@ export class RedisEventLog implements EventLog {
     return new Promise((resolve, reject) => {
       const batch = this.batch(sessionId);
       const at = batch.frames.length;
-      for (const body of bodies) batch.frames.push(frameText(batch, sessionId, body, ts));
+      for (const body of bodies) batch.frames.push(frameText(sessionId, body, ts));
       batch.waiters.push({ at, count: bodies.length, settle: () => resolve(), fail: reject });
     });
   }
@@ -167,7 +165,7 @@ export class RedisEventLog implements EventLog {
   private batch(sessionId: string): PendingBatch {
     let batch = this.batches.get(sessionId);
     if (!batch) {
-      batch = { frames: [], waiters: [], heads: new Map() };
+      batch = { frames: [], waiters: [] };
       this.batches.set(sessionId, batch);
       process.nextTick(() => this.flush(sessionId));
     }
@@ -278,11 +276,6 @@ function numbered(marked: string, seq: number): [SessionFrame, string] {
 }
 
 /** The frame's JSON in the spec's envelope order (type, session_id, payload, seq, ts), its seq's place marked. */
-function frameText(batch: PendingBatch, sessionId: string, body: SessionFrameBody, ts: string): string {
-  let head = batch.heads.get(body.type);
-  if (head === undefined) {
-    head = `{"type":${JSON.stringify(body.type)},"session_id":${JSON.stringify(sessionId)},"payload":`;
-    batch.heads.set(body.type, head);
-  }
-  return `${head}${JSON.stringify(body.payload)},"seq":${SEQ_PLACE},"ts":"${ts}"}`;
+function frameText(sessionId: string, body: SessionFrameBody, ts: string): string {
+  return `{"type":${JSON.stringify(body.type)},"session_id":${JSON.stringify(sessionId)},"payload":${JSON.stringify(body.payload)},"seq":${SEQ_PLACE},"ts":"${ts}"}`;
 }
