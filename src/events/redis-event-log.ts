@@ -7,56 +7,48 @@ import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 /**
  * One script per batch of appends to a session (the frames one tick produced: a burst of tokens),
  * so numbering, storing and publishing happen in one step and every process sees a session's frames
- * in seq order. The batch is one text: each frame's JSON with the byte 0x01 where its seq goes (JSON
- * text never holds a raw control character), the frames joined by newlines (nor a raw newline). The
- * script takes the batch's seqs from the counter and keeps the text as it is, as **one stream entry**
- * whose id is the first frame's seq (`<seq>-0`), and publishes `<first seq>\n<text>` on the live
- * tail; readers write each frame's seq in (the first frame's, then one more each). So Redis does no
- * work per frame: one XADD a batch, not one a frame, and no Lua string work per frame (per-frame
- * XADDs, then writing the seqs in Lua, were most of Redis's CPU on a long stream).
- * An entry holds at most `maxBatch` frames, so the frames after seq N are in the entries from
- * `N + 2 - maxBatch` on. Trimming drops the entries before the one holding the oldest of the last
- * `maxFramesPerSession` frames (MINID: Redis 6.2 or newer). The counter lives `counterTtlMs` after
- * the last append (ARGV[4]).
- * ARGV: max frames kept, ttl, count, counter ttl, the batch's text. Returns the first seq.
+ * in seq order. Each frame's JSON is assembled around its seq in Lua. The stream entry id is
+ * `<seq>-0`, so "frames after seq N" is XRANGE from `N+1`. The live tail gets one message per batch:
+ * the frames joined by newlines (JSON text never holds a raw newline).
+ * The counter lives `counterTtlMs` after the last append (ARGV[4]).
+ * ARGV: max stream length, ttl, count, counter ttl, the frames' heads joined by newlines, their tails
+ * joined by newlines. Returns the first seq. Two texts rather than two arguments a frame: the client
+ * builds one command of 519 arguments for a batch of 256 frames otherwise, and in the scaled worker
+ * those pieces were most of what outlived the young generation during a long stream.
  */
 const APPEND_SCRIPT = `
 local count = tonumber(ARGV[3])
 local first = redis.call('INCRBY', KEYS[1], count) - count + 1
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
--- %d: Lua's own number to text switches to exponents (1e+14) long before seqs stop being integers.
-local first_text = string.format('%d', first)
-local id = first_text .. '-0'
--- Entries before the one holding the oldest frame to keep go: this batch's, or an earlier one.
-local keep_from = first + count - tonumber(ARGV[1])
-local min_id = nil
-if keep_from >= first then
-  min_id = id
-elseif keep_from > 1 then
-  local holder = redis.call('XREVRANGE', KEYS[2], string.format('%d', keep_from) .. '-0', '-', 'COUNT', 1)[1]
-  if holder then min_id = holder[1] end
-end
-if min_id then
-  redis.call('XADD', KEYS[2], 'MINID', '~', min_id, id, 'f', ARGV[5])
-else
-  redis.call('XADD', KEYS[2], id, 'f', ARGV[5])
+local heads, tails = ARGV[5], ARGV[6]
+local head_at, tail_at = 1, 1
+local frames = {}
+for i = 1, count do
+  local head_end = string.find(heads, '\\n', head_at, true) or (#heads + 1)
+  local tail_end = string.find(tails, '\\n', tail_at, true) or (#tails + 1)
+  -- %d: Lua's own number to text switches to exponents (1e+14) long before seqs stop being integers.
+  local seq = string.format('%d', first + i - 1)
+  local frame = string.sub(heads, head_at, head_end - 1) .. seq .. string.sub(tails, tail_at, tail_end - 1)
+  head_at, tail_at = head_end + 1, tail_end + 1
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], seq .. '-0', 'f', frame)
+  frames[i] = frame
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
-redis.call('PUBLISH', KEYS[3], first_text .. '\\n' .. ARGV[5])
+redis.call('PUBLISH', KEYS[3], table.concat(frames, '\\n'))
 return first
 `;
 
 export const REDIS_EVENT_LOG_DEFAULTS = {
-  /** Most frames one script appends, and so one stream entry holds (a longer burst takes several): Redis runs a script alone. */
+  /** Most frames one script appends (a longer burst takes several): Redis runs a script alone. */
   maxBatch: 256,
 };
 
-/** Where a frame's seq goes in the batch's text (JSON.stringify escapes every control character). */
-const SEQ_PLACE = '\u0001';
-
-/** The appends to one session waiting for the end of this tick: each frame's JSON with its seq's place, and who waits. */
+/** The appends to one session waiting for the end of this tick: each frame's JSON around its seq, and who waits. */
 interface PendingBatch {
-  frames: string[];
+  /** Each frame's JSON up to its seq, in order (JSON text holds no raw newline, so they join by newlines). */
+  heads: string[];
+  /** What follows each frame's seq. */
+  tails: string[];
   waiters: Waiter[];
 }
 
@@ -92,7 +84,8 @@ type RedisWithScripts = Redis & {
     ttlMs: number,
     count: number,
     counterTtlMs: number,
-    text: string,
+    heads: string,
+    tails: string,
   ): Promise<number>;
   eventLogRaise(seqKey: string, afterSeq: number, counterTtlMs: number): Promise<number>;
 };
@@ -125,10 +118,8 @@ export class RedisEventLog implements EventLog {
     this.subscriber.on('message', (channel: string, message: string) => {
       const listeners = this.listeners.get(channel);
       if (!listeners) return;
-      const texts = message.split('\n');
-      const first = Number(texts[0]);
-      for (let index = 1; index < texts.length; index += 1) {
-        const [frame, text] = numbered(texts[index]!, first + index - 1);
+      for (const text of message.split('\n')) {
+        const frame = JSON.parse(text) as SessionFrame;
         for (const listener of listeners) listener.onFrame(frame, text);
       }
     });
@@ -138,8 +129,9 @@ export class RedisEventLog implements EventLog {
     const ts = new Date().toISOString();
     return new Promise((resolve, reject) => {
       const batch = this.batch(sessionId);
-      const at = batch.frames.length;
-      batch.frames.push(frameText(sessionId, body, ts));
+      const at = batch.heads.length;
+      batch.heads.push(frameHead(sessionId, body));
+      batch.tails.push(tailOf(ts));
       batch.waiters.push({
         at,
         count: 1,
@@ -152,11 +144,14 @@ export class RedisEventLog implements EventLog {
   appendAll(sessionId: string, bodies: readonly SessionFrameBody[]): Promise<void> {
     if (bodies.length === 0) return Promise.resolve();
     // Frames appended together were made at one instant: they share one `ts`.
-    const ts = new Date().toISOString();
+    const tail = tailOf(new Date().toISOString());
     return new Promise((resolve, reject) => {
       const batch = this.batch(sessionId);
-      const at = batch.frames.length;
-      for (const body of bodies) batch.frames.push(frameText(sessionId, body, ts));
+      const at = batch.heads.length;
+      for (const body of bodies) {
+        batch.heads.push(frameHead(sessionId, body));
+        batch.tails.push(tail);
+      }
       batch.waiters.push({ at, count: bodies.length, settle: () => resolve(), fail: reject });
     });
   }
@@ -165,7 +160,7 @@ export class RedisEventLog implements EventLog {
   private batch(sessionId: string): PendingBatch {
     let batch = this.batches.get(sessionId);
     if (!batch) {
-      batch = { frames: [], waiters: [] };
+      batch = { heads: [], tails: [], waiters: [] };
       this.batches.set(sessionId, batch);
       process.nextTick(() => this.flush(sessionId));
     }
@@ -177,13 +172,14 @@ export class RedisEventLog implements EventLog {
     if (!batch) return;
     this.batches.delete(sessionId);
     const { maxBatch } = REDIS_EVENT_LOG_DEFAULTS;
-    const frames = batch.frames.length;
+    const frames = batch.heads.length;
     // One script per `maxBatch` frames; each answers the seq of its first frame.
     const scripts: Promise<number>[] = [];
     for (let start = 0; start < frames; start += maxBatch) {
       const count = Math.min(maxBatch, frames - start);
       const whole = start === 0 && count === frames;
-      const texts = whole ? batch.frames : batch.frames.slice(start, start + count);
+      const heads = whole ? batch.heads : batch.heads.slice(start, start + count);
+      const tails = whole ? batch.tails : batch.tails.slice(start, start + count);
       scripts.push(
         this.redis.eventLogAppend(
           this.seqKey(sessionId),
@@ -193,7 +189,8 @@ export class RedisEventLog implements EventLog {
           this.limits.retentionAfterAppendMs,
           count,
           this.limits.counterTtlMs,
-          texts.join('\n'),
+          heads.join('\n'),
+          tails.join('\n'),
         ),
       );
     }
@@ -210,18 +207,8 @@ export class RedisEventLog implements EventLog {
     const current = await this.redis.eventLogRaise(this.seqKey(sessionId), afterSeq, this.limits.counterTtlMs);
     if (afterSeq > current) return { frames: [], complete: false };
     if (afterSeq === current) return { frames: [], complete: true };
-    // Only the last maxFramesPerSession frames count (trimming drops whole entries, so an entry may
-    // hold older ones). The entry holding the first frame wanted starts at most maxBatch - 1 before it.
-    const after = Math.max(afterSeq, current - this.limits.maxFramesPerSession);
-    const from = after < 0 ? '-' : `${Math.max(0, after + 2 - REDIS_EVENT_LOG_DEFAULTS.maxBatch)}-0`;
-    const entries = await this.redis.xrange(this.streamKey(sessionId), from, '+');
-    const frames: SessionFrame[] = [];
-    for (const [id, fields] of entries) {
-      const first = Number.parseInt(id, 10);
-      fields[1]!.split('\n').forEach((text, index) => {
-        if (first + index > after) frames.push(numbered(text, first + index)[0]);
-      });
-    }
+    const entries = await this.redis.xrange(this.streamKey(sessionId), afterSeq < 0 ? '-' : `${afterSeq + 1}-0`, '+');
+    const frames = entries.map(([, fields]) => JSON.parse(fields[1]!) as SessionFrame);
     if (afterSeq < 0) return { frames, complete: true };
     if (frames.length === 0 || frames[0]!.seq !== afterSeq + 1) return { frames: [], complete: false };
     return { frames, complete: true };
@@ -259,23 +246,19 @@ export class RedisEventLog implements EventLog {
   }
 
   private streamKey(sessionId: string): string {
-    // `batches` and `tail`: a batch of frames an entry, seqs written in by the reader (until 2026-11-29
-    // `frames` and `live` held a frame an entry; the names differ so such processes never read these).
-    return redisKey(this.prefix, 'events', sessionId, 'batches');
+    return redisKey(this.prefix, 'events', sessionId, 'frames');
   }
 
   private channel(sessionId: string): string {
-    return redisKey(this.prefix, 'events', sessionId, 'tail');
+    return redisKey(this.prefix, 'events', sessionId, 'live');
   }
 }
 
-/** A stored frame with its seq written in: the frame and its JSON text. */
-function numbered(marked: string, seq: number): [SessionFrame, string] {
-  const text = marked.replace(SEQ_PLACE, String(seq));
-  return [JSON.parse(text) as SessionFrame, text];
+/** The frame's JSON up to its seq, in the spec's envelope order (type, session_id, payload, seq, ts); its tail follows the seq. */
+function frameHead(sessionId: string, body: SessionFrameBody): string {
+  return `{"type":${JSON.stringify(body.type)},"session_id":${JSON.stringify(sessionId)},"payload":${JSON.stringify(body.payload)},"seq":`;
 }
 
-/** The frame's JSON in the spec's envelope order (type, session_id, payload, seq, ts), its seq's place marked. */
-function frameText(sessionId: string, body: SessionFrameBody, ts: string): string {
-  return `{"type":${JSON.stringify(body.type)},"session_id":${JSON.stringify(sessionId)},"payload":${JSON.stringify(body.payload)},"seq":${SEQ_PLACE},"ts":"${ts}"}`;
+function tailOf(ts: string): string {
+  return `,"ts":"${ts}"}`;
 }
