@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { SessionFrame, SessionFrameBody } from '../core/events';
 import { asSubscriber, type EventLog, type FrameListener, type FrameSubscriber, type Replay, type Unsubscribe } from '../core/turns';
@@ -11,15 +12,35 @@ import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
  * `<seq>-0`, so "frames after seq N" is XRANGE from `N+1`. The live tail gets one message per batch:
  * the frames joined by newlines (JSON text never holds a raw newline).
  * The counter lives `counterTtlMs` after the last append (ARGV[4]).
+ *
+ * A script that runs twice appends once: a command whose answer was lost when the connection
+ * dropped (Redis restarted after running it) is sent again by ioredis once reconnected and runs
+ * again, which stored its frames twice, under new seqs (a client saw a token or a `done` twice). Each
+ * append carries a token (ARGV[7]) unique to it; the session's recent tokens and their first seqs
+ * are kept in KEYS[4] (`;<token>=<first seq>`, newest first, `resendMemoryMs`, at most
+ * `RECENT_APPENDS_BYTES`), and a token found there answers its first seq without appending again.
  * ARGV: max stream length, ttl, count, counter ttl, the frames' heads joined by newlines, their tails
- * joined by newlines. Returns the first seq. Two texts rather than two arguments a frame: the client
- * builds one command of 519 arguments for a batch of 256 frames otherwise, and in the scaled worker
- * those pieces were most of what outlived the young generation during a long stream.
+ * joined by newlines, the token, the recent tokens' ttl. Returns the first seq. Two texts rather than
+ * two arguments a frame: the client builds one command of 519 arguments for a batch of 256 frames
+ * otherwise, and in the scaled worker those pieces were most of what outlived the young generation
+ * during a long stream.
  */
+const RECENT_APPENDS_BYTES = 1024;
 const APPEND_SCRIPT = `
+local token = ';' .. ARGV[7] .. '='
+local recent = redis.call('GET', KEYS[4]) or ''
+local seen = string.find(recent, token, 1, true)
+if seen then
+  local from = seen + #token
+  return tonumber(string.sub(recent, from, (string.find(recent, ';', from, true) or (#recent + 1)) - 1))
+end
 local count = tonumber(ARGV[3])
 local first = redis.call('INCRBY', KEYS[1], count) - count + 1
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
+-- Newest first; what outgrows the bound goes whole (every entry starts with ';').
+recent = token .. string.format('%d', first) .. recent
+if #recent > ${RECENT_APPENDS_BYTES} then recent = string.match(string.sub(recent, 1, ${RECENT_APPENDS_BYTES}), '^(.*);') end
+redis.call('SET', KEYS[4], recent, 'PX', ARGV[8])
 local heads, tails = ARGV[5], ARGV[6]
 local head_at, tail_at = 1, 1
 local frames = {}
@@ -41,6 +62,11 @@ return first
 export const REDIS_EVENT_LOG_DEFAULTS = {
   /** Most frames one script appends (a longer burst takes several): Redis runs a script alone. */
   maxBatch: 256,
+  /**
+   * How long an append's token is remembered, so that the same append sent again is not stored
+   * twice: far longer than a client takes to resend after reconnecting (REDIS_COMMAND_RETRIES, ~5 s).
+   */
+  resendMemoryMs: 60_000,
 };
 
 /** The appends to one session waiting for the end of this tick: each frame's JSON around its seq, and who waits. */
@@ -80,12 +106,15 @@ type RedisWithScripts = Redis & {
     seqKey: string,
     streamKey: string,
     channel: string,
+    recentKey: string,
     maxLen: number,
     ttlMs: number,
     count: number,
     counterTtlMs: number,
     heads: string,
     tails: string,
+    token: string,
+    resendMemoryMs: number,
   ): Promise<number>;
   eventLogRaise(seqKey: string, afterSeq: number, counterTtlMs: number): Promise<number>;
 };
@@ -97,6 +126,9 @@ export class RedisEventLog implements EventLog {
   private readonly listeners = new Map<string, Set<FrameSubscriber>>();
   /** Appends waiting for the end of this tick, per session. */
   private readonly batches = new Map<string, PendingBatch>();
+  /** Each append's token: this log's own prefix and a count (the script tells a resent append by it). */
+  private readonly tokenPrefix = `${randomBytes(6).toString('base64url')}:`;
+  private appends = 0;
 
   /** `redis` runs commands; `subscriber` is a dedicated connection in subscriber mode. */
   constructor(
@@ -106,7 +138,7 @@ export class RedisEventLog implements EventLog {
     private readonly limits: Readonly<EventLogLimits> = EVENT_LOG_DEFAULTS,
   ) {
     redis.defineCommand('eventLogAppend', {
-      numberOfKeys: 3,
+      numberOfKeys: 4,
       lua: APPEND_SCRIPT,
     });
     redis.defineCommand('eventLogRaise', { numberOfKeys: 1, lua: RAISE_SCRIPT });
@@ -185,12 +217,15 @@ export class RedisEventLog implements EventLog {
           this.seqKey(sessionId),
           this.streamKey(sessionId),
           this.channel(sessionId),
+          this.recentKey(sessionId),
           this.limits.maxFramesPerSession,
           this.limits.retentionAfterAppendMs,
           count,
           this.limits.counterTtlMs,
           heads.join('\n'),
           tails.join('\n'),
+          this.tokenPrefix + (this.appends++).toString(36),
+          REDIS_EVENT_LOG_DEFAULTS.resendMemoryMs,
         ),
       );
     }
@@ -247,6 +282,10 @@ export class RedisEventLog implements EventLog {
 
   private streamKey(sessionId: string): string {
     return redisKey(this.prefix, 'events', sessionId, 'frames');
+  }
+
+  private recentKey(sessionId: string): string {
+    return redisKey(this.prefix, 'events', sessionId, 'appends');
   }
 
   private channel(sessionId: string): string {
