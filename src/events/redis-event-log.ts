@@ -16,29 +16,29 @@ import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
  * A script that runs twice appends once: a command whose answer was lost when the connection
  * dropped (Redis restarted after running it) is sent again by ioredis once reconnected and runs
  * again, which stored its frames twice, under new seqs (a client saw a token or a `done` twice). Each
- * append carries a token (ARGV[7]) unique to it; the session's recent tokens and their first seqs
- * are kept in KEYS[4] (`;<token>=<first seq>`, newest first, `resendMemoryMs`, at most
- * `RECENT_APPENDS_BYTES`), and a token found there answers its first seq without appending again.
+ * append carries an id (ARGV[7]) unique to it; the session's recent append ids and their first seqs
+ * are kept in KEYS[4] (`;<id>=<first seq>`, newest first, `resendMemoryMs`, at most
+ * `RECENT_APPENDS_BYTES`), and an id found there answers its first seq without appending again.
  * ARGV: max stream length, ttl, count, counter ttl, the frames' heads joined by newlines, their tails
- * joined by newlines, the token, the recent tokens' ttl. Returns the first seq. Two texts rather than
+ * joined by newlines, the append id, the recent ids' ttl. Returns the first seq. Two texts rather than
  * two arguments a frame: the client builds one command of 519 arguments for a batch of 256 frames
  * otherwise, and in the scaled worker those pieces were most of what outlived the young generation
  * during a long stream.
  */
 const RECENT_APPENDS_BYTES = 1024;
 const APPEND_SCRIPT = `
-local token = ';' .. ARGV[7] .. '='
+local id = ';' .. ARGV[7] .. '='
 local recent = redis.call('GET', KEYS[4]) or ''
-local seen = string.find(recent, token, 1, true)
+local seen = string.find(recent, id, 1, true)
 if seen then
-  local from = seen + #token
+  local from = seen + #id
   return tonumber(string.sub(recent, from, (string.find(recent, ';', from, true) or (#recent + 1)) - 1))
 end
 local count = tonumber(ARGV[3])
 local first = redis.call('INCRBY', KEYS[1], count) - count + 1
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 -- Newest first; what outgrows the bound goes whole (every entry starts with ';').
-recent = token .. string.format('%d', first) .. recent
+recent = id .. string.format('%d', first) .. recent
 if #recent > ${RECENT_APPENDS_BYTES} then recent = string.match(string.sub(recent, 1, ${RECENT_APPENDS_BYTES}), '^(.*);') end
 redis.call('SET', KEYS[4], recent, 'PX', ARGV[8])
 local heads, tails = ARGV[5], ARGV[6]
@@ -63,7 +63,7 @@ export const REDIS_EVENT_LOG_DEFAULTS = {
   /** Most frames one script appends (a longer burst takes several): Redis runs a script alone. */
   maxBatch: 256,
   /**
-   * How long an append's token is remembered, so that the same append sent again is not stored
+   * How long an append's id is remembered, so that the same append sent again is not stored
    * twice: far longer than a client takes to resend after reconnecting (REDIS_COMMAND_RETRIES, ~5 s).
    */
   resendMemoryMs: 60_000,
@@ -113,7 +113,7 @@ type RedisWithScripts = Redis & {
     counterTtlMs: number,
     heads: string,
     tails: string,
-    token: string,
+    appendId: string,
     resendMemoryMs: number,
   ): Promise<number>;
   eventLogRaise(seqKey: string, afterSeq: number, counterTtlMs: number): Promise<number>;
@@ -126,8 +126,8 @@ export class RedisEventLog implements EventLog {
   private readonly listeners = new Map<string, Set<FrameSubscriber>>();
   /** Appends waiting for the end of this tick, per session. */
   private readonly batches = new Map<string, PendingBatch>();
-  /** Each append's token: this log's own prefix and a count (the script tells a resent append by it). */
-  private readonly tokenPrefix = `${randomBytes(6).toString('base64url')}:`;
+  /** Each append's id: this log's own prefix and a count (the script tells a resent append by it). */
+  private readonly appendIdPrefix = `${randomBytes(6).toString('base64url')}:`;
   private appends = 0;
 
   /** `redis` runs commands; `subscriber` is a dedicated connection in subscriber mode. */
@@ -224,7 +224,7 @@ export class RedisEventLog implements EventLog {
           this.limits.counterTtlMs,
           heads.join('\n'),
           tails.join('\n'),
-          this.tokenPrefix + (this.appends++).toString(36),
+          this.appendIdPrefix + (this.appends++).toString(36),
           REDIS_EVENT_LOG_DEFAULTS.resendMemoryMs,
         ),
       );
