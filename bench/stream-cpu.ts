@@ -19,10 +19,7 @@ async function main(): Promise<void> {
   try {
     for (let warmUp = 0; warmUp < 3; warmUp += 1) await hubTurn(hub);
     const modelCpu = () => (hub.modelServerPid ? processCpuSeconds(hub.modelServerPid) : 0);
-    const driverCpu = () => {
-      const used = process.cpuUsage();
-      return (used.user + used.system) / 1e6;
-    };
+    const driverCpu = () => processCpuSeconds(process.pid);
     const before = { hub: await hub.cpu(), model: modelCpu(), driver: driverCpu() };
     let frames = 0;
     let seconds = 0;

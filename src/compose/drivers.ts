@@ -47,6 +47,7 @@ export async function createDrivers(
   const subscriber = createRedis(url, logger, 'subscriber', { blocking: true });
   const bullmq = createRedis(url, logger, 'bullmq', { blocking: true });
   await reachRedis(url, [commands, subscriber], [commands, subscriber, bullmq]);
+  await requireRedisVersion(url, commands, [commands, subscriber, bullmq]);
   const events = new RedisEventLog(commands, subscriber, prefix);
   logHub.useRedis(commands, subscriber, prefix);
   const control = new RedisControlBus(commands, subscriber, prefix);
@@ -77,6 +78,21 @@ export async function createDrivers(
   const presence = new RedisWorkerPresence(commands, prefix);
   const leases = new RedisRenderLeases(commands, prefix);
   return { queue, events, control, registry, presence, leases, description: `BullMQ on Redis ${redactUrlCredentials(url)} (prefix "${prefix}")` };
+}
+
+/** The oldest Redis the hub runs on: the event log trims its streams with `XADD … MINID` (6.2). */
+const MINIMUM_REDIS_VERSION = [6, 2] as const;
+
+/** Refuses an older Redis at startup (it would fail only later, on a session's long stream), naming the version found. */
+async function requireRedisVersion(url: string, commands: Redis, all: Redis[]): Promise<void> {
+  const found = /^redis_version:(\d+)\.(\d+)/m.exec(await commands.info('server'));
+  const [major, minor] = found ? [Number(found[1]), Number(found[2])] : [0, 0];
+  const [wantMajor, wantMinor] = MINIMUM_REDIS_VERSION;
+  if (found && (major > wantMajor || (major === wantMajor && minor >= wantMinor))) return;
+  for (const redis of all) redis.disconnect();
+  throw new Error(
+    `Redis at ${redactUrlCredentials(url)} (SERVICE_REDIS_URL) is ${found ? `version ${major}.${minor}` : 'of an unknown version'}; the hub needs Redis ${wantMajor}.${wantMinor} or newer.`,
+  );
 }
 
 /**

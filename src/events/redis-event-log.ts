@@ -8,26 +8,30 @@ import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 /**
  * One script per batch of appends to a session (the frames one tick produced: a burst of tokens),
  * so numbering, storing and publishing happen in one step and every process sees a session's frames
- * in seq order. Each frame's JSON is assembled around its seq in Lua. The stream entry id is
- * `<seq>-0`, so "frames after seq N" is XRANGE from `N+1`. The live tail gets one message per batch:
- * the frames joined by newlines (JSON text never holds a raw newline).
- * The counter lives `counterTtlMs` after the last append (ARGV[4]).
+ * in seq order. The batch is one text: each frame's JSON with the byte 0x01 where its seq goes (JSON
+ * text never holds a raw control character), the frames joined by newlines (nor a raw newline). The
+ * script takes the batch's seqs from the counter and keeps the text as it is, as **one stream entry**
+ * whose id is the first frame's seq (`<seq>-0`), and publishes `<first seq>\n<text>` on the live
+ * tail; readers write each frame's seq in (the first frame's, then one more each). So Redis does no
+ * work per frame: one XADD a batch, not one a frame, and no Lua string work per frame (per-frame
+ * XADDs, then writing the seqs in Lua, were most of Redis's CPU on a long stream).
+ * An entry holds at most `maxBatch` frames, so the frames after seq N are in the entries from
+ * `N + 2 - maxBatch` on. Trimming drops the entries before the one holding the oldest of the last
+ * `maxFramesPerSession` frames (MINID: Redis 6.2 or newer). The counter lives `counterTtlMs` after
+ * the last append (ARGV[4]).
  *
  * A script that runs twice appends once: a command whose answer was lost when the connection
  * dropped (Redis restarted after running it) is sent again by ioredis once reconnected and runs
  * again, which stored its frames twice, under new seqs (a client saw a token or a `done` twice). Each
- * append carries an id (ARGV[7]) unique to it; the session's recent append ids and their first seqs
+ * append carries an id (ARGV[6]) unique to it; the session's recent append ids and their first seqs
  * are kept in KEYS[4] (`;<id>=<first seq>`, newest first, `resendMemoryMs`, at most
  * `RECENT_APPENDS_BYTES`), and an id found there answers its first seq without appending again.
- * ARGV: max stream length, ttl, count, counter ttl, the frames' heads joined by newlines, their tails
- * joined by newlines, the append id, the recent ids' ttl. Returns the first seq. Two texts rather than
- * two arguments a frame: the client builds one command of 519 arguments for a batch of 256 frames
- * otherwise, and in the scaled worker those pieces were most of what outlived the young generation
- * during a long stream.
+ * ARGV: max frames kept, ttl, count, counter ttl, the batch's text, the append id, the recent ids'
+ * ttl. Returns the first seq.
  */
 const RECENT_APPENDS_BYTES = 1024;
 const APPEND_SCRIPT = `
-local id = ';' .. ARGV[7] .. '='
+local id = ';' .. ARGV[6] .. '='
 local recent = redis.call('GET', KEYS[4]) or ''
 local seen = string.find(recent, id, 1, true)
 if seen then
@@ -37,30 +41,34 @@ end
 local count = tonumber(ARGV[3])
 local first = redis.call('INCRBY', KEYS[1], count) - count + 1
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
+-- %d: Lua's own number to text switches to exponents (1e+14) long before seqs stop being integers.
+local first_text = string.format('%d', first)
 -- Newest first; what outgrows the bound goes whole (every entry starts with ';').
-recent = id .. string.format('%d', first) .. recent
+recent = id .. first_text .. recent
 if #recent > ${RECENT_APPENDS_BYTES} then recent = string.match(string.sub(recent, 1, ${RECENT_APPENDS_BYTES}), '^(.*);') end
-redis.call('SET', KEYS[4], recent, 'PX', ARGV[8])
-local heads, tails = ARGV[5], ARGV[6]
-local head_at, tail_at = 1, 1
-local frames = {}
-for i = 1, count do
-  local head_end = string.find(heads, '\\n', head_at, true) or (#heads + 1)
-  local tail_end = string.find(tails, '\\n', tail_at, true) or (#tails + 1)
-  -- %d: Lua's own number to text switches to exponents (1e+14) long before seqs stop being integers.
-  local seq = string.format('%d', first + i - 1)
-  local frame = string.sub(heads, head_at, head_end - 1) .. seq .. string.sub(tails, tail_at, tail_end - 1)
-  head_at, tail_at = head_end + 1, tail_end + 1
-  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], seq .. '-0', 'f', frame)
-  frames[i] = frame
+redis.call('SET', KEYS[4], recent, 'PX', ARGV[7])
+local id = first_text .. '-0'
+-- Entries before the one holding the oldest frame to keep go: this batch's, or an earlier one.
+local keep_from = first + count - tonumber(ARGV[1])
+local min_id = nil
+if keep_from >= first then
+  min_id = id
+elseif keep_from > 1 then
+  local holder = redis.call('XREVRANGE', KEYS[2], string.format('%d', keep_from) .. '-0', '-', 'COUNT', 1)[1]
+  if holder then min_id = holder[1] end
+end
+if min_id then
+  redis.call('XADD', KEYS[2], 'MINID', '~', min_id, id, 'f', ARGV[5])
+else
+  redis.call('XADD', KEYS[2], id, 'f', ARGV[5])
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
-redis.call('PUBLISH', KEYS[3], table.concat(frames, '\\n'))
+redis.call('PUBLISH', KEYS[3], first_text .. '\\n' .. ARGV[5])
 return first
 `;
 
 export const REDIS_EVENT_LOG_DEFAULTS = {
-  /** Most frames one script appends (a longer burst takes several): Redis runs a script alone. */
+  /** Most frames one script appends, and so one stream entry holds (a longer burst takes several): Redis runs a script alone. */
   maxBatch: 256,
   /**
    * How long an append's id is remembered, so that the same append sent again is not stored
@@ -69,13 +77,15 @@ export const REDIS_EVENT_LOG_DEFAULTS = {
   resendMemoryMs: 60_000,
 };
 
-/** The appends to one session waiting for the end of this tick: each frame's JSON around its seq, and who waits. */
+/** Where a frame's seq goes in the batch's text (JSON.stringify escapes every control character). */
+const SEQ_PLACE = '\u0001';
+
+/** The appends to one session waiting for the end of this tick: each frame's JSON with its seq's place, and who waits. */
 interface PendingBatch {
-  /** Each frame's JSON up to its seq, in order (JSON text holds no raw newline, so they join by newlines). */
-  heads: string[];
-  /** What follows each frame's seq. */
-  tails: string[];
+  frames: string[];
   waiters: Waiter[];
+  /** The last frame's type and its JSON up to the payload in this session (a burst is one type, mostly). */
+  head: { type: string; text: string } | null;
 }
 
 /** An `append` (one frame, answered with it) or an `appendAll` (`count` frames, answered once). */
@@ -111,8 +121,7 @@ type RedisWithScripts = Redis & {
     ttlMs: number,
     count: number,
     counterTtlMs: number,
-    heads: string,
-    tails: string,
+    text: string,
     appendId: string,
     resendMemoryMs: number,
   ): Promise<number>;
@@ -150,8 +159,8 @@ export class RedisEventLog implements EventLog {
     this.subscriber.on('message', (channel: string, message: string) => {
       const listeners = this.listeners.get(channel);
       if (!listeners) return;
-      for (const text of message.split('\n')) {
-        const frame = JSON.parse(text) as SessionFrame;
+      const cut = message.indexOf('\n');
+      for (const [frame, text] of unpacked(message.slice(cut + 1), Number(message.slice(0, cut)))) {
         for (const listener of listeners) listener.onFrame(frame, text);
       }
     });
@@ -161,9 +170,8 @@ export class RedisEventLog implements EventLog {
     const ts = new Date().toISOString();
     return new Promise((resolve, reject) => {
       const batch = this.batch(sessionId);
-      const at = batch.heads.length;
-      batch.heads.push(frameHead(sessionId, body));
-      batch.tails.push(tailOf(ts));
+      const at = batch.frames.length;
+      batch.frames.push(frameText(batch, sessionId, body, ts));
       batch.waiters.push({
         at,
         count: 1,
@@ -176,14 +184,11 @@ export class RedisEventLog implements EventLog {
   appendAll(sessionId: string, bodies: readonly SessionFrameBody[]): Promise<void> {
     if (bodies.length === 0) return Promise.resolve();
     // Frames appended together were made at one instant: they share one `ts`.
-    const tail = tailOf(new Date().toISOString());
+    const ts = new Date().toISOString();
     return new Promise((resolve, reject) => {
       const batch = this.batch(sessionId);
-      const at = batch.heads.length;
-      for (const body of bodies) {
-        batch.heads.push(frameHead(sessionId, body));
-        batch.tails.push(tail);
-      }
+      const at = batch.frames.length;
+      for (const body of bodies) batch.frames.push(frameText(batch, sessionId, body, ts));
       batch.waiters.push({ at, count: bodies.length, settle: () => resolve(), fail: reject });
     });
   }
@@ -192,7 +197,7 @@ export class RedisEventLog implements EventLog {
   private batch(sessionId: string): PendingBatch {
     let batch = this.batches.get(sessionId);
     if (!batch) {
-      batch = { heads: [], tails: [], waiters: [] };
+      batch = { frames: [], waiters: [], head: null };
       this.batches.set(sessionId, batch);
       process.nextTick(() => this.flush(sessionId));
     }
@@ -204,14 +209,13 @@ export class RedisEventLog implements EventLog {
     if (!batch) return;
     this.batches.delete(sessionId);
     const { maxBatch } = REDIS_EVENT_LOG_DEFAULTS;
-    const frames = batch.heads.length;
+    const frames = batch.frames.length;
     // One script per `maxBatch` frames; each answers the seq of its first frame.
     const scripts: Promise<number>[] = [];
     for (let start = 0; start < frames; start += maxBatch) {
       const count = Math.min(maxBatch, frames - start);
       const whole = start === 0 && count === frames;
-      const heads = whole ? batch.heads : batch.heads.slice(start, start + count);
-      const tails = whole ? batch.tails : batch.tails.slice(start, start + count);
+      const texts = whole ? batch.frames : batch.frames.slice(start, start + count);
       scripts.push(
         this.redis.eventLogAppend(
           this.seqKey(sessionId),
@@ -222,8 +226,7 @@ export class RedisEventLog implements EventLog {
           this.limits.retentionAfterAppendMs,
           count,
           this.limits.counterTtlMs,
-          heads.join('\n'),
-          tails.join('\n'),
+          texts.join('\n'),
           this.appendIdPrefix + (this.appends++).toString(36),
           REDIS_EVENT_LOG_DEFAULTS.resendMemoryMs,
         ),
@@ -242,8 +245,13 @@ export class RedisEventLog implements EventLog {
     const current = await this.redis.eventLogRaise(this.seqKey(sessionId), afterSeq, this.limits.counterTtlMs);
     if (afterSeq > current) return { frames: [], complete: false };
     if (afterSeq === current) return { frames: [], complete: true };
-    const entries = await this.redis.xrange(this.streamKey(sessionId), afterSeq < 0 ? '-' : `${afterSeq + 1}-0`, '+');
-    const frames = entries.map(([, fields]) => JSON.parse(fields[1]!) as SessionFrame);
+    // Only the last maxFramesPerSession frames count (trimming drops whole entries, so an entry may
+    // hold older ones). The entry holding the first frame wanted starts at most maxBatch - 1 before it.
+    const after = Math.max(afterSeq, current - this.limits.maxFramesPerSession);
+    const from = after < 0 ? '-' : `${Math.max(0, after + 2 - REDIS_EVENT_LOG_DEFAULTS.maxBatch)}-0`;
+    const entries = await this.redis.xrange(this.streamKey(sessionId), from, '+');
+    const frames: SessionFrame[] = [];
+    for (const [id, fields] of entries) for (const [frame] of unpacked(fields[1]!, Number.parseInt(id, 10), after)) frames.push(frame);
     if (afterSeq < 0) return { frames, complete: true };
     if (frames.length === 0 || frames[0]!.seq !== afterSeq + 1) return { frames: [], complete: false };
     return { frames, complete: true };
@@ -281,7 +289,9 @@ export class RedisEventLog implements EventLog {
   }
 
   private streamKey(sessionId: string): string {
-    return redisKey(this.prefix, 'events', sessionId, 'frames');
+    // `batches` and `tail`: a batch of frames an entry, seqs written in by the reader (until 2026-11-29
+    // `frames` and `live` held a frame an entry; the names differ so such processes never read these).
+    return redisKey(this.prefix, 'events', sessionId, 'batches');
   }
 
   private recentKey(sessionId: string): string {
@@ -289,15 +299,25 @@ export class RedisEventLog implements EventLog {
   }
 
   private channel(sessionId: string): string {
-    return redisKey(this.prefix, 'events', sessionId, 'live');
+    return redisKey(this.prefix, 'events', sessionId, 'tail');
   }
 }
 
-/** The frame's JSON up to its seq, in the spec's envelope order (type, session_id, payload, seq, ts); its tail follows the seq. */
-function frameHead(sessionId: string, body: SessionFrameBody): string {
-  return `{"type":${JSON.stringify(body.type)},"session_id":${JSON.stringify(sessionId)},"payload":${JSON.stringify(body.payload)},"seq":`;
+/** A stored batch's frames after seq `after`, their seqs written in (`first`, then one more each): each frame and its JSON text. */
+function unpacked(batch: string, first: number, after = first - 1): [SessionFrame, string][] {
+  const frames: [SessionFrame, string][] = [];
+  batch.split('\n').forEach((marked, index) => {
+    if (first + index <= after) return;
+    const text = marked.replace(SEQ_PLACE, String(first + index));
+    frames.push([JSON.parse(text) as SessionFrame, text]);
+  });
+  return frames;
 }
 
-function tailOf(ts: string): string {
-  return `,"ts":"${ts}"}`;
+/** The frame's JSON in the spec's envelope order (type, session_id, payload, seq, ts), its seq's place marked. */
+function frameText(batch: PendingBatch, sessionId: string, body: SessionFrameBody, ts: string): string {
+  if (batch.head?.type !== body.type) {
+    batch.head = { type: body.type, text: `{"type":${JSON.stringify(body.type)},"session_id":${JSON.stringify(sessionId)},"payload":` };
+  }
+  return `${batch.head.text}${JSON.stringify(body.payload)},"seq":${SEQ_PLACE},"ts":"${ts}"}`;
 }

@@ -166,6 +166,20 @@ describe.each([
       expect(recent.frames.map((frame) => frame.seq)).toEqual([76, 77, 78, 79, 80]);
     });
 
+    it('keeps at most the configured number of frames when they come in one batch', async () => {
+      const id = randomUUID();
+      await drivers.events.appendAll(
+        id,
+        Array.from({ length: 120 }, (_, i) => body(String(i))),
+      );
+      expect((await drivers.events.replay(id, 0)).complete).toBe(false);
+      expect((await drivers.events.replay(id, -1)).frames.map((frame) => frame.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 71));
+      const recent = await drivers.events.replay(id, 115);
+      expect(recent.frames.map((frame) => [frame.seq, (frame.payload as { text: string }).text])).toEqual(
+        [116, 117, 118, 119, 120].map((seq) => [seq, String(seq - 1)]),
+      );
+    });
+
     it('raises its counter when a client is ahead (the log lost its counter)', async () => {
       const id = randomUUID();
       expect(await drivers.events.replay(id, 41)).toEqual({ frames: [], complete: false });

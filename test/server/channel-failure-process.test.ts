@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { OldRedisServer } from '../fakes/old-redis-server';
 import { FakeSlackApi } from '../fakes/slack-api';
 import { testEnv } from '../helpers/env';
 import { readyUrl, spawnService, type ServiceProcess } from '../helpers/process';
@@ -122,5 +123,20 @@ describe('startup failures of the hub itself: one line, what to do, no stack tra
     expect(lines[0]).toContain(`could not start: Redis at redis://:***@127.0.0.1:${port} (SERVICE_REDIS_URL) is unreachable: connect ECONNREFUSED`);
     expect(lines[0]).toContain('unset SERVICE_REDIS_URL');
     expect(service.stdout() + service.stderr()).not.toContain('redis-password-never-shown');
+  });
+
+  it('a Redis older than 6.2 is refused at once, naming the version found and the one needed', async () => {
+    const old = new OldRedisServer('6.0.16');
+    const url = await old.start();
+    try {
+      const service = start({ SERVICE_REDIS_URL: url });
+      expect(await service.exited).toBe(1);
+      const lines = service.stderr().trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`could not start: Redis at ${url} (SERVICE_REDIS_URL) is version 6.0; the hub needs Redis 6.2 or newer.`);
+      expect(old.commands).toContain('INFO');
+    } finally {
+      await old.stop();
+    }
   });
 });
