@@ -31,11 +31,11 @@ import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
  */
 const RECENT_APPENDS_BYTES = 1024;
 const APPEND_SCRIPT = `
-local id = ';' .. ARGV[6] .. '='
+local append_key = ';' .. ARGV[6] .. '='
 local recent = redis.call('GET', KEYS[4]) or ''
-local seen = string.find(recent, id, 1, true)
+local seen = string.find(recent, append_key, 1, true)
 if seen then
-  local from = seen + #id
+  local from = seen + #append_key
   return tonumber(string.sub(recent, from, (string.find(recent, ';', from, true) or (#recent + 1)) - 1))
 end
 local count = tonumber(ARGV[3])
@@ -44,7 +44,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 -- %d: Lua's own number to text switches to exponents (1e+14) long before seqs stop being integers.
 local first_text = string.format('%d', first)
 -- Newest first; what outgrows the bound goes whole (every entry starts with ';').
-recent = id .. first_text .. recent
+recent = append_key .. first_text .. recent
 if #recent > ${RECENT_APPENDS_BYTES} then recent = string.match(string.sub(recent, 1, ${RECENT_APPENDS_BYTES}), '^(.*);') end
 redis.call('SET', KEYS[4], recent, 'PX', ARGV[7])
 local id = first_text .. '-0'
