@@ -85,9 +85,9 @@ it('a batch whose answer was lost, run again, keeps its frames once and in order
   ]);
 });
 
-it('appends of other sessions and of another process are told apart from a resent one', async () => {
+it('appends of another process to the same session are not taken for a resent one', async () => {
   const session = randomUUID();
-  // A second log (another process) appending to the same session: its tokens are its own.
+  // A second log (another process) appending to the same session: its append ids are its own.
   const otherCommands = createRedis(TEST_REDIS_URL, logger, 'other');
   const other = new RedisEventLog(otherCommands, subscriber, prefix);
   try {
