@@ -34,8 +34,10 @@ ready=$(wait_for "$work/model.log" 'ready http://127\.0\.0\.1:[0-9]+/v1 times [0
 model_url=$(sed -E 's/ready (http[^ ]+) .*/\1/' <<< "$ready")
 times_port=$(sed -E 's/.* times ([0-9]+)$/\1/' <<< "$ready")
 
-# SERVICE_PORT=0: a free port, read back from the hub's "listening" line.
-SERVICE_DATA_DIR="$work/data" SERVICE_PORT=0 SERVICE_LOG_FORMAT=json SERVICE_LLM_PROVIDER=openai \
+# SERVICE_PORT=0: a free port, read back from the hub's "listening" line. A throw-away JWT secret, so
+# the run works from a clean clone (before `npm start` has written .env).
+SERVICE_JWT_SECRET=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("hex"))') \
+  SERVICE_DATA_DIR="$work/data" SERVICE_PORT=0 SERVICE_LOG_FORMAT=json SERVICE_LLM_PROVIDER=openai \
   SERVICE_LLM_BASE_URL="$model_url" SERVICE_LLM_API_KEY=any SERVICE_LLM_MODEL=gpt-bench \
   SERVICE_RATE_LIMIT_DEFAULT=1000000/second SERVICE_RATE_LIMIT_AUTH_REGISTER=1000000/second \
   node dist/src/main.js > "$work/hub.log" 2>&1 &
