@@ -1,5 +1,6 @@
 import type { SessionFrame, SessionFrameBody } from '../core/events';
 import { asSubscriber, type EventLog, type FrameListener, type FrameSubscriber, type Replay, type Unsubscribe } from '../core/turns';
+import { FrameTextMaker } from './frame-text';
 import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 
 /** How often frames past their retention are freed and idle sessions let go. */
@@ -25,6 +26,8 @@ export class InProcessEventLog implements EventLog {
   /** The counters of sessions no longer held, oldest retirement first. */
   private readonly counters = new Map<string, number>();
   private readonly sweep: NodeJS.Timeout;
+  /** One for the log, not per session: a burst appends to one session (no bytes per idle socket). */
+  private readonly text = new FrameTextMaker();
 
   constructor(private readonly limits: Readonly<EventLogLimits> = EVENT_LOG_DEFAULTS) {
     this.sweep = setInterval(() => this.dropExpired(), SWEEP_MS);
@@ -53,7 +56,7 @@ export class InProcessEventLog implements EventLog {
     if (buffer.frames.length > this.limits.maxFramesPerSession) buffer.frames.shift();
     buffer.expiresAt = Math.max(buffer.expiresAt, Date.now() + this.limits.retentionAfterAppendMs);
     if (buffer.listeners.length > 0) {
-      const text = JSON.stringify(frame); // once, for every socket
+      const text = this.text.text(sessionId, body, frame.seq, ts); // once, for every socket
       for (const listener of buffer.listeners) listener.onFrame(frame, text);
     }
     return frame;

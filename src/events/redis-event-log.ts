@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { SessionFrame, SessionFrameBody } from '../core/events';
 import { asSubscriber, type EventLog, type FrameListener, type FrameSubscriber, type Replay, type Unsubscribe } from '../core/turns';
 import { onSubscriberResumed, redisKey } from '../redis/connection';
+import { FrameTextMaker } from './frame-text';
 import { defineEventLogScripts, type RedisWithScripts } from './redis-event-log-scripts';
 import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 
@@ -23,8 +24,8 @@ const SEQ_PLACE = '\u0001';
 interface PendingBatch {
   frames: string[];
   waiters: Waiter[];
-  /** The last frame's type and its JSON up to the payload in this session (a burst is one type, mostly). */
-  head: { type: string; text: string } | null;
+  /** Each frame's JSON, its seq's place marked (a burst is one type, mostly: its start is made once). */
+  text: FrameTextMaker;
 }
 
 /** An `append` (one frame, answered with it) or an `appendAll` (`count` frames, answered once). */
@@ -78,7 +79,7 @@ export class RedisEventLog implements EventLog {
     return new Promise((resolve, reject) => {
       const batch = this.batch(sessionId);
       const at = batch.frames.length;
-      batch.frames.push(frameText(batch, sessionId, body, ts));
+      batch.frames.push(batch.text.text(sessionId, body, SEQ_PLACE, ts));
       batch.waiters.push({
         at,
         count: 1,
@@ -95,7 +96,7 @@ export class RedisEventLog implements EventLog {
     return new Promise((resolve, reject) => {
       const batch = this.batch(sessionId);
       const at = batch.frames.length;
-      for (const body of bodies) batch.frames.push(frameText(batch, sessionId, body, ts));
+      for (const body of bodies) batch.frames.push(batch.text.text(sessionId, body, SEQ_PLACE, ts));
       batch.waiters.push({ at, count: bodies.length, settle: () => resolve(), fail: reject });
     });
   }
@@ -104,7 +105,7 @@ export class RedisEventLog implements EventLog {
   private batch(sessionId: string): PendingBatch {
     let batch = this.batches.get(sessionId);
     if (!batch) {
-      batch = { frames: [], waiters: [], head: null };
+      batch = { frames: [], waiters: [], text: new FrameTextMaker() };
       this.batches.set(sessionId, batch);
       process.nextTick(() => this.flush(sessionId));
     }
@@ -219,12 +220,4 @@ function unpacked(batch: string, first: number, after = first - 1): [SessionFram
     frames.push([JSON.parse(text) as SessionFrame, text]);
   });
   return frames;
-}
-
-/** The frame's JSON in the spec's envelope order (type, session_id, payload, seq, ts), its seq's place marked. */
-function frameText(batch: PendingBatch, sessionId: string, body: SessionFrameBody, ts: string): string {
-  if (batch.head?.type !== body.type) {
-    batch.head = { type: body.type, text: `{"type":${JSON.stringify(body.type)},"session_id":${JSON.stringify(sessionId)},"payload":` };
-  }
-  return `${batch.head.text}${JSON.stringify(body.payload)},"seq":${SEQ_PLACE},"ts":"${ts}"}`;
 }
