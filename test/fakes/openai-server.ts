@@ -23,11 +23,11 @@ interface ToolCallDelta {
   function?: { name?: string; arguments?: string };
 }
 
-let chunkCounter = 0;
+/** Every chunk of one answer carries the answer's id, as OpenAI, vLLM, Ollama and llama.cpp send it. */
+let answerCounter = 0;
 
 function envelope(choices: unknown[], usage: unknown = null): SseEvent {
-  chunkCounter += 1;
-  return { data: { id: `chatcmpl-${chunkCounter}`, object: 'chat.completion.chunk', created: 1_700_000_000, model: 'fake-model', choices, usage } };
+  return { data: { id: `chatcmpl-${answerCounter}`, object: 'chat.completion.chunk', created: 1_700_000_000, model: 'fake-model', choices, usage } };
 }
 
 export const openAiChunk = {
@@ -54,6 +54,7 @@ export const openAiChunk = {
 
 /** A complete streamed answer: the text in pieces, then finish, usage and [DONE]. */
 export function openAiTextReply(pieces: string[], usage = { prompt: 12, completion: pieces.length }): ScriptedReply {
+  answerCounter += 1;
   return {
     kind: 'stream',
     events: [

@@ -5,6 +5,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { createLeanFetch } from './lean-fetch';
 import { sseBatches } from './sse-reader';
 import { StreamGuard } from './stream-guard';
+import { TextChunkTemplate } from './text-chunk-template';
 
 export interface AnthropicProviderOptions {
   /** The Messages API root, e.g. https://api.anthropic.com (the SDK adds /v1/messages). */
@@ -71,14 +72,24 @@ export class AnthropicProvider implements LlmProvider {
         )
         .asResponse();
       const state = new EventState();
+      const template = new TextChunkTemplate('text', textDeltaText);
       for await (const events of sseBatches(response, guard.signal)) {
         const out: ProviderChunk[] = [];
         // What the read held before a bad event still goes out, as the SDK's stream would have yielded it.
         let failure: Error | null = null;
         try {
           for (const event of events) {
+            // A text delta like the last one parsed, but for its text: read without parsing it.
+            const delta = event.event === 'content_block_delta';
+            const text = delta ? template.read(event.data) : undefined;
+            if (text !== undefined) {
+              if (text) out.push({ type: 'text', text });
+              continue;
+            }
             const parsed = parseEvent(event, response.headers);
-            if (parsed) out.push(...state.apply(parsed));
+            if (!parsed) continue;
+            out.push(...state.apply(parsed));
+            if (delta) template.learn(event.data, parsed);
           }
         } catch (error) {
           failure = error instanceof Error ? error : new Error(String(error));
@@ -117,6 +128,13 @@ function parseEvent(event: EventSourceMessage, headers: Headers): RawMessageStre
     throw new Anthropic.APIError(undefined, body as object, undefined, headers, type as never);
   }
   return event.data ? (JSON.parse(event.data) as RawMessageStreamEvent) : null;
+}
+
+/** The text of a `text_delta` (a delta that carries only text), else undefined. */
+function textDeltaText(parsed: unknown): string | undefined {
+  const event = parsed as RawMessageStreamEvent | null;
+  if (event?.type !== 'content_block_delta' || event.delta?.type !== 'text_delta') return undefined;
+  return typeof event.delta.text === 'string' ? event.delta.text : undefined;
 }
 
 /** Follows one streamed message: open tool_use blocks by index, usage from start and delta events. */

@@ -15,6 +15,7 @@ import { madeOncePer } from '../../core/made-once';
 import { createLeanFetch } from './lean-fetch';
 import { sseBatches } from './sse-reader';
 import { StreamGuard } from './stream-guard';
+import { TextChunkTemplate } from './text-chunk-template';
 
 export interface OpenAiProviderOptions {
   /** Any OpenAI-compatible chat-completions API, e.g. https://api.openai.com/v1 or http://localhost:11434/v1. */
@@ -101,6 +102,7 @@ export class OpenAiProvider implements LlmProvider {
 /** Follows one streamed answer: tool-call fragments, the usage chunk, `[DONE]`. */
 class ChunkState {
   private readonly calls = new ToolCallAssembler();
+  private readonly template = new TextChunkTemplate('content', plainText);
   private usage: ProviderChunk | null = null;
   private received = 0;
   private done = false;
@@ -117,8 +119,17 @@ class ChunkState {
           this.done = true;
           continue;
         }
+        // A text chunk like the last one parsed, but for its text: read without parsing it.
+        const text = event.event === undefined ? this.template.read(event.data) : undefined;
+        if (text !== undefined) {
+          this.received += 1;
+          if (text) out.push({ type: 'text', text });
+          continue;
+        }
         const chunk = parseChunk(event, this.headers);
-        if (chunk) this.add(chunk, out);
+        if (!chunk) continue;
+        this.add(chunk, out);
+        if (event.event === undefined) this.template.learn(event.data, chunk);
       }
     } catch (error) {
       return { out, failure: error instanceof Error ? error : new Error(String(error)) };
@@ -144,6 +155,15 @@ class ChunkState {
     }
     if (chunk.usage) this.usage = { type: 'usage', inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
   }
+}
+
+/** The text of a chunk that carries only text (no tool call, finish, usage or error), else undefined. */
+function plainText(parsed: unknown): string | undefined {
+  const chunk = parsed as (ChatCompletionChunk & { error?: unknown }) | null;
+  if (!chunk || typeof chunk !== 'object' || chunk.error || chunk.usage || chunk.choices?.length !== 1) return undefined;
+  const choice = chunk.choices[0]!;
+  if (choice.finish_reason || choice.delta?.tool_calls) return undefined;
+  return typeof choice.delta?.content === 'string' ? choice.delta.content : undefined;
 }
 
 /**

@@ -39,6 +39,39 @@ describe('Anthropic provider against a fake server (real @anthropic-ai/sdk)', ()
     });
   });
 
+  it('reads every text delta as sent when most are read without parsing them (escapes, another block, tool input between)', async () => {
+    const texts = ['Hi', ' "quoted"', ' \\ ', '\n', 'é 你好 🎉', '"},"x":"'];
+    server.enqueue({
+      kind: 'stream',
+      events: [
+        event.messageStart(5),
+        event.textStart(0),
+        ...texts.map((text) => event.textDelta(0, text)),
+        { event: 'content_block_delta', data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\\u00e9\\/"}}' },
+        event.blockStop(0),
+        event.toolStart(1, 'toolu_1', 'get_weather'),
+        event.inputJson(1, '{"city":'),
+        event.inputJson(1, '"Oslo"}'),
+        event.blockStop(1),
+        event.textStart(2),
+        event.textDelta(2, 'after'),
+        event.textDelta(2, ' the call'),
+        event.blockStop(2),
+        event.messageDelta('tool_use', 9),
+        event.messageStop(),
+      ],
+    });
+    const chunks = await collect(provider(), { messages: hello });
+    expect(chunks).toEqual([
+      ...texts.map((text) => ({ type: 'text', text })),
+      { type: 'text', text: 'é/' },
+      { type: 'tool_call', call: { id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+      { type: 'text', text: 'after' },
+      { type: 'text', text: ' the call' },
+      { type: 'usage', inputTokens: 5, outputTokens: 9 },
+    ]);
+  });
+
   it('sends tools with input_schema and assembles a tool_use from input_json_delta fragments', async () => {
     server.enqueue({
       kind: 'stream',

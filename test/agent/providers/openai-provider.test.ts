@@ -44,6 +44,37 @@ describe('OpenAI-compatible provider against a fake server (real openai SDK)', (
     expect(request.body).not.toHaveProperty('tools');
   });
 
+  it('reads every text as sent when most chunks are read without parsing them (escapes, a changed chunk, a tool call between)', async () => {
+    const texts = ['Hel', 'lo "you"', ' \\ back', '\n', 'é 你好 🎉', '', '"},"x":"'];
+    const raw = (text: string, created: number) =>
+      `{"id":"chatcmpl-t","object":"chat.completion.chunk","created":${created},"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}]}`;
+    server.enqueue({
+      kind: 'stream',
+      events: [
+        openAiChunk.delta({ role: 'assistant', content: '' }),
+        ...texts.map((text) => ({ data: raw(text, 1) })),
+        { data: raw('x', 1).replace('"x"', '"\\u00e9\\/"') }, // escapes JSON.stringify would not use
+        { data: raw('next second', 2) },
+        { data: raw('again', 2) },
+        openAiChunk.toolCall({ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }),
+        { data: raw('after the call', 2) },
+        openAiChunk.finish('tool_calls'),
+        openAiChunk.usage(3, 4),
+        openAiChunk.done(),
+      ],
+    });
+    const chunks = await collect(provider(), { messages: hello });
+    expect(chunks).toEqual([
+      ...texts.filter((text) => text !== '').map((text) => ({ type: 'text', text })),
+      { type: 'text', text: 'é/' },
+      { type: 'text', text: 'next second' },
+      { type: 'text', text: 'again' },
+      { type: 'text', text: 'after the call' },
+      { type: 'tool_call', call: { id: 'call_1', name: 'get_weather', arguments: '{}' } },
+      { type: 'usage', inputTokens: 3, outputTokens: 4 },
+    ]);
+  });
+
   it('sends tools as function tools and assembles one call streamed in fragments', async () => {
     server.enqueue({
       kind: 'stream',
