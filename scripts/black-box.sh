@@ -19,7 +19,7 @@ trap cleanup EXIT
 wait_for() {
   local file=$1 pattern=$2 pid=$3
   for _ in $(seq 300); do
-    if grep -qoE "$pattern" "$file"; then grep -oE "$pattern" "$file" | head -1; return 0; fi
+    if grep -qoE "$pattern" "$file" 2>/dev/null; then grep -oE "$pattern" "$file" | head -1; return 0; fi
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
