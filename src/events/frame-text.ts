@@ -21,3 +21,20 @@ export class FrameTextMaker {
     return `${this.head}${JSON.stringify(body.payload)},"seq":${seq},"ts":"${ts}"}`;
   }
 }
+
+let stampedAt = 0;
+let stamp = '';
+
+/**
+ * The time for a frame's `ts` (ISO 8601, milliseconds): the text is made once per millisecond, as a
+ * burst of appends (a stream's tokens one at a time) falls within one; `toISOString` was ~0.8 µs an
+ * append.
+ */
+export function frameTimestamp(): string {
+  const now = Date.now();
+  if (now !== stampedAt) {
+    stampedAt = now;
+    stamp = new Date(now).toISOString();
+  }
+  return stamp;
+}

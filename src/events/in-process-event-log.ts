@@ -1,6 +1,6 @@
 import type { SessionFrame, SessionFrameBody } from '../core/events';
 import { asSubscriber, type EventLog, type FrameListener, type FrameSubscriber, type Replay, type Unsubscribe } from '../core/turns';
-import { FrameTextMaker } from './frame-text';
+import { frameTimestamp, FrameTextMaker } from './frame-text';
 import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 
 /** How often frames past their retention are freed and idle sessions let go. */
@@ -35,13 +35,13 @@ export class InProcessEventLog implements EventLog {
   }
 
   async append(sessionId: string, body: SessionFrameBody): Promise<SessionFrame> {
-    return this.appendNow(this.buffer(sessionId), sessionId, body, new Date().toISOString());
+    return this.appendNow(this.buffer(sessionId), sessionId, body, frameTimestamp());
   }
 
   /** Frames appended together were made at one instant: they share one `ts`. */
   async appendAll(sessionId: string, bodies: readonly SessionFrameBody[]): Promise<void> {
     const buffer = this.buffer(sessionId);
-    const ts = new Date().toISOString();
+    const ts = frameTimestamp();
     for (const body of bodies) this.appendNow(buffer, sessionId, body, ts);
   }
 

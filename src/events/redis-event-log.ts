@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { SessionFrame, SessionFrameBody } from '../core/events';
 import { asSubscriber, type EventLog, type FrameListener, type FrameSubscriber, type Replay, type Unsubscribe } from '../core/turns';
 import { onSubscriberResumed, redisKey } from '../redis/connection';
-import { FrameTextMaker } from './frame-text';
+import { frameTimestamp, FrameTextMaker } from './frame-text';
 import { defineEventLogScripts, type RedisWithScripts } from './redis-event-log-scripts';
 import { EVENT_LOG_DEFAULTS, type EventLogLimits } from './retention';
 
@@ -75,7 +75,7 @@ export class RedisEventLog implements EventLog {
   }
 
   append(sessionId: string, body: SessionFrameBody): Promise<SessionFrame> {
-    const ts = new Date().toISOString();
+    const ts = frameTimestamp();
     return new Promise((resolve, reject) => {
       const batch = this.batch(sessionId);
       const at = batch.frames.length;
@@ -92,7 +92,7 @@ export class RedisEventLog implements EventLog {
   appendAll(sessionId: string, bodies: readonly SessionFrameBody[]): Promise<void> {
     if (bodies.length === 0) return Promise.resolve();
     // Frames appended together were made at one instant: they share one `ts`.
-    const ts = new Date().toISOString();
+    const ts = frameTimestamp();
     return new Promise((resolve, reject) => {
       const batch = this.batch(sessionId);
       const at = batch.frames.length;

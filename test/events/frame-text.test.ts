@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SessionFrame, SessionFrameBody } from '../../src/core/events';
-import { FrameTextMaker } from '../../src/events/frame-text';
+import { frameTimestamp, FrameTextMaker } from '../../src/events/frame-text';
 import { InProcessEventLog } from '../../src/events/in-process-event-log';
 
 const turnId = randomUUID();
@@ -51,5 +51,21 @@ describe("a frame's JSON made from its parts", () => {
     expect(heard).toHaveLength(bodies.length * 3);
     for (const [frame, text] of heard) expect(text).toBe(JSON.stringify(frame));
     await log.close();
+  });
+});
+
+describe("a frame's timestamp", () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('is the ISO time of the current millisecond, made again when the clock moves either way', () => {
+    jest.useFakeTimers();
+    const start = Date.parse('2026-11-29T12:00:00.123Z');
+    jest.setSystemTime(start);
+    expect(frameTimestamp()).toBe('2026-11-29T12:00:00.123Z');
+    expect(frameTimestamp()).toBe('2026-11-29T12:00:00.123Z');
+    jest.setSystemTime(start + 1);
+    expect(frameTimestamp()).toBe('2026-11-29T12:00:00.124Z');
+    jest.setSystemTime(start - 60_000); // a clock set back
+    expect(frameTimestamp()).toBe('2026-11-29T11:59:00.123Z');
   });
 });
