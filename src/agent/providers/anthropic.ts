@@ -1,9 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlockParam, MessageParam, RawMessageStreamEvent, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
-import { flattenReads, ProviderError, type ChatMessage, type LlmProvider, type ProviderChunk, type ProviderRequest, type ToolSpec } from '../provider';
+import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import { flattenReads, ProviderError, type LlmProvider, type ProviderChunk, type ProviderRequest } from '../provider';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { createLeanFetch } from './lean-fetch';
 import { sseBatches } from './sse-reader';
+import { anthropicRequestBody } from './anthropic-request';
 import { StreamGuard } from './stream-guard';
 import { TextChunkTemplate } from './text-chunk-template';
 
@@ -55,21 +56,16 @@ export class AnthropicProvider implements LlmProvider {
     const guard = new StreamGuard(request.signal, this.options.timeoutMs);
     try {
       if (guard.callerAborted) return;
-      const { system, messages } = toAnthropicMessages(request.messages);
-      const tools = toAnthropicTools(request.tools);
       // The SDK sends the request (retries, timeouts, HTTP errors); the stream is read here, a read at a time.
-      const response = await this.client.messages
-        .create(
-          {
-            model: this.model,
-            max_tokens: this.options.maxOutputTokens,
-            messages,
-            stream: true,
-            ...(system ? { system } : {}),
-            ...(tools.length > 0 ? { tools } : {}),
-          },
-          { signal: guard.signal },
-        )
+      // `messages.create` posts here too; the body goes as text (the SDK sends text with a content
+      // type as it is) so that it is serialised the way anthropicRequestBody does.
+      const response = await this.client
+        .post('/v1/messages', {
+          body: anthropicRequestBody(this.model, this.options.maxOutputTokens, request.messages, request.tools),
+          headers: { 'content-type': 'application/json' },
+          stream: true,
+          signal: guard.signal,
+        })
         .asResponse();
       const state = new EventState();
       const template = new TextChunkTemplate('text', textDeltaText);
@@ -204,62 +200,5 @@ class EventState {
 
   private requireStarted(): void {
     if (!this.started) throw new ProviderError('failed', `The ${VENDOR} model server sent a malformed stream (no message_start).`);
-  }
-}
-
-export function toAnthropicTools(tools: readonly ToolSpec[] | undefined): AnthropicTool[] {
-  return (tools ?? []).map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    input_schema: { type: 'object', ...tool.parameters } as AnthropicTool.InputSchema,
-  }));
-}
-
-/**
- * The system prompt goes apart; tool results travel as `tool_result` blocks of a user message, and
- * consecutive user-side content is merged so every tool_use is answered in the very next message.
- */
-export function toAnthropicMessages(messages: readonly ChatMessage[]): { system: string; messages: MessageParam[] } {
-  const system: string[] = [];
-  const result: { role: 'user' | 'assistant'; content: ContentBlockParam[] }[] = [];
-  const append = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
-    if (blocks.length === 0) return;
-    const last = result.at(-1);
-    if (last?.role === role) last.content.push(...blocks);
-    else result.push({ role, content: blocks });
-  };
-  for (const message of messages) {
-    switch (message.role) {
-      case 'system':
-        system.push(message.content);
-        break;
-      case 'user':
-        append('user', message.content ? [{ type: 'text', text: message.content }] : []);
-        break;
-      case 'assistant': {
-        // The API refuses empty text blocks.
-        const blocks: ContentBlockParam[] = message.content ? [{ type: 'text', text: message.content }] : [];
-        for (const call of message.toolCalls ?? []) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: parseInput(call.arguments) });
-        append('assistant', blocks);
-        break;
-      }
-      case 'tool':
-        append('user', [{ type: 'tool_result', tool_use_id: message.toolCallId, content: message.content }]);
-        break;
-    }
-  }
-  return { system: system.join('\n\n'), messages: result };
-}
-
-/**
- * `tool_use.input` must be an object. A call whose arguments were not valid JSON still has to be
- * sent back (its tool_result, an error, answers it), so its input becomes an empty object.
- */
-function parseInput(argumentsText: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(argumentsText);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
   }
 }
