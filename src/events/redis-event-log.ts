@@ -24,8 +24,6 @@ const SEQ_PLACE = '\u0001';
 interface PendingBatch {
   frames: string[];
   waiters: Waiter[];
-  /** Each frame's JSON, its seq's place marked (a burst is one type, mostly: its start is made once). */
-  text: FrameTextMaker;
 }
 
 /** An `append` (one frame, answered with it) or an `appendAll` (`count` frames, answered once). */
@@ -48,6 +46,8 @@ export class RedisEventLog implements EventLog {
   private readonly listeners = new Map<string, Set<FrameSubscriber>>();
   /** Appends waiting for the end of this tick, per session. */
   private readonly batches = new Map<string, PendingBatch>();
+  /** Each frame's JSON, its seq's place marked: one for the log, as in the in-process log (a burst is one session and type). */
+  private readonly text = new FrameTextMaker();
   /** Each append's id: this log's own prefix and a count (the script tells a resent append by it). */
   private readonly appendIdPrefix = `${randomBytes(6).toString('base64url')}:`;
   private appends = 0;
@@ -79,7 +79,7 @@ export class RedisEventLog implements EventLog {
     return new Promise((resolve, reject) => {
       const batch = this.batch(sessionId);
       const at = batch.frames.length;
-      batch.frames.push(batch.text.text(sessionId, body, SEQ_PLACE, ts));
+      batch.frames.push(this.text.text(sessionId, body, SEQ_PLACE, ts));
       batch.waiters.push({
         at,
         count: 1,
@@ -96,7 +96,7 @@ export class RedisEventLog implements EventLog {
     return new Promise((resolve, reject) => {
       const batch = this.batch(sessionId);
       const at = batch.frames.length;
-      for (const body of bodies) batch.frames.push(batch.text.text(sessionId, body, SEQ_PLACE, ts));
+      for (const body of bodies) batch.frames.push(this.text.text(sessionId, body, SEQ_PLACE, ts));
       batch.waiters.push({ at, count: bodies.length, settle: () => resolve(), fail: reject });
     });
   }
@@ -105,7 +105,7 @@ export class RedisEventLog implements EventLog {
   private batch(sessionId: string): PendingBatch {
     let batch = this.batches.get(sessionId);
     if (!batch) {
-      batch = { frames: [], waiters: [], text: new FrameTextMaker() };
+      batch = { frames: [], waiters: [] };
       this.batches.set(sessionId, batch);
       process.nextTick(() => this.flush(sessionId));
     }

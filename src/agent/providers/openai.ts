@@ -120,7 +120,8 @@ class ChunkState {
           continue;
         }
         // A text chunk like the last one parsed, but for its text: read without parsing it.
-        const text = event.event === undefined ? this.template.read(event.data) : undefined;
+        const unnamed = event.event === undefined;
+        const text = unnamed ? this.template.read(event.data) : undefined;
         if (text !== undefined) {
           this.received += 1;
           if (text) out.push({ type: 'text', text });
@@ -129,7 +130,7 @@ class ChunkState {
         const chunk = parseChunk(event, this.headers);
         if (!chunk) continue;
         this.add(chunk, out);
-        if (event.event === undefined) this.template.learn(event.data, chunk);
+        if (unnamed) this.template.learn(event.data, chunk);
       }
     } catch (error) {
       return { out, failure: error instanceof Error ? error : new Error(String(error)) };
